@@ -1,0 +1,183 @@
+import PJSIP
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The serial executor every `PJSUA` actor runs on: one dedicated POSIX thread, registered with
+/// PJLIB, that runs enqueued jobs in FIFO order and sleeps on a condition variable while idle.
+///
+/// Invariant 3 is enforced here: the thread registers itself with `pj_thread_register` before it
+/// runs its first job, and its `pj_thread_desc` is owned by this object, which outlives the thread
+/// (the thread keeps the executor alive until it has stopped using PJLIB).
+///
+/// Invariant 2 follows from it: the actor's methods are the only code that calls pjsua, and they
+/// all run here, so nothing enters PJSIP from GCD or Swift-concurrency threads.
+public final class PJSUAExecutor: SerialExecutor, @unchecked Sendable {
+    // @unchecked Sendable: `jobs`, `stopping` and `started` are guarded by `mutex` (with `condition`
+    // to wake the thread); `thread` is written once before any job can be enqueued and read only
+    // after; `descriptor` is touched only by the executor thread itself.
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let condition: UnsafeMutablePointer<pthread_cond_t>
+    private var jobs: [UnownedJob] = []
+    private var head = 0
+    private var stopping = false
+    private var joined = false
+    private var thread: pthread_t
+    /// The `pj_thread_desc` (an array of `long`) PJLIB keeps a pointer to while the thread runs.
+    private let descriptor: UnsafeMutablePointer<Int>
+    private static let descriptorCount = MemoryLayout<pj_thread_desc>.size / MemoryLayout<Int>.stride
+    /// The `pj_thread_t` PJLIB created for the executor thread, or nil if registration failed.
+    private var pjThread: OpaquePointer?
+
+    /// Creates the executor and starts its thread; the thread is registered with PJLIB before
+    /// this initializer returns.
+    public init(name: String = "pjsua-executor") {
+        mutex = .allocate(capacity: 1)
+        pthread_mutex_init(mutex, nil)
+        condition = .allocate(capacity: 1)
+        pthread_cond_init(condition, nil)
+        descriptor = .allocate(capacity: Self.descriptorCount)
+        descriptor.initialize(repeating: 0, count: Self.descriptorCount)
+        thread = pthread_t_zero()
+
+        let box = Unmanaged.passRetained(ThreadStart(executor: self, name: name))
+        var created = pthread_t_zero()
+        let rc = pthread_create(&created, nil, { raw in
+            let start = Unmanaged<ThreadStart>.fromOpaque(raw!).takeRetainedValue()
+            start.executor.threadMain(name: start.name)
+            return nil
+        }, box.toOpaque())
+        precondition(rc == 0, "pthread_create failed for the PJSUA executor: \(rc)")
+        pthread_mutex_lock(mutex)
+        thread = created
+        // Wait until the thread has registered with PJLIB, so that callers can rely on it.
+        while pjThread == nil && !registrationFailed {
+            pthread_cond_wait(condition, mutex)
+        }
+        pthread_mutex_unlock(mutex)
+    }
+
+    private var registrationFailed = false
+
+    // The thread holds a strong reference to the executor until it exits, so deinit runs only
+    // after the thread has stopped touching it.
+    deinit {
+        pthread_cond_destroy(condition)
+        condition.deallocate()
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+        descriptor.deallocate()
+    }
+
+    /// Whether the calling thread is this executor's thread.
+    public var isCurrent: Bool {
+        pthread_equal(pthread_self(), thread) != 0
+    }
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let unowned = UnownedJob(job)
+        pthread_mutex_lock(mutex)
+        let accepted = !stopping
+        if accepted {
+            jobs.append(unowned)
+            pthread_cond_signal(condition)
+        }
+        pthread_mutex_unlock(mutex)
+        // A job enqueued after shutdown can only come from a misuse after the actor is gone.
+        precondition(accepted, "a job was enqueued on a PJSUA executor after it shut down")
+    }
+
+    public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+        UnownedSerialExecutor(ordinary: self)
+    }
+
+    public func checkIsolated() {
+        precondition(isCurrent, "expected to run on the PJSUA executor thread")
+    }
+
+    public func isIsolatingCurrentContext() -> Bool? {
+        isCurrent
+    }
+
+    /// Stops the thread after the jobs already enqueued have run, and joins it. Idempotent.
+    /// Called from the executor thread itself (its owner released inside a job), it detaches the
+    /// thread instead, which then ends once the current job returns.
+    public func shutdown() {
+        pthread_mutex_lock(mutex)
+        if joined {
+            pthread_mutex_unlock(mutex)
+            return
+        }
+        stopping = true
+        joined = true
+        pthread_cond_signal(condition)
+        pthread_mutex_unlock(mutex)
+        if isCurrent {
+            pthread_detach(thread)
+        } else {
+            pthread_join(thread, nil)
+        }
+    }
+
+    private func threadMain(name: String) {
+        PJLibrary.acquire()
+        var registered: OpaquePointer?
+        if pj_thread_is_registered() != 0 {
+            // pj_init() registered this thread as PJLIB's main thread (with PJLIB's own static
+            // descriptor, which lives as long as the process).
+            registered = pj_thread_this()
+        } else {
+            let status = name.withCString { pj_thread_register($0, descriptor, &registered) }
+            if status != pjSuccess { registered = nil }
+        }
+        pthread_mutex_lock(mutex)
+        pjThread = registered
+        registrationFailed = registered == nil
+        pthread_cond_broadcast(condition)
+        pthread_mutex_unlock(mutex)
+        precondition(registered != nil, "the PJSUA executor thread could not register with PJLIB")
+
+        let executor = asUnownedSerialExecutor()
+        while true {
+            pthread_mutex_lock(mutex)
+            while head == jobs.count && !stopping {
+                pthread_cond_wait(condition, mutex)
+            }
+            if head == jobs.count {
+                pthread_mutex_unlock(mutex)
+                break
+            }
+            let job = jobs[head]
+            head += 1
+            if head == jobs.count {
+                jobs.removeAll(keepingCapacity: true)
+                head = 0
+            }
+            pthread_mutex_unlock(mutex)
+            job.runSynchronously(on: executor)
+        }
+        PJLibrary.release()
+    }
+}
+
+private final class ThreadStart {
+    let executor: PJSUAExecutor
+    let name: String
+    init(executor: PJSUAExecutor, name: String) {
+        self.executor = executor
+        self.name = name
+    }
+}
+
+private func pthread_t_zero() -> pthread_t {
+    #if canImport(Darwin)
+    return pthread_self()
+    #else
+    return 0
+    #endif
+}

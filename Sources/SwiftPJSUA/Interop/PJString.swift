@@ -1,0 +1,50 @@
+import PJSIP
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension String {
+    /// Copies a `pj_str_t` (pointer plus length, not NUL-terminated) into a Swift string.
+    init(pj value: pj_str_t) {
+        guard let pointer = value.ptr, value.slen > 0 else {
+            self = ""
+            return
+        }
+        let bytes = UnsafeRawBufferPointer(start: pointer, count: Int(value.slen))
+        self = String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+/// C strings that must stay alive for the length of one pjsua call.
+///
+/// pjsua copies every string it keeps (configs are duplicated into its pools), so an arena
+/// that lives for the scope of the call that hands strings over is enough.
+final class CStringArena {
+    private var allocations: [UnsafeMutablePointer<CChar>] = []
+
+    /// A NUL-terminated copy of `string`, valid until the arena is released.
+    func cString(_ string: String) -> UnsafeMutablePointer<CChar> {
+        let copy = strdup(string)!
+        allocations.append(copy)
+        return copy
+    }
+
+    /// A `pj_str_t` pointing at a copy of `string`, valid until the arena is released.
+    func pj(_ string: String) -> pj_str_t {
+        let copy = cString(string)
+        return pj_str_t(ptr: copy, slen: pj_ssize_t(strlen(copy)))
+    }
+
+    deinit {
+        for pointer in allocations { free(pointer) }
+    }
+}
+
+/// Runs `body` with an arena whose strings stay valid until `body` returns.
+func withCStringArena<Result>(_ body: (CStringArena) throws -> Result) rethrows -> Result {
+    let arena = CStringArena()
+    return try withExtendedLifetime(arena) { try body(arena) }
+}

@@ -1,0 +1,106 @@
+import PJSIP
+
+/// The one error type of SwiftPJSUA: a ``Code`` naming what went wrong, PJSIP's `pj_status_t`
+/// when PJSIP reported it, and a message that names the offending input or operation.
+///
+/// Match on codes with `catch PJSUAError.invalidURI { ... }` or compare `error.code`.
+public struct PJSUAError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong. New codes may be added; switch with a `default` case.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+
+        /// PJSIP returned an error status not named by a more specific code; see ``PJSUAError/status``.
+        public static let pjsip = Code(rawValue: 1)
+        /// The engine is not started (or is shutting down).
+        public static let notStarted = Code(rawValue: 2)
+        /// Another engine is already running in this process (pjsua is a process-wide singleton),
+        /// or this one is already started.
+        public static let alreadyRunning = Code(rawValue: 3)
+        /// A SIP URI was malformed; the message names it.
+        public static let invalidURI = Code(rawValue: 4)
+        /// A call, account or media handle refers to something that has ended.
+        public static let staleHandle = Code(rawValue: 5)
+        /// An argument was out of range or malformed; the message names it.
+        public static let invalidArgument = Code(rawValue: 6)
+        /// No sound device could be opened (for example, a server without a sound card).
+        public static let noSoundDevice = Code(rawValue: 7)
+        /// The call has no active audio media yet (or any more).
+        public static let mediaNotActive = Code(rawValue: 8)
+        /// A fixed PJSIP limit (`PJSUA_MAX_CALLS`, `PJSUA_MAX_ACC`, ...) was reached.
+        public static let tooMany = Code(rawValue: 9)
+        /// A file could not be opened, read or written.
+        public static let file = Code(rawValue: 10)
+        /// An operation did not finish within its time limit.
+        public static let timedOut = Code(rawValue: 11)
+
+        public var description: String {
+            switch self {
+            case .pjsip: "pjsip"
+            case .notStarted: "notStarted"
+            case .alreadyRunning: "alreadyRunning"
+            case .invalidURI: "invalidURI"
+            case .staleHandle: "staleHandle"
+            case .invalidArgument: "invalidArgument"
+            case .noSoundDevice: "noSoundDevice"
+            case .mediaNotActive: "mediaNotActive"
+            case .tooMany: "tooMany"
+            case .file: "file"
+            case .timedOut: "timedOut"
+            default: "code(\(rawValue))"
+            }
+        }
+    }
+
+    /// What went wrong.
+    public let code: Code
+    /// The `pj_status_t` PJSIP returned, when PJSIP reported the error.
+    public let status: Int32?
+    /// A one-line human-readable explanation; for PJSIP errors it includes `pj_strerror`'s text.
+    public let message: String
+
+    /// Creates an error with a code and a message.
+    public init(_ code: Code, _ message: String, status: Int32? = nil) {
+        self.code = code
+        self.message = message
+        self.status = status
+    }
+
+    /// Wraps a PJSIP status returned by `operation`.
+    init(status: pj_status_t, operation: String) {
+        let code: Code
+        switch status {
+        case Int32(SWIFTPJSUA_ETOOMANY): code = .tooMany
+        case Int32(SWIFTPJSUA_ETIMEDOUT): code = .timedOut
+        case Int32(SWIFTPJSUA_EAUD_NODEFDEV), Int32(SWIFTPJSUA_EAUD_INVDEV), Int32(SWIFTPJSUA_EAUD_SYSERR),
+             Int32(SWIFTPJSUA_EAUD_INIT), Int32(SWIFTPJSUA_EAUD_NODEV):
+            code = .noSoundDevice
+        case Int32(SWIFTPJSUA_EINVALIDURI), Int32(SWIFTPJSUA_EINVALIDREQURI), Int32(SWIFTPJSUA_EINVALIDSCHEME):
+            code = .invalidURI
+        default: code = .pjsip
+        }
+        self.init(code, "\(operation): \(pjErrorText(status)) (status \(status))", status: status)
+    }
+
+    public var description: String { message }
+
+    /// Not started.
+    public static var notStarted: Code { .notStarted }
+    /// Already running.
+    public static var alreadyRunning: Code { .alreadyRunning }
+    /// Invalid SIP URI.
+    public static var invalidURI: Code { .invalidURI }
+    /// Stale handle.
+    public static var staleHandle: Code { .staleHandle }
+    /// Invalid argument.
+    public static var invalidArgument: Code { .invalidArgument }
+    /// No sound device.
+    public static var noSoundDevice: Code { .noSoundDevice }
+    /// Media not active.
+    public static var mediaNotActive: Code { .mediaNotActive }
+}
+
+/// Lets `catch PJSUAError.invalidURI` match a thrown ``PJSUAError`` by its code.
+public func ~= (code: PJSUAError.Code, error: any Error) -> Bool {
+    (error as? PJSUAError)?.code == code
+}

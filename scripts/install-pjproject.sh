@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# Builds and installs pjproject (PJSIP) for swift-pjsua on Debian/Ubuntu.
+#
+# This is the one place that knows how PJSIP is obtained and built. Debian ships no
+# pjproject package, but its `asterisk` source package (suite sid) carries upstream
+# pjproject as the component tarball `asterisk_<v>.orig-Xpjproject.tar.xz`. The tree
+# is DFSG-cleaned (bundled codecs removed), so we link Debian's own libraries instead.
+#
+#   scripts/install-pjproject.sh            install if missing (idempotent)
+#   PJPROJECT_SRC=<dir|tarball> scripts/... build from this source instead of Debian's
+#   PJPROJECT_PREFIX=/usr/local             where to install (default /usr/local)
+#   PJPROJECT_FORCE=1                       rebuild even if a matching build is installed
+set -euo pipefail
+
+PREFIX="${PJPROJECT_PREFIX:-/usr/local}"
+MIN_VERSION="2.15"
+STAMP_DIR="$PREFIX/share/swift-pjsua"
+STAMP="$STAMP_DIR/pjproject.stamp"
+WORK="${PJPROJECT_WORK:-${TMPDIR:-/tmp}/swift-pjsua-pjproject}"
+LOG="$WORK/build.log"
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+CONFIG_SITE="$HERE/pjproject-config_site.h"
+
+BUILD_DEPS=(build-essential pkg-config xz-utils libssl-dev libopus-dev libbcg729-dev libsrtp2-dev
+    libgsm1-dev libspeex-dev libspeexdsp-dev libasound2-dev libsamplerate0-dev uuid-dev)
+
+step() { printf '==> %s\n' "$*"; }
+die() { printf 'install-pjproject: error: %s\n' "$*" >&2; exit 1; }
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+# The configuration this script builds: a change to it (or to config_site.h) forces a rebuild.
+config_id() {
+    { cat "$0" "$CONFIG_SITE"; } | sha256sum | cut -c1-16
+}
+
+version_ge() { # version_ge A B: A >= B
+    [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n1)" = "$2" ]
+}
+
+already_installed() {
+    [ -f "$STAMP" ] || return 1
+    [ -x "$PREFIX/bin/pjsua" ] || return 1
+    pkg-config --exists libpjproject 2>/dev/null || return 1
+    grep -qx "config=$(config_id)" "$STAMP" || return 1
+    version_ge "$(pkg-config --modversion libpjproject)" "$MIN_VERSION"
+}
+
+if [ "${PJPROJECT_FORCE:-0}" != 1 ] && already_installed; then
+    step "pjproject $(pkg-config --modversion libpjproject) already installed in $PREFIX (config $(config_id)); nothing to do"
+    exit 0
+fi
+
+mkdir -p "$WORK"
+: > "$LOG"
+trap 'rc=$?; if [ $rc -ne 0 ]; then printf "\ninstall-pjproject: failed (exit %d). Last lines of %s:\n" $rc "$LOG" >&2; tail -n 40 "$LOG" >&2; fi' EXIT
+
+missing=()
+for p in "${BUILD_DEPS[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    step "installing build dependencies: ${missing[*]} (log: $LOG)"
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" >>"$LOG" 2>&1 \
+        || { as_root apt-get update >>"$LOG" 2>&1 && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" >>"$LOG" 2>&1; } \
+        || die "apt-get could not install the build dependencies"
+fi
+
+SRC_ROOT="$WORK/src"
+rm -rf "$SRC_ROOT"; mkdir -p "$SRC_ROOT"
+
+if [ -n "${PJPROJECT_SRC:-}" ]; then
+    if [ -d "$PJPROJECT_SRC" ]; then
+        step "copying pjproject source from $PJPROJECT_SRC"
+        cp -a "$PJPROJECT_SRC" "$SRC_ROOT/pjproject"
+    elif [ -f "$PJPROJECT_SRC" ]; then
+        step "unpacking $PJPROJECT_SRC"
+        tar -xf "$PJPROJECT_SRC" -C "$SRC_ROOT" >>"$LOG" 2>&1 || die "cannot unpack $PJPROJECT_SRC"
+    else
+        die "PJPROJECT_SRC=$PJPROJECT_SRC is neither a directory nor a file"
+    fi
+else
+    APT="$WORK/apt"
+    mkdir -p "$APT/lists/partial" "$APT/cache/archives/partial" "$APT/dl"
+    echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian sid main" >"$APT/sources.list"
+    aptopts=(-o "Dir::Etc::SourceList=$APT/sources.list" -o Dir::Etc::SourceParts=/dev/null
+             -o "Dir::State::Lists=$APT/lists" -o "Dir::Cache=$APT/cache" -o APT::Sandbox::User=root)
+    step "fetching the index of Debian sid sources (private apt configuration; log: $LOG)"
+    apt-get "${aptopts[@]}" update >>"$LOG" 2>&1 || die "apt-get update of Debian sid sources failed"
+    step "downloading the asterisk source package (it carries pjproject)"
+    (cd "$APT/dl" && apt-get "${aptopts[@]}" source --download-only asterisk) >>"$LOG" 2>&1 \
+        || die "apt-get source --download-only asterisk failed"
+    tarball=$(ls "$APT"/dl/asterisk_*.orig-Xpjproject.tar.* 2>/dev/null | head -n1 || true)
+    [ -n "$tarball" ] || die "the asterisk source package has no orig-Xpjproject tarball; set PJPROJECT_SRC"
+    step "unpacking $(basename "$tarball")"
+    tar -xf "$tarball" -C "$SRC_ROOT" >>"$LOG" 2>&1 || die "cannot unpack $tarball"
+fi
+
+SRC=$(dirname "$(find "$SRC_ROOT" -maxdepth 2 -name version.mak -print -quit)")
+[ -f "$SRC/version.mak" ] && [ -f "$SRC/pjsip/include/pjsua-lib/pjsua.h" ] || die "no pjproject tree (pjsip/include/pjsua-lib/pjsua.h, version.mak) in the source"
+major=$(sed -n 's/^export PJ_VERSION_MAJOR *:= *//p' "$SRC/version.mak")
+minor=$(sed -n 's/^export PJ_VERSION_MINOR *:= *//p' "$SRC/version.mak")
+VERSION="$major.$minor"
+version_ge "$VERSION" "$MIN_VERSION" || die "pjproject $VERSION is too old (need >= $MIN_VERSION)"
+step "pjproject $VERSION source at $SRC"
+
+cp "$CONFIG_SITE" "$SRC/pjlib/include/pj/config_site.h"
+# The DFSG tree lacks bdimad_dev.c (a proprietary-SDK audio backend); drop its object.
+sed -i 's/ bdimad_dev\.o//' "$SRC/pjmedia/build/Makefile"
+
+cd "$SRC"
+step "configuring (log: $LOG)"
+CFLAGS="-O2 -fPIC" ./configure --prefix="$PREFIX" \
+    --enable-shared --enable-epoll --disable-video \
+    --with-external-gsm --with-external-speex --with-external-srtp --enable-libsamplerate \
+    --disable-ilbc-codec --disable-g7221-codec --disable-libyuv --disable-libwebrtc \
+    >>"$LOG" 2>&1 || die "configure failed"
+step "building with $(nproc) jobs (about a minute on 2 cores)"
+make dep >>"$LOG" 2>&1 || die "make dep failed"
+make -j"$(nproc)" >>"$LOG" 2>&1 || die "make failed"
+step "installing into $PREFIX"
+as_root make install >>"$LOG" 2>&1 || die "make install failed"
+app=$(ls pjsip-apps/bin/pjsua-* 2>/dev/null | head -n1 || true)
+[ -n "$app" ] || die "the reference pjsua application was not built"
+as_root install -m 0755 "$app" "$PREFIX/bin/pjsua"
+as_root ldconfig
+as_root mkdir -p "$STAMP_DIR"
+printf 'version=%s\nconfig=%s\n' "$VERSION" "$(config_id)" | as_root tee "$STAMP" >/dev/null
+pkg-config --exists libpjproject || die "libpjproject.pc is not visible to pkg-config after install"
+step "pjproject $VERSION installed in $PREFIX (pjsua app: $PREFIX/bin/pjsua)"

@@ -1,0 +1,12 @@
+/*
+ * swift-pjsua: PJSIP build limits for Linux (server-side and desktop load).
+ * Copied to pjlib/include/pj/config_site.h by scripts/install-pjproject.sh.
+ * Swift code reads these limits from the C headers; it never hard-codes them.
+ */
+#define PJSUA_MAX_CALLS          128   /* pjproject default: 4 */
+#define PJSUA_MAX_ACC            32    /* pjproject default: 4 */
+#define PJSUA_MAX_CONF_PORTS     512   /* pjproject default: 254 */
+#define PJSUA_MAX_PLAYERS        64
+#define PJSUA_MAX_RECORDERS      64
+/* Closed ioqueue keys linger before reuse, so size for call rate, not only concurrency. */
+#define PJ_IOQUEUE_MAX_HANDLES   2048
