@@ -12,8 +12,11 @@ enum PJLibrary {
     static func acquire() {
         lock.lock()
         defer { lock.unlock() }
+        // Quiet by default: PJLIB logs to stdout until pjsua_init installs our log config.
+        pj_log_set_level(0)
         let status = pj_init()
         precondition(status == pjSuccess, "pj_init failed: \(status)")
+        pj_log_set_level(0)
     }
 
     static func release() {

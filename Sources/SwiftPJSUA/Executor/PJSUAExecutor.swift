@@ -23,7 +23,11 @@ public final class PJSUAExecutor: SerialExecutor, @unchecked Sendable {
     // after; `descriptor` is touched only by the executor thread itself.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
-    private var jobs: [UnownedJob] = []
+    private enum Work {
+        case job(UnownedJob)
+        case block(@Sendable () -> Void)
+    }
+    private var jobs: [Work] = []
     private var head = 0
     private var stopping = false
     private var joined = false
@@ -80,7 +84,16 @@ public final class PJSUAExecutor: SerialExecutor, @unchecked Sendable {
     }
 
     public func enqueue(_ job: consuming ExecutorJob) {
-        let unowned = UnownedJob(job)
+        submit(.job(UnownedJob(job)))
+    }
+
+    /// Runs `block` on the executor thread after the work already enqueued. Used where no actor
+    /// job is available (an engine's deinit tearing pjsua down on the thread that owns it).
+    func execute(_ block: @escaping @Sendable () -> Void) {
+        submit(.block(block))
+    }
+
+    private func submit(_ unowned: Work) {
         pthread_mutex_lock(mutex)
         let accepted = !stopping
         if accepted {
@@ -159,7 +172,10 @@ public final class PJSUAExecutor: SerialExecutor, @unchecked Sendable {
                 head = 0
             }
             pthread_mutex_unlock(mutex)
-            job.runSynchronously(on: executor)
+            switch job {
+            case .job(let job): job.runSynchronously(on: executor)
+            case .block(let block): block()
+            }
         }
         PJLibrary.release()
     }

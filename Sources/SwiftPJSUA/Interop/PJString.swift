@@ -44,7 +44,8 @@ final class CStringArena {
 }
 
 /// Runs `body` with an arena whose strings stay valid until `body` returns.
-func withCStringArena<Result>(_ body: (CStringArena) throws -> Result) rethrows -> Result {
+func withCStringArena<Result, Failure: Error>(_ body: (CStringArena) throws(Failure) -> Result) throws(Failure) -> Result {
     let arena = CStringArena()
-    return try withExtendedLifetime(arena) { try body(arena) }
+    defer { withExtendedLifetime(arena) {} }
+    return try body(arena)
 }

@@ -1,0 +1,77 @@
+import Foundation
+import PJSIP
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Checks on user input made before any of it reaches PJSIP, so that errors name the bad input.
+enum Validation {
+    /// The longest URI accepted (PJSIP's `PJSIP_MAX_URL_SIZE` buffers are 256 bytes).
+    static let maxURILength = 255
+
+    /// Rejects a malformed SIP URI. The scheme must be `sip` or `sips` (or `tel` when allowed);
+    /// PJSIP's own parser (`pjsua_verify_sip_url`) then has the last word.
+    static func sipURI(_ uri: String, what: String, allowTel: Bool = false) throws(PJSUAError) {
+        func fail(_ why: String) -> PJSUAError {
+            PJSUAError(.invalidURI, "invalid \(what) \(quoted(uri)): \(why)")
+        }
+        guard !uri.isEmpty else { throw fail("it is empty") }
+        guard uri.utf8.count <= maxURILength else { throw fail("longer than \(maxURILength) bytes") }
+        guard !uri.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            throw fail("it contains control characters")
+        }
+        // A display-name form such as `"Bob" <sip:bob@host>` is accepted; the scheme check
+        // applies to the URI inside the angle brackets.
+        var bare = Substring(uri)
+        if let open = uri.firstIndex(of: "<") {
+            guard let close = uri.lastIndex(of: ">"), close > open else { throw fail("unbalanced angle brackets") }
+            bare = uri[uri.index(after: open)..<close]
+        }
+        let lower = bare.lowercased()
+        let schemes = allowTel ? ["sip:", "sips:", "tel:"] : ["sip:", "sips:"]
+        guard schemes.contains(where: { lower.hasPrefix($0) }) else {
+            throw fail("the scheme must be \(schemes.map { String($0.dropLast()) }.joined(separator: " or "))")
+        }
+        let rest = lower.drop(while: { $0 != ":" }).dropFirst()
+        guard !rest.isEmpty, !rest.hasPrefix("@") else { throw fail("it has no host") }
+        guard !bare.contains(" ") else { throw fail("it contains spaces") }
+        let verdict = uri.withCString { allowTel ? pjsua_verify_url($0) : pjsua_verify_sip_url($0) }
+        guard verdict == pjSuccess else { throw fail("PJSIP cannot parse it") }
+    }
+
+    /// Rejects anything that is not a numeric IPv4 or IPv6 address of the right family.
+    static func ipAddress(_ address: String, ipv6: Bool, what: String) throws(PJSUAError) {
+        var buffer = [UInt8](repeating: 0, count: 16)
+        let family = ipv6 ? AF_INET6 : AF_INET
+        guard inet_pton(family, address, &buffer) == 1 else {
+            throw PJSUAError(.invalidArgument, "invalid \(what) \(quoted(address)): not a numeric IPv\(ipv6 ? 6 : 4) address")
+        }
+    }
+
+    /// Rejects values that would break a SIP header (line breaks, NUL) or are absurdly long.
+    static func headerValue(_ value: String, what: String, maxLength: Int = 1024) throws(PJSUAError) {
+        guard value.utf8.count <= maxLength else {
+            throw PJSUAError(.invalidArgument, "\(what) is longer than \(maxLength) bytes")
+        }
+        guard !value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0.value == 0 }) else {
+            throw PJSUAError(.invalidArgument, "\(what) \(quoted(value)) contains a line break or NUL")
+        }
+    }
+
+    /// The value in quotes, shortened and with control characters escaped, for error messages.
+    static func quoted(_ value: String) -> String {
+        let clipped = value.count > 80 ? String(value.prefix(77)) + "..." : value
+        var out = ""
+        for scalar in clipped.unicodeScalars {
+            if scalar.value < 0x20 || scalar.value == 0x7F {
+                out += "\\u{\(String(scalar.value, radix: 16))}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return "\"\(out)\""
+    }
+}

@@ -1,0 +1,141 @@
+import PJSIP
+
+extension PJSUA {
+    /// A SIP transport protocol.
+    public enum TransportKind: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+        /// SIP over UDP.
+        case udp
+        /// SIP over TCP.
+        case tcp
+        /// SIP over TLS (server certificates come with a later configuration).
+        case tls
+
+        public var description: String { rawValue }
+    }
+
+    /// How verbose PJSIP's log is (PJSIP's levels 1-6).
+    public enum LogLevel: Int, Sendable, Comparable, CustomStringConvertible {
+        /// No log at all (the default).
+        case off = 0
+        /// Errors.
+        case error = 1
+        /// Warnings.
+        case warning = 2
+        /// Informational messages.
+        case info = 3
+        /// Debugging details.
+        case debug = 4
+        /// Detailed tracing, including SIP messages when ``Configuration/logSIPMessages`` is on.
+        case trace = 5
+        /// Everything PJSIP can say.
+        case verbose = 6
+
+        public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
+        public var description: String {
+            switch self {
+            case .off: "off"
+            case .error: "error"
+            case .warning: "warning"
+            case .info: "info"
+            case .debug: "debug"
+            case .trace: "trace"
+            case .verbose: "verbose"
+            }
+        }
+    }
+
+    /// Receives PJSIP's log lines. Called on PJSIP's threads: forward to your logger and return;
+    /// never block and never call back into the engine from it.
+    public typealias LogHandler = @Sendable (LogLevel, String) -> Void
+
+    /// What the conference bridge uses as its sound device when the engine starts.
+    public enum AudioDeviceMode: Sendable, Hashable {
+        /// No device: nothing is opened until ``PJSUA/activateAudioDevice()`` (the default; what
+        /// an iOS app wants until CallKit activates the audio session). Audio does not flow.
+        case none
+        /// A clocked null device with no hardware: audio flows between calls, players and
+        /// recorders. For servers, bots and tests.
+        case null
+    }
+
+    /// Engine configuration for ``PJSUA/start(_:)``.
+    public struct Configuration: Sendable {
+        /// The SIP port to listen on; 0 picks a free port (read it from the returned transport).
+        public var port: Int
+        /// The SIP transport protocol.
+        public var transport: TransportKind
+        /// The local address to bind to; nil binds to all addresses of the family.
+        public var bindAddress: String?
+        /// Whether the transport is IPv6.
+        public var ipv6: Bool
+        /// The `User-Agent` header.
+        public var userAgent: String
+        /// The number of simultaneous calls, at most ``PJSUA/maxCallsLimit`` (`PJSUA_MAX_CALLS`
+        /// of the PJSIP build).
+        public var maxCalls: Int
+        /// The sound device in use once started.
+        public var audioDevice: AudioDeviceMode
+        /// The first local RTP port tried for media (pjsua tries upwards from it).
+        public var rtpPort: Int
+        /// PJSIP's log verbosity; `.off` by default.
+        public var logLevel: LogLevel
+        /// Whether full SIP messages are logged (at ``LogLevel/trace``).
+        public var logSIPMessages: Bool
+        /// Receives PJSIP's log lines; nil discards them.
+        public var logHandler: LogHandler?
+        /// How long ``PJSUA/shutdown()`` waits for accounts to unregister, in milliseconds.
+        public var unregisterTimeoutMilliseconds: Int
+
+        /// Creates a configuration; every parameter has a sensible default.
+        public init(
+            port: Int = 5060, transport: TransportKind = .udp, bindAddress: String? = nil,
+            ipv6: Bool = false, userAgent: String = "swift-pjsua", maxCalls: Int = PJSUA.maxCallsLimit,
+            audioDevice: AudioDeviceMode = .none, rtpPort: Int = 4000, logLevel: LogLevel = .off,
+            logSIPMessages: Bool = false, logHandler: LogHandler? = nil,
+            unregisterTimeoutMilliseconds: Int = 2000
+        ) {
+            self.port = port
+            self.transport = transport
+            self.bindAddress = bindAddress
+            self.ipv6 = ipv6
+            self.userAgent = userAgent
+            self.maxCalls = maxCalls
+            self.audioDevice = audioDevice
+            self.rtpPort = rtpPort
+            self.logLevel = logLevel
+            self.logSIPMessages = logSIPMessages
+            self.logHandler = logHandler
+            self.unregisterTimeoutMilliseconds = unregisterTimeoutMilliseconds
+        }
+    }
+
+    /// A SIP transport the engine listens on.
+    public struct Transport: Sendable, Hashable, CustomStringConvertible {
+        /// pjsua's transport id (`pjsua_transport_id`).
+        public let id: Int32
+        /// The protocol.
+        public let kind: TransportKind
+        /// Whether it is IPv6.
+        public let ipv6: Bool
+        /// The address it is reachable at (as put in Via and Contact).
+        public let host: String
+        /// The port it is bound to (the real one when 0 was asked for).
+        public let port: Int
+
+        /// A SIP URI that reaches this transport, e.g. `sip:127.0.0.1:5060;transport=tcp`.
+        public func uri(user: String? = nil) -> String {
+            let hostPart = ipv6 && !host.hasPrefix("[") ? "[\(host)]" : host
+            let userPart = user.map { "\($0)@" } ?? ""
+            let scheme = kind == .tls ? "sips" : "sip"
+            let parameter = kind == .udp ? "" : ";transport=\(kind == .tls ? "tls" : "tcp")"
+            return "\(scheme):\(userPart)\(hostPart):\(port)\(parameter)"
+        }
+
+        public var description: String { "\(kind)\(ipv6 ? "6" : "") \(host):\(port)" }
+    }
+
+    /// The most simultaneous calls this PJSIP build supports (`PJSUA_MAX_CALLS`).
+    public static let maxCallsLimit = Int(SWIFTPJSUA_MAX_CALLS)
+    /// The most accounts this PJSIP build supports (`PJSUA_MAX_ACC`).
+    public static let maxAccountsLimit = Int(SWIFTPJSUA_MAX_ACC)
+}

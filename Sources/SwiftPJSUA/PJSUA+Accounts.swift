@@ -1,0 +1,171 @@
+import PJSIP
+
+extension PJSUA.Account {
+    /// Everything needed to add a SIP account.
+    public struct Configuration: Sendable, CustomStringConvertible {
+        /// The account's address of record, e.g. `sip:alice@example.com`.
+        public var id: String
+        /// The registrar URI, e.g. `sip:example.com`; nil for an account that does not register.
+        public var registrar: String?
+        /// The digest user name; nil for no credentials.
+        public var username: String?
+        /// The digest password. Never logged and never part of a `description`.
+        public var password: String?
+        /// The digest realm; `*` answers any realm.
+        public var realm: String
+        /// RFC 8599 push parameters for the REGISTER Contact.
+        public var push: PJSUA.PushParameters?
+        /// Outbound proxies, in order (`pjsua_acc_config.proxy`).
+        public var proxies: [String]
+        /// Registration expiry asked of the registrar, in seconds.
+        public var registrationExpiry: Int
+        /// Whether REGISTER is sent as soon as the account is added.
+        public var registerOnAdd: Bool
+
+        /// Creates an account configuration.
+        public init(id: String, registrar: String? = nil, username: String? = nil, password: String? = nil,
+                    realm: String = "*", push: PJSUA.PushParameters? = nil, proxies: [String] = [],
+                    registrationExpiry: Int = 300, registerOnAdd: Bool = true) {
+            self.id = id
+            self.registrar = registrar
+            self.username = username
+            self.password = password
+            self.realm = realm
+            self.push = push
+            self.proxies = proxies
+            self.registrationExpiry = registrationExpiry
+            self.registerOnAdd = registerOnAdd
+        }
+
+        public var description: String {
+            "Account(id: \(id), registrar: \(registrar ?? "none"), username: \(username ?? "none"), password: \(password == nil ? "none" : "<redacted>"), push: \(push.map(\.description) ?? "none"))"
+        }
+    }
+}
+
+extension PJSUA {
+    /// Adds a SIP account, registering it when a registrar is given.
+    ///
+    /// Drives `pjsua_acc_add()`. Registration outcomes arrive as ``Event/registration(account:state:)``.
+    @discardableResult
+    public func addAccount(id: String, registrar: String? = nil, username: String? = nil, password: String? = nil,
+                           realm: String = "*", push: PushParameters? = nil) throws(PJSUAError) -> Account {
+        try addAccount(Account.Configuration(id: id, registrar: registrar, username: username, password: password,
+                                             realm: realm, push: push))
+    }
+
+    /// Adds a SIP account from a full configuration.
+    ///
+    /// Drives `pjsua_acc_add()`.
+    @discardableResult
+    public func addAccount(_ configuration: Account.Configuration) throws(PJSUAError) -> Account {
+        try requireRunning()
+        try Validation.sipURI(configuration.id, what: "account id")
+        if let registrar = configuration.registrar { try Validation.sipURI(registrar, what: "registrar") }
+        for proxy in configuration.proxies { try Validation.sipURI(proxy, what: "proxy") }
+        guard configuration.proxies.count <= 8 else {
+            throw PJSUAError(.invalidArgument, "at most 8 proxies are supported, got \(configuration.proxies.count)")
+        }
+        guard (60...86_400).contains(configuration.registrationExpiry) else {
+            throw PJSUAError(.invalidArgument, "registrationExpiry \(configuration.registrationExpiry) is out of range 60...86400 seconds")
+        }
+        if let username = configuration.username { try Validation.headerValue(username, what: "username", maxLength: 255) }
+        try Validation.headerValue(configuration.realm, what: "realm", maxLength: 255)
+        if let password = configuration.password {
+            guard password.utf8.count <= 255, !password.utf8.contains(0) else {
+                throw PJSUAError(.invalidArgument, "password must be at most 255 bytes with no NUL")
+            }
+        }
+        let pushParameters = try configuration.push?.contactParameters()
+        let token = HandleToken.next()
+        let slot: pjsua_acc_id = try withCStringArena { arena throws(PJSUAError) in
+            var config = pjsua_acc_config()
+            pjsua_acc_config_default(&config)
+            config.id = arena.pj(configuration.id)
+            config.user_data = HandleToken.pointer(token)
+            config.unreg_timeout = UInt32(unregisterTimeout)
+            config.reg_timeout = UInt32(configuration.registrationExpiry)
+            config.register_on_acc_add = configuration.registerOnAdd ? 1 : 0
+            config.rtp_cfg.port = UInt32(rtpPort)
+            if let registrar = configuration.registrar { config.reg_uri = arena.pj(registrar) }
+            if let pushParameters { config.reg_contact_uri_params = arena.pj(pushParameters) }
+            withUnsafeMutableBytes(of: &config.proxy) { raw in
+                let proxies = raw.bindMemory(to: pj_str_t.self)
+                for (index, proxy) in configuration.proxies.enumerated() where index < proxies.count {
+                    proxies[index] = arena.pj(proxy)
+                }
+            }
+            config.proxy_cnt = UInt32(configuration.proxies.count)
+            if let username = configuration.username {
+                config.cred_count = 1
+                config.cred_info.0.realm = arena.pj(configuration.realm)
+                config.cred_info.0.scheme = arena.pj("digest")
+                config.cred_info.0.username = arena.pj(username)
+                config.cred_info.0.data_type = Int32(PJSIP_CRED_DATA_PLAIN_PASSWD.rawValue)
+                config.cred_info.0.data = arena.pj(configuration.password ?? "")
+            }
+            var slot: pjsua_acc_id = -1
+            try check(pjsua_acc_add(&config, 0, &slot), "cannot add account \(Validation.quoted(configuration.id))")
+            return slot
+        }
+        return Account(slot: slot, token: token)
+    }
+
+    func addLocalAccount(on transport: Transport) throws(PJSUAError) -> Account {
+        var slot: pjsua_acc_id = -1
+        try check(pjsua_acc_add_local(transport.id, 1, &slot), "pjsua_acc_add_local")
+        let token = HandleToken.next()
+        pjsua_acc_set_user_data(slot, HandleToken.pointer(token))
+        return Account(slot: slot, token: token)
+    }
+
+    /// The pjsua slot of a live account, or a typed error for a stale or unknown handle.
+    func resolve(_ account: Account) throws(PJSUAError) -> pjsua_acc_id {
+        try requireRunning()
+        guard account.slot >= 0, account.slot < Int32(PJSUA.maxAccountsLimit), pjsua_acc_is_valid(account.slot) != 0,
+              HandleToken.token(pjsua_acc_get_user_data(account.slot)) == account.token
+        else {
+            throw PJSUAError(.staleHandle, "\(account) is not a live account (removed, or from an earlier engine run)")
+        }
+        return account.slot
+    }
+
+    /// Removes an account, unregistering it first when it is registered.
+    ///
+    /// Drives `pjsua_acc_del()`.
+    public func removeAccount(_ account: Account) throws(PJSUAError) {
+        let slot = try resolve(account)
+        if account == defaultAccount { defaultAccount = nil }
+        try check(pjsua_acc_del(slot), "cannot remove \(account)")
+    }
+
+    /// Registers (`enabled: true`) or unregisters (`false`) an account.
+    ///
+    /// Drives `pjsua_acc_set_registration()`. The outcome arrives as ``Event/registration(account:state:)``.
+    public func setRegistration(_ account: Account, enabled: Bool) throws(PJSUAError) {
+        let slot = try resolve(account)
+        try check(pjsua_acc_set_registration(slot, enabled ? 1 : 0),
+                  "cannot \(enabled ? "register" : "unregister") \(account)")
+    }
+
+    /// Sends a fresh REGISTER, optionally with new push parameters (a new PushKit token).
+    ///
+    /// Drives `pjsua_acc_modify()` (when `push` is given) and `pjsua_acc_set_registration()`.
+    public func reRegister(_ account: Account, updatingPush push: PushParameters? = nil) throws(PJSUAError) {
+        let slot = try resolve(account)
+        if let push {
+            let parameters = try push.contactParameters()
+            guard let pool = pjsua_pool_create("acc-modify", 1024, 1024) else {
+                throw PJSUAError(.pjsip, "out of memory creating a pool")
+            }
+            defer { pj_pool_release(pool) }
+            try withCStringArena { arena throws(PJSUAError) in
+                var config = pjsua_acc_config()
+                try check(pjsua_acc_get_config(slot, pool, &config), "pjsua_acc_get_config")
+                config.reg_contact_uri_params = arena.pj(parameters)
+                try check(pjsua_acc_modify(slot, &config), "cannot update push parameters of \(account)")
+            }
+        }
+        try check(pjsua_acc_set_registration(slot, 1), "cannot re-register \(account)")
+    }
+}

@@ -1,0 +1,100 @@
+import PJSIP
+
+extension PJSUA {
+    /// An audio device known to PJMEDIA.
+    public struct AudioDevice: Sendable, Hashable, CustomStringConvertible {
+        /// PJMEDIA's device index.
+        public let index: Int
+        /// The device name.
+        public let name: String
+        /// The driver (e.g. ALSA, Core Audio).
+        public let driver: String
+        /// Capture channels (0 for output-only devices).
+        public let inputChannels: Int
+        /// Playback channels (0 for input-only devices).
+        public let outputChannels: Int
+
+        public var description: String { "\(index): \(name) [\(driver)] in=\(inputChannels) out=\(outputChannels)" }
+    }
+
+    /// The audio devices PJMEDIA can see (empty on a server with no sound card).
+    ///
+    /// Drives `pjsua_enum_aud_devs()`.
+    public func audioDevices() throws(PJSUAError) -> [AudioDevice] {
+        try requireRunning()
+        let capacity = 64
+        var infos = [pjmedia_aud_dev_info](repeating: pjmedia_aud_dev_info(), count: capacity)
+        var count = UInt32(capacity)
+        try check(pjsua_enum_aud_devs(&infos, &count), "pjsua_enum_aud_devs")
+        return infos.prefix(Int(count)).enumerated().map { index, info in
+            var copy = info
+            let name = withUnsafeBytes(of: &copy.name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            let driver = withUnsafeBytes(of: &copy.driver) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            return AudioDevice(index: index, name: name, driver: driver,
+                               inputChannels: Int(info.input_count), outputChannels: Int(info.output_count))
+        }
+    }
+
+    /// Opens the default capture and playback device and reconnects live calls to it. Call it when
+    /// the platform's audio session is live (CallKit's `didActivate`), never earlier.
+    ///
+    /// Drives `pjsua_set_snd_dev()` with the default devices.
+    /// - Throws: ``PJSUAError/Code/noSoundDevice`` when no device can be opened.
+    public func activateAudioDevice() throws(PJSUAError) {
+        try requireRunning()
+        // Re-opening from a clean state is what CallKit needs after an interruption.
+        pjsua_set_no_snd_dev()
+        let status = pjsua_set_snd_dev(Int32(SWIFTPJSUA_SND_DEFAULT_CAPTURE_DEV), Int32(SWIFTPJSUA_SND_DEFAULT_PLAYBACK_DEV))
+        guard status == pjSuccess else {
+            pjsua_set_no_snd_dev()
+            let error = PJSUAError(status: status, operation: "cannot open the default sound device")
+            throw PJSUAError(.noSoundDevice, error.message, status: status)
+        }
+        reconnectCallsToDevice()
+    }
+
+    /// Closes the sound device; calls stay up but no audio flows to or from the hardware. Call it
+    /// when the platform deactivates the audio session.
+    ///
+    /// Drives `pjsua_set_no_snd_dev()`.
+    public func deactivateAudioDevice() {
+        guard phase == .running else { return }
+        pjsua_set_no_snd_dev()
+    }
+
+    /// Uses a clocked null device: audio flows between calls, players and recorders with no
+    /// hardware. For servers, bots and tests.
+    ///
+    /// Drives `pjsua_set_null_snd_dev()`.
+    public func useNullAudioDevice() throws(PJSUAError) {
+        try requireRunning()
+        try check(pjsua_set_null_snd_dev(), "pjsua_set_null_snd_dev")
+        reconnectCallsToDevice()
+    }
+
+    /// Whether a sound device (real or null) is open (`pjsua_snd_is_active()`).
+    public var isAudioDeviceActive: Bool {
+        phase == .running && pjsua_snd_is_active() != 0
+    }
+
+    func setAudioDevice(_ mode: AudioDeviceMode) throws(PJSUAError) {
+        switch mode {
+        case .none: pjsua_set_no_snd_dev()
+        case .null: try check(pjsua_set_null_snd_dev(), "pjsua_set_null_snd_dev")
+        }
+    }
+
+    private func reconnectCallsToDevice() {
+        var ids = [pjsua_call_id](repeating: -1, count: PJSUA.maxCallsLimit)
+        var count = UInt32(ids.count)
+        guard pjsua_enum_calls(&ids, &count) == pjSuccess else { return }
+        for id in ids.prefix(Int(count)) {
+            var info = pjsua_call_info()
+            guard pjsua_call_get_info(id, &info) == pjSuccess else { continue }
+            for slot in activeAudioSlots(info) {
+                pjsua_conf_connect(slot, 0)
+                pjsua_conf_connect(0, slot)
+            }
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import PJSIP
+
+extension PJSUA {
+    /// Places a call.
+    ///
+    /// Drives `pjsua_call_make_call()`. The `CALLING` state event is published before this returns.
+    /// - Parameters:
+    ///   - uri: the callee, e.g. `sip:bob@example.com`; validated before PJSIP sees it.
+    ///   - account: the account to call from; nil uses ``localAccount``.
+    public func makeCall(to uri: String, from account: Account? = nil) throws(PJSUAError) -> Call {
+        try requireRunning()
+        try Validation.sipURI(uri, what: "destination URI")
+        let accountSlot: pjsua_acc_id
+        if let account {
+            accountSlot = try resolve(account)
+        } else if let local = defaultAccount {
+            accountSlot = try resolve(local)
+        } else {
+            throw PJSUAError(.invalidArgument, "no account given and the local account was removed")
+        }
+        guard Int(pjsua_call_get_count()) < Int(pjsua_call_get_max_count()) else {
+            throw PJSUAError(.tooMany, "all \(pjsua_call_get_max_count()) call slots are in use (maxCalls)")
+        }
+        let token = HandleToken.next()
+        var slot: pjsua_call_id = -1
+        try withCStringArena { arena throws(PJSUAError) in
+            var destination = arena.pj(uri)
+            try check(pjsua_call_make_call(accountSlot, &destination, nil, HandleToken.pointer(token), nil, &slot),
+                      "cannot call \(Validation.quoted(uri))")
+        }
+        return Call(slot: slot, token: token)
+    }
+
+    /// Answers an incoming call with a provisional (180 ringing, 183 progress) or final (200)
+    /// response; can be called again to move from 180 to 200.
+    ///
+    /// Drives `pjsua_call_answer()`.
+    public func answer(_ call: Call, code: Int = 200) throws(PJSUAError) {
+        let slot = try resolve(call)
+        guard (100...699).contains(code) else {
+            throw PJSUAError(.invalidArgument, "answer code \(code) is not a SIP status code (100...699)")
+        }
+        try check(pjsua_call_answer(slot, UInt32(code), nil, nil), "cannot answer \(call) with \(code)")
+    }
+
+    /// Rejects an incoming call (486 Busy Here by default; 603 Decline is the other common one).
+    ///
+    /// Drives `pjsua_call_hangup()` with a final status code.
+    public func reject(_ call: Call, code: Int = 486) throws(PJSUAError) {
+        guard (300...699).contains(code) else {
+            throw PJSUAError(.invalidArgument, "reject code \(code) is not a final error status (300...699)")
+        }
+        try hangup(call, code: code)
+    }
+
+    /// Ends a call: BYE when established, CANCEL when outgoing and not answered, a final
+    /// response (603 by default, or `code`) when incoming and not answered.
+    ///
+    /// Drives `pjsua_call_hangup()`.
+    public func hangup(_ call: Call, code: Int = 0) throws(PJSUAError) {
+        let slot = try resolve(call)
+        guard code == 0 || (300...699).contains(code) else {
+            throw PJSUAError(.invalidArgument, "hangup code \(code) must be 0 or a final error status (300...699)")
+        }
+        try check(pjsua_call_hangup(slot, UInt32(code), nil, nil), "cannot hang up \(call)")
+    }
+
+    /// Sends DTMF digits on a call (RFC 4733 telephone events). Digits: 0-9, *, #, A-D.
+    ///
+    /// Drives `pjsua_call_dial_dtmf()`.
+    public func sendDTMF(_ digits: String, on call: Call) throws(PJSUAError) {
+        let slot = try resolve(call)
+        let allowed = Set("0123456789*#ABCDabcd")
+        guard !digits.isEmpty, digits.count <= 64, digits.allSatisfy({ allowed.contains($0) }) else {
+            throw PJSUAError(.invalidArgument, "DTMF digits \(Validation.quoted(digits)) must be 1...64 of 0-9, *, #, A-D")
+        }
+        try withCStringArena { arena throws(PJSUAError) in
+            var value = arena.pj(digits)
+            try check(pjsua_call_dial_dtmf(slot, &value), "cannot send DTMF on \(call)")
+        }
+    }
+
+    /// A snapshot of a live call.
+    public struct CallInfo: Sendable, Hashable {
+        /// The call.
+        public let call: Call
+        /// Its state.
+        public let state: CallState
+        /// The SIP Call-ID header value.
+        public let sipCallID: String
+        /// The remote party (From of an incoming call, To of an outgoing one).
+        public let remote: String
+        /// The last SIP status seen.
+        public let lastStatus: SIPStatus
+        /// The audio state.
+        public let media: MediaState
+        /// Whether we placed the call.
+        public let isOutgoing: Bool
+    }
+
+    /// The current state of a live call.
+    ///
+    /// Drives `pjsua_call_get_info()`.
+    public func info(_ call: Call) throws(PJSUAError) -> CallInfo {
+        let slot = try resolve(call)
+        var info = pjsua_call_info()
+        try check(pjsua_call_get_info(slot, &info), "pjsua_call_get_info")
+        return CallInfo(call: call, state: CallState(info.state), sipCallID: String(pj: info.call_id),
+                        remote: String(pj: info.remote_info),
+                        lastStatus: SIPStatus(code: Int(info.last_status.rawValue), reason: String(pj: info.last_status_text)),
+                        media: MediaState(info.media_status), isOutgoing: info.role == PJSIP_ROLE_UAC)
+    }
+
+    /// The calls currently alive.
+    ///
+    /// Drives `pjsua_enum_calls()`.
+    public func activeCalls() throws(PJSUAError) -> [Call] {
+        try requireRunning()
+        var ids = [pjsua_call_id](repeating: -1, count: PJSUA.maxCallsLimit)
+        var count = UInt32(ids.count)
+        try check(pjsua_enum_calls(&ids, &count), "pjsua_enum_calls")
+        return ids.prefix(Int(count)).map(callHandle)
+    }
+
+    /// The pjsua slot of a live call, or a typed error for a stale or unknown handle.
+    func resolve(_ call: Call) throws(PJSUAError) -> pjsua_call_id {
+        try requireRunning()
+        guard call.slot >= 0, call.slot < Int32(pjsua_call_get_max_count()), pjsua_call_is_active(call.slot) != 0,
+              HandleToken.token(pjsua_call_get_user_data(call.slot)) == call.token
+        else {
+            throw PJSUAError(.staleHandle, "\(call) is not a live call (it ended, or belongs to an earlier engine run)")
+        }
+        return call.slot
+    }
+}

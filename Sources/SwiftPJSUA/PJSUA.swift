@@ -1,0 +1,216 @@
+import Foundation
+import PJSIP
+
+/// A SIP user agent: the pjsua library driven from Swift.
+///
+/// Every method runs on the engine's own thread (a ``PJSUAExecutor`` registered with PJLIB), so
+/// PJSIP is only ever entered from that thread and from pjsua's own worker threads. pjsua is a
+/// process-wide singleton: only one engine can be started at a time in a process.
+///
+/// ```swift
+/// let phone = PJSUA()
+/// try await phone.start(.init(port: 5060, transport: .udp))
+/// let call = try await phone.makeCall(to: "sip:bob@example.com", from: account)
+/// ```
+public actor PJSUA {
+    /// The executor this actor runs on; stored strongly for the actor's lifetime.
+    public nonisolated let executor: PJSUAExecutor
+    let hub = EventHub()
+
+    enum Phase { case idle, starting, running, stopping }
+    var phase: Phase = .idle
+    var transports: [Transport] = []
+    var defaultAccount: Account?
+    var players: [Int32: UInt] = [:]
+    var recorders: [Int32: UInt] = [:]
+
+    /// The number of pjsua worker threads. Invariant 1: pjsua's worker threads pump SIP and media
+    /// events; the executor thread does not poll. With 0, no callback would ever fire. Not a knob.
+    static let workerThreadCount: UInt32 = 1
+
+    /// Creates an engine (not yet started) with its own executor thread.
+    public init() {
+        executor = PJSUAExecutor()
+    }
+
+    deinit {
+        // An engine dropped while running is torn down on its own thread, then the thread ends.
+        let executor = self.executor
+        let hub = self.hub
+        if phase != .idle {
+            executor.execute {
+                pjsua_destroy2(0)
+                PJSUA.finishTeardown(hub: hub)
+            }
+        }
+        executor.shutdown()
+    }
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        executor.asUnownedSerialExecutor()
+    }
+
+    /// A new subscription to the engine's events, starting now.
+    ///
+    /// Each read of this property creates an independent subscriber that receives every event from
+    /// this moment on, in callback order, with nothing dropped; several subscribers (the app and
+    /// SwiftPJSUAKit, say) never take events from one another. The sequence finishes when the
+    /// engine shuts down.
+    public nonisolated var events: Events {
+        Events(stream: hub.subscribe())
+    }
+
+    /// Whether the engine is started.
+    public var isRunning: Bool { phase == .running }
+
+    /// The transports the engine listens on, in creation order.
+    public var listeningTransports: [Transport] { transports }
+
+    /// The local account created at start for the first transport (`pjsua_acc_add_local`): calls
+    /// made with no account go out from it, and calls to addresses no account matches land on it.
+    public var localAccount: Account? { defaultAccount }
+
+    /// Starts pjsua: creates and initialises the library, opens the transport and a local account.
+    ///
+    /// Drives `pjsua_create()`, `pjsua_init()`, `pjsua_transport_create()`, `pjsua_start()`.
+    /// - Returns: the transport opened, with the port actually bound.
+    /// - Throws: ``PJSUAError/Code/alreadyRunning`` if an engine already runs in this process,
+    ///   ``PJSUAError/Code/invalidArgument`` for bad configuration values, or PJSIP's error.
+    @discardableResult
+    public func start(_ configuration: Configuration = Configuration()) throws(PJSUAError) -> Transport {
+        guard phase == .idle else { throw PJSUAError(.alreadyRunning, "this engine is already started") }
+        try Self.validate(configuration)
+        guard EngineSlot.claim() else {
+            throw PJSUAError(.alreadyRunning, "another PJSUA engine is already running in this process (pjsua is a process-wide singleton)")
+        }
+        phase = .starting
+        pj_log_set_level(0)
+        do {
+            try check(pjsua_create(), "pjsua_create")
+        } catch {
+            EngineSlot.release()
+            phase = .idle
+            throw error
+        }
+        CallbackContext.activate(hub: hub, logHandler: configuration.logHandler)
+        do {
+            try initialise(configuration)
+            let transport = try openTransport(kind: configuration.transport, ipv6: configuration.ipv6,
+                                              port: configuration.port, bindAddress: configuration.bindAddress)
+            try check(pjsua_start(), "pjsua_start")
+            try setAudioDevice(configuration.audioDevice)
+            defaultAccount = try addLocalAccount(on: transport)
+            phase = .running
+            return transport
+        } catch {
+            pjsua_destroy2(UInt32(PJSUA_DESTROY_NO_NETWORK.rawValue))
+            Self.finishTeardown(hub: hub)
+            transports = []
+            defaultAccount = nil
+            phase = .idle
+            throw error
+        }
+    }
+
+    /// Shuts pjsua down: hangs up every call (their `DISCONNECTED` events are delivered),
+    /// unregisters accounts (waiting at most the configured unregister timeout), destroys pjsua
+    /// and finishes every event sequence. Does nothing if the engine is not started. The engine
+    /// can be started again afterwards.
+    ///
+    /// Drives `pjsua_call_hangup_all()` and `pjsua_destroy()`.
+    public func shutdown() {
+        guard phase == .running else { return }
+        phase = .stopping
+        pjsua_call_hangup_all()
+        for (id, _) in players { pjsua_player_destroy(id) }
+        for (id, _) in recorders { pjsua_recorder_destroy(id) }
+        players = [:]
+        recorders = [:]
+        pjsua_destroy()
+        Self.finishTeardown(hub: hub)
+        transports = []
+        defaultAccount = nil
+        phase = .idle
+    }
+
+    /// Runs after pjsua_destroy: no callback can fire any more.
+    static func finishTeardown(hub: EventHub) {
+        CallbackContext.deactivate()
+        hub.finishAll()
+        EngineSlot.release()
+    }
+
+    func requireRunning() throws(PJSUAError) {
+        guard phase == .running else {
+            throw PJSUAError(.notStarted, phase == .stopping ? "the engine is shutting down" : "the engine is not started")
+        }
+    }
+
+    private static func validate(_ configuration: Configuration) throws(PJSUAError) {
+        guard (0...65535).contains(configuration.port) else {
+            throw PJSUAError(.invalidArgument, "port \(configuration.port) is out of range 0...65535")
+        }
+        guard (1...maxCallsLimit).contains(configuration.maxCalls) else {
+            throw PJSUAError(.invalidArgument, "maxCalls \(configuration.maxCalls) is out of range 1...\(maxCallsLimit) (PJSUA_MAX_CALLS)")
+        }
+        guard (1...65534).contains(configuration.rtpPort) else {
+            throw PJSUAError(.invalidArgument, "rtpPort \(configuration.rtpPort) is out of range 1...65534")
+        }
+        guard configuration.unregisterTimeoutMilliseconds >= 0 else {
+            throw PJSUAError(.invalidArgument, "unregisterTimeoutMilliseconds must not be negative")
+        }
+        if let address = configuration.bindAddress {
+            try Validation.ipAddress(address, ipv6: configuration.ipv6, what: "bind address")
+        }
+        try Validation.headerValue(configuration.userAgent, what: "user agent")
+    }
+
+    private func initialise(_ configuration: Configuration) throws(PJSUAError) {
+        try withCStringArena { arena throws(PJSUAError) in
+            var config = pjsua_config()
+            pjsua_config_default(&config)
+            precondition(Self.workerThreadCount >= 1, "pjsua needs at least one worker thread, or no callback fires")
+            config.thread_cnt = Self.workerThreadCount
+            config.max_calls = UInt32(configuration.maxCalls)
+            config.user_agent = arena.pj(configuration.userAgent)
+
+            var logging = pjsua_logging_config()
+            pjsua_logging_config_default(&logging)
+            logging.level = UInt32(configuration.logHandler == nil ? 0 : configuration.logLevel.rawValue)
+            logging.console_level = 0
+            logging.msg_logging = configuration.logSIPMessages ? 1 : 0
+            logging.decor = UInt32(PJ_LOG_HAS_SENDER.rawValue | PJ_LOG_HAS_THREAD_ID.rawValue)
+            CallbackContext.install(into: &config, logging: &logging)
+
+            var media = pjsua_media_config()
+            pjsua_media_config_default(&media)
+            media.no_vad = 1
+            self.rtpPort = configuration.rtpPort
+            self.unregisterTimeout = configuration.unregisterTimeoutMilliseconds
+            try check(pjsua_init(&config, &logging, &media), "pjsua_init")
+        }
+    }
+
+    var rtpPort = 4000
+    var unregisterTimeout = 2000
+}
+
+/// The process-wide claim on pjsua: only one engine may run at a time.
+enum EngineSlot {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var claimed = false  // guarded by `lock`
+
+    static func claim() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if claimed { return false }
+        claimed = true
+        return true
+    }
+
+    static func release() {
+        lock.lock()
+        defer { lock.unlock() }
+        claimed = false
+    }
+}

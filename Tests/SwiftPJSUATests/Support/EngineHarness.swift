@@ -1,0 +1,141 @@
+import Foundation
+import SwiftPJSUA
+import Testing
+
+/// pjsua is a process-wide singleton, so tests that start an engine take turns.
+actor EngineTurns {
+    static let shared = EngineTurns()
+    private var busy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    func acquire() async {
+        if !busy {
+            busy = true
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func release() {
+        if waiting.isEmpty {
+            busy = false
+        } else {
+            waiting.removeFirst().resume()
+        }
+    }
+}
+
+/// Runs `body` with a started engine (null audio device, loopback, a free UDP port by default),
+/// and always shuts it down, even when `body` throws.
+func withEngine<T>(
+    _ configuration: PJSUA.Configuration = .init(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null),
+    _ body: (PJSUA, PJSUA.Transport, EventLog) async throws -> T
+) async throws -> T {
+    await EngineTurns.shared.acquire()
+    let phone = PJSUA()
+    let log = EventLog(phone.events)
+    do {
+        let transport = try await phone.start(configuration)
+        let result = try await body(phone, transport, log)
+        await phone.shutdown()
+        await EngineTurns.shared.release()
+        return result
+    } catch {
+        await phone.shutdown()
+        await EngineTurns.shared.release()
+        throw error
+    }
+}
+
+struct TimedOut: Error, CustomStringConvertible {
+    let what: String
+    var description: String { "timed out waiting for \(what)" }
+}
+
+/// Collects every event of one subscription, so tests can wait for the ones they care about
+/// without racing the engine.
+final class EventLog: @unchecked Sendable {
+    // @unchecked Sendable: `events` and `finished` are guarded by `lock`.
+    private let lock = NSLock()
+    private var events: [PJSUA.Event] = []
+    private var finished = false
+    private var task: Task<Void, Never>?
+
+    init(_ sequence: PJSUA.Events) {
+        task = Task { [weak self] in
+            for await event in sequence {
+                self?.append(event)
+            }
+            self?.finish()
+        }
+    }
+
+    private func append(_ event: PJSUA.Event) {
+        lock.lock()
+        events.append(event)
+        lock.unlock()
+    }
+
+    private func finish() {
+        lock.lock()
+        finished = true
+        lock.unlock()
+    }
+
+    var all: [PJSUA.Event] {
+        lock.lock()
+        defer { lock.unlock() }
+        return events
+    }
+
+    var isFinished: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return finished
+    }
+
+    /// Waits until `match` returns a value for some event seen so far (in order), or times out.
+    func first<T>(_ what: String, timeout: Duration = .seconds(10), _ match: (PJSUA.Event) -> T?) async throws -> T {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while true {
+            for event in all {
+                if let value = match(event) { return value }
+            }
+            if ContinuousClock.now >= deadline { throw TimedOut(what: what) }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    /// Waits for `call` to reach `state`; returns the event's SIP Call-ID and last status.
+    @discardableResult
+    func state(_ call: PJSUA.Call, _ state: PJSUA.CallState, timeout: Duration = .seconds(10)) async throws -> (sipCallID: String, status: PJSUA.SIPStatus) {
+        try await first("\(call) \(state)", timeout: timeout) { event in
+            if case let .callState(c, s, id, status) = event, c == call, s == state { return (id, status) }
+            return nil
+        }
+    }
+
+    /// Waits for the next incoming call.
+    func incomingCall(timeout: Duration = .seconds(10)) async throws -> (call: PJSUA.Call, sipCallID: String, from: String) {
+        try await first("an incoming call", timeout: timeout) { event in
+            if case let .incomingCall(_, call, id, from, _) = event { return (call, id, from) }
+            return nil
+        }
+    }
+
+    /// Waits for a call's audio to become active.
+    func mediaActive(_ call: PJSUA.Call, timeout: Duration = .seconds(10)) async throws {
+        try await first("\(call) media active", timeout: timeout) { event in
+            if case let .callMedia(c, .active) = event, c == call { return () }
+            return nil
+        }
+    }
+
+    /// The states `call` went through, in order.
+    func states(of call: PJSUA.Call) -> [PJSUA.CallState] {
+        all.compactMap { event in
+            if case let .callState(c, s, _, _) = event, c == call { return s }
+            return nil
+        }
+    }
+}
