@@ -1,0 +1,135 @@
+import Foundation
+
+/// A mono 16-bit PCM WAV file: the format pjsua's players and recorders use.
+///
+/// Bots and test harnesses use it to produce a prompt or tone to play into a call and to check
+/// what a recorder captured (``dominantFrequency(in:)``, ``rmsLevel``).
+public struct WAVFile: Sendable, Equatable {
+    /// Samples per second.
+    public var sampleRate: Int
+    /// The samples (first channel only when the file had more).
+    public var samples: [Int16]
+
+    /// Creates a file from samples.
+    public init(sampleRate: Int, samples: [Int16]) {
+        self.sampleRate = sampleRate
+        self.samples = samples
+    }
+
+    /// A sine tone.
+    /// - Parameters:
+    ///   - frequency: in Hz.
+    ///   - seconds: duration.
+    ///   - sampleRate: samples per second (pjsua's bridge runs at 16000 by default).
+    ///   - amplitude: 0...1 of full scale.
+    public static func tone(frequency: Double, seconds: Double, sampleRate: Int = 16_000, amplitude: Double = 0.5) -> WAVFile {
+        let count = max(0, Int(seconds * Double(sampleRate)))
+        let scale = max(0, min(1, amplitude)) * Double(Int16.max)
+        let samples = (0..<count).map { index in
+            Int16(scale * sin(2 * Double.pi * frequency * Double(index) / Double(sampleRate)))
+        }
+        return WAVFile(sampleRate: sampleRate, samples: samples)
+    }
+
+    /// Reads a PCM WAV file.
+    /// - Throws: ``PJSUAError/Code/file`` when the file is unreadable or not 16-bit PCM WAV.
+    public init(contentsOf path: String) throws(PJSUAError) {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw PJSUAError(.file, "cannot read \(Validation.quoted(path))")
+        }
+        try self.init(data: data, name: path)
+    }
+
+    /// Parses WAV data.
+    public init(data: Data, name: String = "WAV data") throws(PJSUAError) {
+        let bytes = [UInt8](data)
+        func bad(_ why: String) -> PJSUAError { PJSUAError(.file, "\(Validation.quoted(name)) is not a usable WAV file: \(why)") }
+        func u32(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24 }
+        func u16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
+        guard bytes.count >= 12, bytes[0..<4] == [0x52, 0x49, 0x46, 0x46], bytes[8..<12] == [0x57, 0x41, 0x56, 0x45] else {
+            throw bad("no RIFF/WAVE header")
+        }
+        var offset = 12
+        var format: (channels: Int, rate: Int, bits: Int)?
+        var samples: [Int16]?
+        while offset + 8 <= bytes.count {
+            let id = String(decoding: bytes[offset..<offset + 4], as: UTF8.self)
+            let size = u32(offset + 4)
+            let body = offset + 8
+            // pjmedia's writer leaves the data size at 0 until it closes the file.
+            let end = (id == "data" && size == 0) ? bytes.count : min(bytes.count, body + size)
+            if id == "fmt " {
+                guard end - body >= 16 else { throw bad("short fmt chunk") }
+                guard u16(body) == 1 else { throw bad("not PCM (format \(u16(body)))") }
+                format = (u16(body + 2), u32(body + 4), u16(body + 14))
+            } else if id == "data" {
+                guard let format else { throw bad("data before fmt") }
+                guard format.bits == 16, format.channels >= 1 else { throw bad("\(format.bits)-bit, \(format.channels) channels") }
+                let frame = 2 * format.channels
+                let frames = (end - body) / frame
+                samples = (0..<frames).map { Int16(bitPattern: UInt16(u16(body + $0 * frame))) }
+                break
+            }
+            offset = body + size + (size & 1)
+        }
+        guard let format, let samples else { throw bad("no fmt or data chunk") }
+        guard format.rate > 0 else { throw bad("sample rate 0") }
+        self.init(sampleRate: format.rate, samples: samples)
+    }
+
+    /// The file's bytes (RIFF/WAVE, PCM, mono, 16-bit).
+    public var data: Data {
+        var out = Data()
+        func put32(_ value: Int) { withUnsafeBytes(of: UInt32(value).littleEndian) { out.append(contentsOf: $0) } }
+        func put16(_ value: Int) { withUnsafeBytes(of: UInt16(value).littleEndian) { out.append(contentsOf: $0) } }
+        let dataSize = samples.count * 2
+        out.append(contentsOf: Array("RIFF".utf8)); put32(36 + dataSize); out.append(contentsOf: Array("WAVE".utf8))
+        out.append(contentsOf: Array("fmt ".utf8)); put32(16); put16(1); put16(1); put32(sampleRate); put32(sampleRate * 2); put16(2); put16(16)
+        out.append(contentsOf: Array("data".utf8)); put32(dataSize)
+        for sample in samples { put16(Int(UInt16(bitPattern: sample))) }
+        return out
+    }
+
+    /// Writes the file.
+    public func write(to path: String) throws(PJSUAError) {
+        guard FileManager.default.createFile(atPath: path, contents: data) else {
+            throw PJSUAError(.file, "cannot write \(Validation.quoted(path))")
+        }
+    }
+
+    /// The duration in seconds.
+    public var duration: Double { Double(samples.count) / Double(sampleRate) }
+
+    /// Root-mean-square level, 0...1 of full scale.
+    public var rmsLevel: Double {
+        guard !samples.isEmpty else { return 0 }
+        let sum = samples.reduce(0.0) { $0 + Double($1) * Double($1) }
+        return (sum / Double(samples.count)).squareRoot() / Double(Int16.max)
+    }
+
+    /// The relative power at one frequency (Goertzel), normalised by the number of samples.
+    public func power(at frequency: Double) -> Double {
+        guard !samples.isEmpty else { return 0 }
+        let coefficient = 2 * cos(2 * Double.pi * frequency / Double(sampleRate))
+        var previous = 0.0, beforePrevious = 0.0
+        for sample in samples {
+            let current = Double(sample) / Double(Int16.max) + coefficient * previous - beforePrevious
+            beforePrevious = previous
+            previous = current
+        }
+        let power = previous * previous + beforePrevious * beforePrevious - coefficient * previous * beforePrevious
+        return power / Double(samples.count * samples.count)
+    }
+
+    /// The strongest frequency in a range, scanned in `step` Hz increments.
+    public func dominantFrequency(in range: ClosedRange<Double> = 100...4000, step: Double = 10) -> Double {
+        var best = (frequency: range.lowerBound, power: -1.0)
+        var frequency = range.lowerBound
+        while frequency <= range.upperBound {
+            let value = power(at: frequency)
+            if value > best.power { best = (frequency, value) }
+            frequency += step
+        }
+        return best.frequency
+    }
+}
