@@ -49,7 +49,7 @@ extension PJSUA {
     /// Drives `pjsua_acc_add()`. Registration outcomes arrive as ``Event/registration(account:state:)``.
     @discardableResult
     public func addAccount(id: String, registrar: String? = nil, username: String? = nil, password: String? = nil,
-                           realm: String = "*", push: PushParameters? = nil) throws(PJSUAError) -> Account {
+                           realm: String = "*", push: PushParameters? = nil) throws -> Account {
         try addAccount(Account.Configuration(id: id, registrar: registrar, username: username, password: password,
                                              realm: realm, push: push))
     }
@@ -58,7 +58,7 @@ extension PJSUA {
     ///
     /// Drives `pjsua_acc_add()`.
     @discardableResult
-    public func addAccount(_ configuration: Account.Configuration) throws(PJSUAError) -> Account {
+    public func addAccount(_ configuration: Account.Configuration) throws -> Account {
         try requireRunning()
         try Validation.sipURI(configuration.id, what: "account id")
         if let registrar = configuration.registrar { try Validation.sipURI(registrar, what: "registrar") }
@@ -133,7 +133,7 @@ extension PJSUA {
     /// Removes an account, unregistering it first when it is registered.
     ///
     /// Drives `pjsua_acc_del()`.
-    public func removeAccount(_ account: Account) throws(PJSUAError) {
+    public func removeAccount(_ account: Account) throws {
         let slot = try resolve(account)
         if account == defaultAccount { defaultAccount = nil }
         try check(pjsua_acc_del(slot), "cannot remove \(account)")
@@ -142,7 +142,7 @@ extension PJSUA {
     /// Registers (`enabled: true`) or unregisters (`false`) an account.
     ///
     /// Drives `pjsua_acc_set_registration()`. The outcome arrives as ``Event/registration(account:state:)``.
-    public func setRegistration(_ account: Account, enabled: Bool) throws(PJSUAError) {
+    public func setRegistration(_ account: Account, enabled: Bool) throws {
         let slot = try resolve(account)
         try check(pjsua_acc_set_registration(slot, enabled ? 1 : 0),
                   "cannot \(enabled ? "register" : "unregister") \(account)")
@@ -151,7 +151,7 @@ extension PJSUA {
     /// Sends a fresh REGISTER, optionally with new push parameters (a new PushKit token).
     ///
     /// Drives `pjsua_acc_modify()` (when `push` is given) and `pjsua_acc_set_registration()`.
-    public func reRegister(_ account: Account, updatingPush push: PushParameters? = nil) throws(PJSUAError) {
+    public func reRegister(_ account: Account, updatingPush push: PushParameters? = nil) throws {
         let slot = try resolve(account)
         if let push {
             let parameters = try push.contactParameters()

@@ -20,7 +20,7 @@ extension PJSUA {
     /// The audio devices PJMEDIA can see (empty on a server with no sound card).
     ///
     /// Drives `pjsua_enum_aud_devs()`.
-    public func audioDevices() throws(PJSUAError) -> [AudioDevice] {
+    public func audioDevices() throws -> [AudioDevice] {
         try requireRunning()
         let capacity = 64
         var infos = [pjmedia_aud_dev_info](repeating: pjmedia_aud_dev_info(), count: capacity)
@@ -40,7 +40,7 @@ extension PJSUA {
     ///
     /// Drives `pjsua_set_snd_dev()` with the default devices.
     /// - Throws: ``PJSUAError/Code/noSoundDevice`` when no device can be opened.
-    public func activateAudioDevice() throws(PJSUAError) {
+    public func activateAudioDevice() throws {
         try requireRunning()
         // Re-opening from a clean state is what CallKit needs after an interruption.
         pjsua_set_no_snd_dev()
@@ -66,7 +66,7 @@ extension PJSUA {
     /// hardware. For servers, bots and tests.
     ///
     /// Drives `pjsua_set_null_snd_dev()`.
-    public func useNullAudioDevice() throws(PJSUAError) {
+    public func useNullAudioDevice() throws {
         try requireRunning()
         try check(pjsua_set_null_snd_dev(), "pjsua_set_null_snd_dev")
         reconnectCallsToDevice()

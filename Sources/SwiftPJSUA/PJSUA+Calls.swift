@@ -7,7 +7,7 @@ extension PJSUA {
     /// - Parameters:
     ///   - uri: the callee, e.g. `sip:bob@example.com`; validated before PJSIP sees it.
     ///   - account: the account to call from; nil uses ``localAccount``.
-    public func makeCall(to uri: String, from account: Account? = nil) throws(PJSUAError) -> Call {
+    public func makeCall(to uri: String, from account: Account? = nil) throws -> Call {
         try requireRunning()
         try Validation.sipURI(uri, what: "destination URI")
         let accountSlot: pjsua_acc_id
@@ -35,7 +35,7 @@ extension PJSUA {
     /// response; can be called again to move from 180 to 200.
     ///
     /// Drives `pjsua_call_answer()`.
-    public func answer(_ call: Call, code: Int = 200) throws(PJSUAError) {
+    public func answer(_ call: Call, code: Int = 200) throws {
         let slot = try resolve(call)
         guard (100...699).contains(code) else {
             throw PJSUAError(.invalidArgument, "answer code \(code) is not a SIP status code (100...699)")
@@ -46,7 +46,7 @@ extension PJSUA {
     /// Rejects an incoming call (486 Busy Here by default; 603 Decline is the other common one).
     ///
     /// Drives `pjsua_call_hangup()` with a final status code.
-    public func reject(_ call: Call, code: Int = 486) throws(PJSUAError) {
+    public func reject(_ call: Call, code: Int = 486) throws {
         guard (300...699).contains(code) else {
             throw PJSUAError(.invalidArgument, "reject code \(code) is not a final error status (300...699)")
         }
@@ -57,7 +57,7 @@ extension PJSUA {
     /// response (603 by default, or `code`) when incoming and not answered.
     ///
     /// Drives `pjsua_call_hangup()`.
-    public func hangup(_ call: Call, code: Int = 0) throws(PJSUAError) {
+    public func hangup(_ call: Call, code: Int = 0) throws {
         let slot = try resolve(call)
         guard code == 0 || (300...699).contains(code) else {
             throw PJSUAError(.invalidArgument, "hangup code \(code) must be 0 or a final error status (300...699)")
@@ -68,7 +68,7 @@ extension PJSUA {
     /// Sends DTMF digits on a call (RFC 4733 telephone events). Digits: 0-9, *, #, A-D.
     ///
     /// Drives `pjsua_call_dial_dtmf()`.
-    public func sendDTMF(_ digits: String, on call: Call) throws(PJSUAError) {
+    public func sendDTMF(_ digits: String, on call: Call) throws {
         let slot = try resolve(call)
         let allowed = Set("0123456789*#ABCDabcd")
         guard !digits.isEmpty, digits.count <= 64, digits.allSatisfy({ allowed.contains($0) }) else {
@@ -101,7 +101,7 @@ extension PJSUA {
     /// The current state of a live call.
     ///
     /// Drives `pjsua_call_get_info()`.
-    public func info(_ call: Call) throws(PJSUAError) -> CallInfo {
+    public func info(_ call: Call) throws -> CallInfo {
         let slot = try resolve(call)
         var info = pjsua_call_info()
         try check(pjsua_call_get_info(slot, &info), "pjsua_call_get_info")
@@ -114,7 +114,7 @@ extension PJSUA {
     /// The calls currently alive.
     ///
     /// Drives `pjsua_enum_calls()`.
-    public func activeCalls() throws(PJSUAError) -> [Call] {
+    public func activeCalls() throws -> [Call] {
         try requireRunning()
         var ids = [pjsua_call_id](repeating: -1, count: PJSUA.maxCallsLimit)
         var count = UInt32(ids.count)

@@ -14,7 +14,7 @@ extension PJSUA {
     /// The audio codecs available, with their priorities.
     ///
     /// Drives `pjsua_enum_codecs()`.
-    public func codecs() throws(PJSUAError) -> [Codec] {
+    public func codecs() throws -> [Codec] {
         try requireRunning()
         var infos = [pjsua_codec_info](repeating: pjsua_codec_info(), count: 64)
         var count = UInt32(infos.count)
@@ -26,7 +26,7 @@ extension PJSUA {
     /// matching), or empty for all codecs.
     ///
     /// Drives `pjsua_codec_set_priority()`.
-    public func setCodecPriority(_ id: String, _ priority: Int) throws(PJSUAError) {
+    public func setCodecPriority(_ id: String, _ priority: Int) throws {
         try requireRunning()
         guard (0...255).contains(priority) else {
             throw PJSUAError(.invalidArgument, "codec priority \(priority) is out of range 0...255")
@@ -39,7 +39,7 @@ extension PJSUA {
     }
 
     /// Makes `ids` the only enabled codecs, preferred in the given order.
-    public func useCodecs(_ ids: [String]) throws(PJSUAError) {
+    public func useCodecs(_ ids: [String]) throws {
         guard !ids.isEmpty else { throw PJSUAError(.invalidArgument, "at least one codec is needed") }
         let known = try codecs()
         for id in ids where !known.contains(where: { $0.id.lowercased().hasPrefix(id.lowercased()) }) {
@@ -68,7 +68,7 @@ extension PJSUA {
     /// The codec and RTP statistics of a call's audio.
     ///
     /// Drives `pjsua_call_get_stream_info()` and `pjsua_call_get_stream_stat()`.
-    public func mediaStatistics(_ call: Call) throws(PJSUAError) -> MediaStatistics {
+    public func mediaStatistics(_ call: Call) throws -> MediaStatistics {
         let slot = try resolve(call)
         var info = pjsua_call_info()
         try check(pjsua_call_get_info(slot, &info), "pjsua_call_get_info")

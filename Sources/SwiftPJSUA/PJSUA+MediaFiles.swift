@@ -9,7 +9,7 @@ extension PJSUA {
     ///   - path: the WAV file.
     ///   - call: a call whose audio is active.
     ///   - loop: whether to start over at the end (otherwise the player goes silent).
-    public func play(_ path: String, into call: Call, loop: Bool = false) throws(PJSUAError) -> Player {
+    public func play(_ path: String, into call: Call, loop: Bool = false) throws -> Player {
         let callPort = try audioPort(of: call)
         guard FileManager.default.isReadableFile(atPath: path) else {
             throw PJSUAError(.file, "cannot read WAV file \(Validation.quoted(path))")
@@ -32,7 +32,7 @@ extension PJSUA {
     /// Stops a player and releases its file.
     ///
     /// Drives `pjsua_player_destroy()`.
-    public func stop(_ player: Player) throws(PJSUAError) {
+    public func stop(_ player: Player) throws {
         try requireRunning()
         guard players[player.id] == player.token else {
             throw PJSUAError(.staleHandle, "\(player) is not a live player")
@@ -45,7 +45,7 @@ extension PJSUA {
     /// rate). The file is complete once the recorder is stopped (or the engine shut down).
     ///
     /// Drives `pjsua_recorder_create()` and `pjsua_conf_connect()`.
-    public func record(_ call: Call, to path: String) throws(PJSUAError) -> Recorder {
+    public func record(_ call: Call, to path: String) throws -> Recorder {
         let callPort = try audioPort(of: call)
         guard path.lowercased().hasSuffix(".wav") else {
             throw PJSUAError(.file, "recording file \(Validation.quoted(path)) must end in .wav")
@@ -71,7 +71,7 @@ extension PJSUA {
     /// Stops a recorder and completes its WAV file.
     ///
     /// Drives `pjsua_recorder_destroy()`.
-    public func stop(_ recorder: Recorder) throws(PJSUAError) {
+    public func stop(_ recorder: Recorder) throws {
         try requireRunning()
         guard recorders[recorder.id] == recorder.token else {
             throw PJSUAError(.staleHandle, "\(recorder) is not a live recorder")

@@ -10,7 +10,7 @@ extension PJSUA {
     ///   - port: the port; 0 picks a free one (reported in the result).
     ///   - bindAddress: a numeric address to bind to; nil for all addresses.
     @discardableResult
-    public func addTransport(_ kind: TransportKind, ipv6: Bool = false, port: Int = 0, bindAddress: String? = nil) throws(PJSUAError) -> Transport {
+    public func addTransport(_ kind: TransportKind, ipv6: Bool = false, port: Int = 0, bindAddress: String? = nil) throws -> Transport {
         try requireRunning()
         guard (0...65535).contains(port) else {
             throw PJSUAError(.invalidArgument, "port \(port) is out of range 0...65535")

@@ -77,7 +77,7 @@ public actor PJSUA {
     /// - Throws: ``PJSUAError/Code/alreadyRunning`` if an engine already runs in this process,
     ///   ``PJSUAError/Code/invalidArgument`` for bad configuration values, or PJSIP's error.
     @discardableResult
-    public func start(_ configuration: Configuration = Configuration()) throws(PJSUAError) -> Transport {
+    public func start(_ configuration: Configuration = Configuration()) throws -> Transport {
         guard phase == .idle else { throw PJSUAError(.alreadyRunning, "this engine is already started") }
         try Self.validate(configuration)
         guard EngineSlot.claim() else {

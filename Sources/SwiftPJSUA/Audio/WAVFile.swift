@@ -33,7 +33,7 @@ public struct WAVFile: Sendable, Equatable {
 
     /// Reads a PCM WAV file.
     /// - Throws: ``PJSUAError/Code/file`` when the file is unreadable or not 16-bit PCM WAV.
-    public init(contentsOf path: String) throws(PJSUAError) {
+    public init(contentsOf path: String) throws {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw PJSUAError(.file, "cannot read \(Validation.quoted(path))")
         }
@@ -41,7 +41,7 @@ public struct WAVFile: Sendable, Equatable {
     }
 
     /// Parses WAV data.
-    public init(data: Data, name: String = "WAV data") throws(PJSUAError) {
+    public init(data: Data, name: String = "WAV data") throws {
         let bytes = [UInt8](data)
         func bad(_ why: String) -> PJSUAError { PJSUAError(.file, "\(Validation.quoted(name)) is not a usable WAV file: \(why)") }
         func u32(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 | Int(bytes[at + 2]) << 16 | Int(bytes[at + 3]) << 24 }
@@ -91,7 +91,7 @@ public struct WAVFile: Sendable, Equatable {
     }
 
     /// Writes the file.
-    public func write(to path: String) throws(PJSUAError) {
+    public func write(to path: String) throws {
         guard FileManager.default.createFile(atPath: path, contents: data) else {
             throw PJSUAError(.file, "cannot write \(Validation.quoted(path))")
         }

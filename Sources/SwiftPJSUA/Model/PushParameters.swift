@@ -10,7 +10,7 @@ extension PJSUA {
         case custom(String)
 
         /// The Contact URI parameters, starting with `;`.
-        public func contactParameters() throws(PJSUAError) -> String {
+        public func contactParameters() throws -> String {
             switch self {
             case let .apns(teamID, bundleID, token):
                 try Self.checkToken(teamID, what: "APNs team ID")
