@@ -2,7 +2,7 @@ import PJSIP
 
 extension PJSUA.Account {
     /// Everything needed to add a SIP account.
-    public struct Configuration: Sendable, CustomStringConvertible {
+    public struct Configuration: Sendable, CustomStringConvertible, CustomReflectable {
         /// The account's address of record, e.g. `sip:alice@example.com`.
         public var id: String
         /// The registrar URI, e.g. `sip:example.com`; nil for an account that does not register.
@@ -37,8 +37,17 @@ extension PJSUA.Account {
             self.registerOnAdd = registerOnAdd
         }
 
+        /// Mirrors the configuration with the password redacted (for `dump` and debuggers).
+        public var customMirror: Mirror {
+            Mirror(self, children: [
+                "id": id, "registrar": registrar as Any, "username": username as Any,
+                "password": password == nil ? "none" : "<redacted>", "realm": realm, "push": push as Any,
+                "proxies": proxies, "registrationExpiry": registrationExpiry, "registerOnAdd": registerOnAdd,
+            ])
+        }
+
         public var description: String {
-            "Account(id: \(id), registrar: \(registrar ?? "none"), username: \(username ?? "none"), password: \(password == nil ? "none" : "<redacted>"), push: \(push.map(\.description) ?? "none"))"
+            "Account.Configuration(id: \(id), registrar: \(registrar ?? "none"), username: \(username ?? "none"), password: \(password == nil ? "none" : "<redacted>"), push: \(push.map(\.description) ?? "none"))"
         }
     }
 }

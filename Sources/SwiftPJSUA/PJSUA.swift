@@ -141,6 +141,9 @@ public actor PJSUA {
     }
 
     func requireRunning() throws(PJSUAError) {
+        // Invariants 2 and 3, checked on every path into pjsua: we run on the executor's
+        // thread, which PJLIB knows.
+        assert(executor.isCurrent && pj_thread_is_registered() != 0, "pjsua entered from a foreign thread")
         guard phase == .running else {
             throw PJSUAError(.notStarted, phase == .stopping ? "the engine is shutting down" : "the engine is not started")
         }
@@ -189,6 +192,11 @@ public actor PJSUA {
             self.unregisterTimeout = configuration.unregisterTimeoutMilliseconds
             try check(pjsua_init(&config, &logging, &media), "pjsua_init")
         }
+    }
+
+    /// Where the calling code runs: on the executor thread, and whether PJLIB knows that thread.
+    func threadReport() -> (onExecutor: Bool, registeredWithPJLIB: Bool) {
+        (executor.isCurrent, pj_thread_is_registered() != 0)
     }
 
     var rtpPort = 4000

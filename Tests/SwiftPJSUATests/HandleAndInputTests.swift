@@ -1,0 +1,134 @@
+import Foundation
+import SwiftPJSUA
+import Testing
+
+@Suite("Handles stay unique and bad input gets clear errors")
+struct HandleAndInputTests {
+    @Test func aStaleCallHandleNeverTouchesTheCallThatReusesItsSlot() async throws {
+        // Two call slots: the self-call takes both, so the next call must reuse one.
+        try await withEngine(.init(port: 0, bindAddress: "127.0.0.1", maxCalls: 2, audioDevice: .null)) { phone, transport, log in
+            let first = try await phone.makeCall(to: transport.uri(user: "first"))
+            let firstIncoming = try await log.incomingCall().call
+            try await phone.hangup(first)
+            try await log.state(first, .disconnected)
+            try await log.state(firstIncoming, .disconnected)
+
+            // pjsua hands out the lowest free slot again: the new call lands in the old slot.
+            let second = try await phone.makeCall(to: transport.uri(user: "second"))
+            #expect(second.slot == first.slot)
+            #expect(second != first)
+            do {
+                try await phone.hangup(first)
+                Issue.record("a stale handle hung up a live call")
+            } catch PJSUAError.staleHandle {
+            }
+            await #expect(throws: PJSUAError.self) { try await phone.answer(firstIncoming) }
+            #expect(try await phone.info(second).state != .disconnected)
+            #expect(log.states(of: second).contains(.disconnected) == false)
+            try await phone.hangup(second)
+        }
+    }
+
+    @Test func aRemovedAccountHandleIsStaleEvenWhenTheSlotIsReused() async throws {
+        try await withEngine { phone, _, _ in
+            let first = try await phone.addAccount(id: "sip:first@127.0.0.1")
+            try await phone.removeAccount(first)
+            let second = try await phone.addAccount(id: "sip:second@127.0.0.1")
+            #expect(second.slot == first.slot)
+            do {
+                try await phone.removeAccount(first)
+                Issue.record("a stale account handle removed a live account")
+            } catch PJSUAError.staleHandle {
+            }
+            try await phone.removeAccount(second)
+        }
+    }
+
+    @Test(arguments: [
+        "", "bob@example.com", "http://example.com", "sip:", "sip:@example.com", "sip:bob@exa mple.com",
+        "sip:bob@example.com\r\nX-Evil: 1", "<sip:bob@example.com", String(repeating: "a", count: 300),
+        "sip:" + String(repeating: "b", count: 400) + "@example.com",
+    ])
+    func invalidDestinationURIsAreRejectedNamingTheInput(uri: String) async throws {
+        try await withEngine { phone, _, log in
+            do {
+                _ = try await phone.makeCall(to: uri)
+                Issue.record("called \(uri)")
+            } catch let error as PJSUAError {
+                #expect(error.code == .invalidURI)
+                #expect(error.message.contains("destination URI"))
+                #expect(!error.message.contains("\r"))
+            }
+            #expect(log.all.isEmpty)
+        }
+    }
+
+    @Test func invalidArgumentsAreRejected() async throws {
+        try await withEngine { phone, transport, log in
+            let call = try await phone.makeCall(to: transport.uri(user: "args"))
+            let incoming = try await log.incomingCall().call
+            for code in [0, 99, 700, -1] {
+                await #expect(throws: PJSUAError.self) { try await phone.answer(incoming, code: code) }
+            }
+            await #expect(throws: PJSUAError.self) { try await phone.reject(incoming, code: 200) }
+            await #expect(throws: PJSUAError.self) { try await phone.hangup(call, code: 100) }
+            await #expect(throws: PJSUAError.self) { try await phone.sendDTMF("12x", on: call) }
+            await #expect(throws: PJSUAError.self) { try await phone.sendDTMF("", on: call) }
+            await #expect(throws: PJSUAError.self) { try await phone.setCodecPriority("PCMU", 300) }
+            await #expect(throws: PJSUAError.self) { try await phone.useCodecs(["no-such-codec"]) }
+            await #expect(throws: PJSUAError.self) { try await phone.play("/nonexistent.wav", into: call) }
+            await #expect(throws: PJSUAError.self) { try await phone.addAccount(id: "not a uri") }
+            await #expect(throws: PJSUAError.self) { try await phone.addAccount(id: "sip:a@127.0.0.1", registrar: "mailto:x") }
+            await #expect(throws: PJSUAError.self) {
+                try await phone.addAccount(.init(id: "sip:a@127.0.0.1", username: "a\r\nb", password: "p"))
+            }
+            await #expect(throws: PJSUAError.self) {
+                try await phone.addAccount(id: "sip:a@127.0.0.1", push: .apns(teamID: "bad;team", bundleID: "com.x", token: Data([1])))
+            }
+            await #expect(throws: PJSUAError.self) {
+                try await phone.addAccount(id: "sip:a@127.0.0.1", push: .apns(teamID: "T", bundleID: "com.x", token: Data()))
+            }
+            // Media before it is active.
+            do {
+                _ = try await phone.record(call, to: NSTemporaryDirectory() + "early.wav")
+                Issue.record("recorded before media was active")
+            } catch PJSUAError.mediaNotActive {
+            }
+            try await phone.hangup(call)
+            try await log.state(call, .disconnected)
+        }
+    }
+
+    @Test func pushParametersFollowRFC8599() throws {
+        let token = Data([0x01, 0xab, 0xff, 0x00])
+        let apns = try PJSUA.PushParameters.apns(teamID: "ABCDE12345", bundleID: "com.example.offhook", token: token).contactParameters()
+        #expect(apns == ";pn-provider=apns;pn-param=ABCDE12345.com.example.offhook.voip;pn-prid=01abff00")
+        #expect(try PJSUA.PushParameters.custom("pn-provider=fcm;pn-prid=xyz").contactParameters() == ";pn-provider=fcm;pn-prid=xyz")
+        #expect(throws: PJSUAError.self) { try PJSUA.PushParameters.custom("a\r\nb").contactParameters() }
+    }
+
+    @Test func descriptionsNeverContainThePassword() {
+        let configuration = PJSUA.Account.Configuration(id: "sip:a@example.com", registrar: "sip:example.com",
+                                                        username: "a", password: "hunter2-secret")
+        #expect(!configuration.description.contains("hunter2"))
+        var dumped = ""
+        dump(configuration, to: &dumped)
+        #expect(!dumped.contains("hunter2"))
+    }
+
+    @Test func errorsCarryPJSIPStatusAndText() async throws {
+        try await withEngine { phone, _, _ in
+            // A TLS transport on a port already taken by this engine's UDP transport is fine;
+            // the same UDP port twice is PJSIP's error.
+            let udp = try #require(await phone.listeningTransports.first)
+            do {
+                try await phone.addTransport(.udp, port: udp.port, bindAddress: "127.0.0.1")
+                Issue.record("bound the same port twice")
+            } catch let error as PJSUAError {
+                #expect(error.code == .pjsip)
+                #expect(error.status != nil)
+                #expect(error.message.contains("Address already in use") || error.message.contains("in use"), "\(error.message)")
+            }
+        }
+    }
+}
