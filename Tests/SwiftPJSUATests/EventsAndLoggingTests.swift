@@ -1,0 +1,99 @@
+import Foundation
+import SwiftPJSUA
+import Testing
+
+@Suite("Events fan out to every subscriber; logging is quiet and password-free")
+struct EventsAndLoggingTests {
+    @Test func everySubscriberSeesEveryEventInTheSameOrder() async throws {
+        try await withEngine { phone, transport, first in
+            let second = EventLog(phone.events)
+            let third = EventLog(phone.events)
+            for index in 0..<3 {
+                let call = try await phone.makeCall(to: transport.uri(user: "fan\(index)"))
+                let incoming = try await first.first("incoming \(index)") { event -> PJSUA.Call? in
+                    if case let .incomingCall(_, c, _, _, _) = event, !first.states(of: c).contains(.disconnected) { return c }
+                    return nil
+                }
+                try await phone.answer(incoming)
+                try await first.state(call, .confirmed)
+                try await phone.hangup(call)
+                try await first.state(incoming, .disconnected)
+                try await first.state(call, .disconnected)
+            }
+            try await waitUntil("all subscribers caught up") {
+                second.all.count == first.all.count && third.all.count == first.all.count
+            }
+            let summary = { (log: EventLog) in log.all.map { "\($0)" } }
+            #expect(summary(first).count >= 3 * 6)
+            #expect(summary(second) == summary(first))
+            #expect(summary(third) == summary(first))
+        }
+    }
+
+    @Test func aSubscriberOnlySeesEventsFromWhenItSubscribed() async throws {
+        try await withEngine { phone, transport, log in
+            let call = try await phone.makeCall(to: transport.uri(user: "early"))
+            try await log.state(call, .calling)
+            let late = EventLog(phone.events)
+            try await phone.hangup(call)
+            try await log.state(call, .disconnected)
+            try await waitUntil("late subscriber sees the hangup") { late.states(of: call).contains(.disconnected) }
+            #expect(!late.states(of: call).contains(.calling))
+        }
+    }
+
+    @Test func aSlowSubscriberLosesNothingAndDoesNotHoldOthersBack() async throws {
+        try await withEngine { phone, transport, log in
+            let slow = phone.events  // subscribed, but nobody reads it until the end
+            let call = try await phone.makeCall(to: transport.uri(user: "slow"))
+            let incoming = try await log.incomingCall().call
+            try await phone.answer(incoming)
+            try await log.state(call, .confirmed)
+            try await phone.hangup(call)
+            try await log.state(incoming, .disconnected)
+            let seen = log.all.count
+            var count = 0
+            for await _ in slow {
+                count += 1
+                if count == seen { break }
+            }
+            #expect(count == seen)
+        }
+    }
+
+    @Test func pjsipLogLinesReachTheHandlerAndNeverThePassword() async throws {
+        let lines = LineLog()
+        var configuration = PJSUA.Configuration(port: 0, bindAddress: "127.0.0.1", audioDevice: .null,
+                                                logLevel: .trace, logSIPMessages: true)
+        configuration.logHandler = { level, message in lines.append("\(level) \(message)") }
+        try await withEngine(configuration) { phone, transport, log in
+            // Registering against ourselves: the engine answers REGISTER with an error, which
+            // is enough to make PJSIP log the account and the request.
+            let account = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: transport.uri(),
+                                                     username: "alice", password: "hunter2-secret")
+            try await log.first("registration outcome") { event -> Void? in
+                if case let .registration(a, _) = event, a == account { return () }
+                return nil
+            }
+        }
+        #expect(lines.values.count > 20)
+        #expect(lines.values.contains { $0.contains("REGISTER") })
+        #expect(!lines.values.contains { $0.contains("hunter2") })
+    }
+
+    @Test func theLogIsQuietByDefault() async throws {
+        // No handler: nothing may reach stdout either (checked by the CLI tests, which read it).
+        try await withEngine { phone, transport, log in
+            let call = try await phone.makeCall(to: transport.uri(user: "quiet"))
+            try await log.state(call, .calling)
+        }
+    }
+}
+
+final class LineLog: @unchecked Sendable {
+    // @unchecked Sendable: `storage` is guarded by `lock`.
+    private let lock = NSLock()
+    private var storage: [String] = []
+    func append(_ line: String) { lock.lock(); storage.append(line); lock.unlock() }
+    var values: [String] { lock.lock(); defer { lock.unlock() }; return storage }
+}
