@@ -175,6 +175,11 @@ extension PJSUA {
                 try check(pjsua_acc_modify(slot, &config), "cannot update push parameters of \(account)")
             }
         }
-        try check(pjsua_acc_set_registration(slot, 1), "cannot re-register \(account)")
+        // pjsua_acc_modify already re-registers when the Contact changed; a REGISTER in flight
+        // (PJ_EBUSY, PJSIP_EBUSY) carries the new Contact too, and its outcome arrives as an event.
+        let status = pjsua_acc_set_registration(slot, 1)
+        guard status == pjSuccess || status == Int32(SWIFTPJSUA_EBUSY) || status == Int32(SWIFTPJSUA_SIP_EBUSY) else {
+            throw PJSUAError(status: status, operation: "cannot re-register \(account)")
+        }
     }
 }

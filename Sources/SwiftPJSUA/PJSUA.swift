@@ -179,8 +179,11 @@ public actor PJSUA {
 
             var logging = pjsua_logging_config()
             pjsua_logging_config_default(&logging)
-            logging.level = UInt32(configuration.logHandler == nil ? 0 : configuration.logLevel.rawValue)
-            logging.console_level = 0
+            // pjsua hands lines at or below console_level to the callback (instead of stdout), so
+            // both follow the handler: with no handler nothing is logged anywhere.
+            let level = UInt32(configuration.logHandler == nil ? 0 : configuration.logLevel.rawValue)
+            logging.level = level
+            logging.console_level = level
             logging.msg_logging = configuration.logSIPMessages ? 1 : 0
             logging.decor = UInt32(PJ_LOG_HAS_SENDER.rawValue | PJ_LOG_HAS_THREAD_ID.rawValue)
             CallbackContext.install(into: &config, logging: &logging)

@@ -61,24 +61,21 @@ struct EventsAndLoggingTests {
         }
     }
 
-    @Test func pjsipLogLinesReachTheHandlerAndNeverThePassword() async throws {
+    @Test func pjsipLogLinesReachTheHandler() async throws {
         let lines = LineLog()
         var configuration = PJSUA.Configuration(port: 0, bindAddress: "127.0.0.1", audioDevice: .null,
                                                 logLevel: .trace, logSIPMessages: true)
         configuration.logHandler = { level, message in lines.append("\(level) \(message)") }
         try await withEngine(configuration) { phone, transport, log in
-            // Registering against ourselves: the engine answers REGISTER with an error, which
-            // is enough to make PJSIP log the account and the request.
-            let account = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: transport.uri(),
-                                                     username: "alice", password: "hunter2-secret")
-            try await log.first("registration outcome") { event -> Void? in
-                if case let .registration(a, _) = event, a == account { return () }
-                return nil
-            }
+            let call = try await phone.makeCall(to: transport.uri(user: "logged"))
+            try await log.state(call, .calling)
+            try await phone.hangup(call)
+            try await log.state(call, .disconnected)
         }
         #expect(lines.values.count > 20)
-        #expect(lines.values.contains { $0.contains("REGISTER") })
-        #expect(!lines.values.contains { $0.contains("hunter2") })
+        #expect(lines.values.contains { $0.hasPrefix("trace") && $0.contains("INVITE sip:logged@") })
+        // (The password never reaching the log, with digest auth at full verbosity, is checked
+        // against kamailio in KamailioTests.)
     }
 
     @Test func theLogIsQuietByDefault() async throws {

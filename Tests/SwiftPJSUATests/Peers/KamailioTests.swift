@@ -1,0 +1,72 @@
+import Foundation
+import SwiftPJSUA
+import Testing
+
+@Suite("Against kamailio as registrar with digest auth")
+struct KamailioTests {
+    @Test func registerThenUnregister() async throws {
+        let kamailio = try await Kamailio()
+        defer { kamailio.stop() }
+        try await withEngine { phone, _, log in
+            let account = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: kamailio.uri,
+                                                     username: "alice", password: "alice-secret")
+            let registered = try await log.first("registration") { event -> PJSUA.RegistrationState? in
+                if case let .registration(a, state) = event, a == account { return state }
+                return nil
+            }
+            #expect(registered.status.code == 200)
+            #expect(registered.isRegistered)
+            #expect(registered.expires > 0)
+
+            try await phone.setRegistration(account, enabled: false)
+            let unregistered = try await log.first("unregistration") { event -> PJSUA.RegistrationState? in
+                if case let .registration(a, state) = event, a == account, state.isUnregistration { return state }
+                return nil
+            }
+            #expect(unregistered.status.code == 200)
+            #expect(!unregistered.isRegistered)
+        }
+    }
+
+    @Test func aWrongPasswordSurfacesAsAFailedRegistrationWithItsStatusCode() async throws {
+        let kamailio = try await Kamailio()
+        defer { kamailio.stop() }
+        try await withEngine { phone, _, log in
+            let account = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: kamailio.uri,
+                                                     username: "alice", password: "not-the-password")
+            let state = try await log.first("failed registration") { event -> PJSUA.RegistrationState? in
+                if case let .registration(a, state) = event, a == account { return state }
+                return nil
+            }
+            #expect(!state.isRegistered)
+            #expect([401, 403].contains(state.status.code), "\(state)")
+        }
+    }
+
+    @Test func reRegisterUpdatesThePushParametersInTheContact() async throws {
+        let kamailio = try await Kamailio()
+        defer { kamailio.stop() }
+        let lines = LineLog()
+        var configuration = PJSUA.Configuration(port: 0, bindAddress: "127.0.0.1", audioDevice: .null,
+                                                logLevel: .trace, logSIPMessages: true)
+        configuration.logHandler = { _, message in lines.append(message) }
+        try await withEngine(configuration) { phone, _, log in
+            let account = try await phone.addAccount(
+                id: "sip:alice@127.0.0.1", registrar: kamailio.uri, username: "alice", password: "alice-secret",
+                push: .apns(teamID: "ABCDE12345", bundleID: "com.example.offhook", token: Data([0xde, 0xad])))
+            try await log.first("registered") { event -> Void? in
+                if case let .registration(a, state) = event, a == account, state.isRegistered { return () }
+                return nil
+            }
+            try await phone.reRegister(account, updatingPush: .apns(teamID: "ABCDE12345", bundleID: "com.example.offhook", token: Data([0xbe, 0xef])))
+            try await waitUntil("a REGISTER with the new token") { lines.values.contains { $0.contains("pn-prid=beef") } }
+            let registers = lines.values.filter { $0.contains("REGISTER sip:") }
+            #expect(registers.contains { $0.contains("pn-provider=apns;pn-param=ABCDE12345.com.example.offhook.voip;pn-prid=dead") })
+            // The push parameters go in the REGISTER Contact only, never on other requests.
+            #expect(!lines.values.contains { $0.contains("INVITE sip:") && $0.contains("pn-prid") })
+            // The password never reaches a log line, even at full verbosity with digest auth.
+            #expect(!lines.values.contains { $0.contains("alice-secret") })
+            #expect(lines.values.contains { $0.contains("Authorization: Digest") })
+        }
+    }
+}
