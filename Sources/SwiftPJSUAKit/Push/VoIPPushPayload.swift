@@ -66,7 +66,7 @@ public struct VoIPPushPayload: Sendable, Hashable {
         guard Self.nestingDepth(of: data) <= Self.maximumNestingDepth else { throw .malformedJSON }
         let object: Any
         do {
-            object = try JSONSerialization.jsonObject(with: data, options: [])
+            object = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
         } catch {
             throw .malformedJSON
         }
