@@ -84,6 +84,9 @@ public actor CallOrchestrator<Engine: CallEngine, Provider: CallProvider, Audio:
     /// The remembered ended call with this UUID.
     public func endedCall(_ uuid: UUID) -> EndedCall? { registry.endedCall(uuid) }
 
+    /// How many provider actions wait for this call's engine handle.
+    func pendingActionCount(for uuid: UUID) -> Int { pending[uuid]?.count ?? 0 }
+
     // MARK: - Pushes
 
     /// Handles a VoIP push whose payload was parsed (or failed to parse) by ``VoIPPushPayload``.
