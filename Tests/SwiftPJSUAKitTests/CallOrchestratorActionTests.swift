@@ -163,3 +163,21 @@ struct CallOrchestratorActionTests {
         await #expect(throws: CallOrchestratorError.callEnded(uuid)) { try await answer.value }
     }
 }
+
+@Suite("Orchestrator: provider reset")
+struct ProviderResetTests {
+    @Test func resetHangsUpEveryCallFailsWaitingActionsAndClosesTheDevice() async {
+        let h = await Harness()
+        await h.invite(FakeCall(id: 1), "c1")
+        _ = await h.push("c2")
+        let waiting = CallIdentity.uuid(forSIPCallID: "c2")
+        let answer = Task { try await h.core.answerCall(uuid: waiting) }
+        await eventually("the answer is queued") { await h.core.pendingActionCount(for: waiting) == 1 }
+        await h.core.providerDidReset()
+        await #expect(throws: CallOrchestratorError.callEnded(waiting)) { try await answer.value }
+        #expect(await h.core.liveCalls.isEmpty)
+        #expect(h.engine.log.contains("hangup #1"))
+        #expect(h.engine.log.last == "disableAudio")
+        #expect(h.provider.endings.isEmpty)
+    }
+}

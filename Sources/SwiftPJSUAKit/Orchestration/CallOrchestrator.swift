@@ -248,6 +248,17 @@ public actor CallOrchestrator<Engine: CallEngine, Provider: CallProvider, Audio:
         await engine.disableAudioDevice()
     }
 
+    /// The platform reset the call UI (CallKit's `providerDidReset`): hangs up and forgets every
+    /// call, fails waiting actions, and closes the audio device.
+    public func providerDidReset() async {
+        let calls = registry.liveCalls
+        for call in calls {
+            forget(call.uuid)
+            if let handle = call.handle { await hangUpQuietly(handle) }
+        }
+        await audioSessionDidDeactivate()
+    }
+
     // MARK: - Engine events
 
     /// Handles one engine event (the event pump started by ``start()`` calls this).
