@@ -1,0 +1,200 @@
+#if canImport(CallKit) && os(iOS)
+import AVFoundation
+import CallKit
+import Foundation
+
+/// The CallKit adapter: reports to a `CXProvider`, requests calls through a `CXCallController`,
+/// and forwards provider actions to a ``CallActionHandling`` (a ``CallOrchestrator``).
+///
+/// It decides nothing: every action is fulfilled when the core succeeds and failed when it throws.
+public final class CallKitProvider: NSObject, CallProvider, CXProviderDelegate, @unchecked Sendable {
+    // @unchecked Sendable: `handler` and `outstanding` are guarded by `lock`; `provider` and
+    // `controller` are immutable references to CallKit objects that CallKit documents as usable
+    // from any thread.
+    private let lock = NSLock()
+    private var handler: (any CallActionHandling)?
+    private var outstanding: [UUID: CXAction] = [:]
+
+    /// The CallKit provider reports go to.
+    public let provider: CXProvider
+    /// The controller used to request calls the user starts in the app.
+    public let controller = CXCallController()
+
+    /// Creates the adapter with the app's provider configuration; delegate callbacks arrive on `queue`.
+    public init(configuration: CXProviderConfiguration, queue: DispatchQueue? = nil) {
+        provider = CXProvider(configuration: configuration)
+        super.init()
+        provider.setDelegate(self, queue: queue)
+    }
+
+    /// Sets where provider actions go (normally the app's ``CallOrchestrator``).
+    public func setActionHandler(_ handler: any CallActionHandling) {
+        lock.withLock { self.handler = handler }
+    }
+
+    /// Asks CallKit to start an outgoing call to `destination` (a SIP URI); CallKit then performs
+    /// the start-call action, which reaches the core. Returns the call's UUID.
+    public func requestCall(to destination: String, displayName: String? = nil) async throws -> UUID {
+        let uuid = UUID()
+        let action = CXStartCallAction(call: uuid, handle: CXHandle(type: .generic, value: destination))
+        action.contactIdentifier = displayName
+        try await controller.request(CXTransaction(action: action))
+        return uuid
+    }
+
+    /// Asks CallKit to end a call the user hangs up in the app.
+    public func requestEnd(of uuid: UUID) async throws {
+        try await controller.request(CXTransaction(action: CXEndCallAction(call: uuid)))
+    }
+
+    // MARK: CallProvider
+
+    /// Reports a new incoming call to CallKit.
+    public func reportNewIncomingCall(uuid: UUID, update: CallUpdate) async throws {
+        try await provider.reportNewIncomingCall(with: uuid, update: Self.callUpdate(update))
+    }
+
+    /// Reports the call again so PushKit sees the push reported; CallKit's "already exists"
+    /// refusal is expected and ignored.
+    public func reportRepeatedIncomingPush(uuid: UUID, update: CallUpdate) async {
+        do {
+            try await provider.reportNewIncomingCall(with: uuid, update: Self.callUpdate(update))
+        } catch {
+            // CXErrorCodeIncomingCallError.callUUIDAlreadyExists: the report is all PushKit needs.
+        }
+    }
+
+    /// Reports that the outgoing call started connecting.
+    public func reportOutgoingCallStartedConnecting(uuid: UUID) async {
+        provider.reportOutgoingCall(with: uuid, startedConnectingAt: nil)
+    }
+
+    /// Reports that the outgoing call was answered.
+    public func reportOutgoingCallConnected(uuid: UUID) async {
+        provider.reportOutgoingCall(with: uuid, connectedAt: nil)
+    }
+
+    /// Reports that a call ended for `reason`.
+    public func reportCallEnded(uuid: UUID, reason: CallEndReason) async {
+        provider.reportCall(with: uuid, endedAt: nil, reason: Self.endedReason(reason))
+    }
+
+    // MARK: CXProviderDelegate
+
+    /// Forwards CallKit's reset to the core.
+    public func providerDidReset(_ provider: CXProvider) {
+        guard let handler = currentHandler() else { return }
+        Task { await handler.providerDidReset() }
+    }
+
+    /// Forwards a start-call action to the core.
+    public func provider(_ provider: CXProvider, perform action: CXStartCallAction) {
+        let uuid = action.callUUID
+        let destination = action.handle.value
+        run(action) { handler in try await handler.startCall(uuid: uuid, to: destination) }
+    }
+
+    /// Forwards an answer action to the core.
+    public func provider(_ provider: CXProvider, perform action: CXAnswerCallAction) {
+        let uuid = action.callUUID
+        run(action) { handler in try await handler.answerCall(uuid: uuid) }
+    }
+
+    /// Forwards an end action to the core.
+    public func provider(_ provider: CXProvider, perform action: CXEndCallAction) {
+        let uuid = action.callUUID
+        run(action) { handler in try await handler.endCall(uuid: uuid) }
+    }
+
+    /// Forwards a hold action to the core.
+    public func provider(_ provider: CXProvider, perform action: CXSetHeldCallAction) {
+        let uuid = action.callUUID
+        let held = action.isOnHold
+        run(action) { handler in try await handler.setHeld(uuid: uuid, held: held) }
+    }
+
+    /// Forwards a mute action to the core.
+    public func provider(_ provider: CXProvider, perform action: CXSetMutedCallAction) {
+        let uuid = action.callUUID
+        let muted = action.isMuted
+        run(action) { handler in try await handler.setMuted(uuid: uuid, muted: muted) }
+    }
+
+    /// Forwards a DTMF action to the core.
+    public func provider(_ provider: CXProvider, perform action: CXPlayDTMFCallAction) {
+        let uuid = action.callUUID
+        let digits = action.digits
+        run(action) { handler in try await handler.playDTMF(uuid: uuid, digits: digits) }
+    }
+
+    /// Tells the core the audio session is live, so it opens the engine's audio device.
+    public func provider(_ provider: CXProvider, didActivate audioSession: AVAudioSession) {
+        guard let handler = currentHandler() else { return }
+        Task {
+            do {
+                try await handler.audioSessionDidActivate()
+            } catch {
+                // The core already knows the session is active; the device failure is its to log.
+            }
+        }
+    }
+
+    /// Tells the core the audio session ended, so it closes the engine's audio device.
+    public func provider(_ provider: CXProvider, didDeactivate audioSession: AVAudioSession) {
+        guard let handler = currentHandler() else { return }
+        Task { await handler.audioSessionDidDeactivate() }
+    }
+
+    // MARK: Helpers
+
+    private func currentHandler() -> (any CallActionHandling)? {
+        lock.withLock { handler }
+    }
+
+    /// Keeps `action` under the lock while the core works, then fulfills or fails it.
+    private func run(_ action: CXAction, _ work: @escaping @Sendable (any CallActionHandling) async throws -> Void) {
+        guard let handler = currentHandler() else {
+            action.fail()
+            return
+        }
+        let id = action.uuid
+        lock.withLock { outstanding[id] = action }
+        Task { [weak self] in
+            var succeeded = true
+            do {
+                try await work(handler)
+            } catch {
+                succeeded = false
+            }
+            self?.finish(id, succeeded: succeeded)
+        }
+    }
+
+    private func finish(_ id: UUID, succeeded: Bool) {
+        guard let action = lock.withLock({ outstanding.removeValue(forKey: id) }) else { return }
+        if succeeded { action.fulfill() } else { action.fail() }
+    }
+
+    private static func callUpdate(_ update: CallUpdate) -> CXCallUpdate {
+        let result = CXCallUpdate()
+        if let handle = update.remoteHandle { result.remoteHandle = CXHandle(type: .generic, value: handle) }
+        result.localizedCallerName = update.displayName
+        result.hasVideo = update.hasVideo
+        result.supportsHolding = false
+        result.supportsGrouping = false
+        result.supportsUngrouping = false
+        result.supportsDTMF = true
+        return result
+    }
+
+    private static func endedReason(_ reason: CallEndReason) -> CXCallEndedReason {
+        switch reason {
+        case .failed: .failed
+        case .remoteEnded: .remoteEnded
+        case .unanswered: .unanswered
+        case .answeredElsewhere: .answeredElsewhere
+        case .declinedElsewhere: .declinedElsewhere
+        }
+    }
+}
+#endif

@@ -1,0 +1,75 @@
+#if canImport(PushKit) && os(iOS)
+import Foundation
+import PushKit
+
+/// The PushKit adapter: registers for VoIP pushes, hands every push to a ``CallActionHandling``
+/// (a ``CallOrchestrator``, which reports it to CallKit), and passes token changes to the app.
+///
+/// It decides nothing: the payload is parsed by ``VoIPPushPayload`` and everything else is the core's.
+public final class PushKitRegistry: NSObject, PKPushRegistryDelegate, @unchecked Sendable {
+    // @unchecked Sendable: `handler`, `tokenHandler` and `completions` are guarded by `lock`;
+    // `registry` is an immutable reference only configured in `init`.
+    private let lock = NSLock()
+    private var handler: (any CallActionHandling)?
+    private var tokenHandler: (@Sendable (Data?) -> Void)?
+    private var completions: [UUID: () -> Void] = [:]
+    private let registry: PKPushRegistry
+
+    /// Creates the registry; delegate callbacks arrive on `queue` (the main queue when nil).
+    public init(queue: DispatchQueue? = nil) {
+        registry = PKPushRegistry(queue: queue)
+        super.init()
+        registry.delegate = self
+    }
+
+    /// Starts receiving VoIP pushes into `handler`; `onToken` gets each new device token (send it
+    /// to the SIP server with ``SwiftPJSUA/PJSUA/PushParameters/apns(teamID:bundleID:token:)``),
+    /// and nil when the token is invalidated.
+    public func start(handler: any CallActionHandling, onToken: @escaping @Sendable (Data?) -> Void) {
+        lock.withLock {
+            self.handler = handler
+            self.tokenHandler = onToken
+        }
+        registry.desiredPushTypes = [.voIP]
+    }
+
+    /// The current VoIP device token, if PushKit has one.
+    public var voIPToken: Data? { registry.pushToken(for: .voIP) }
+
+    /// Passes a new device token to the app.
+    public func pushRegistry(_ registry: PKPushRegistry, didUpdate pushCredentials: PKPushCredentials, for type: PKPushType) {
+        guard type == .voIP else { return }
+        let token = pushCredentials.token
+        lock.withLock { tokenHandler }?(token)
+    }
+
+    /// Tells the app its token is no longer valid.
+    public func pushRegistry(_ registry: PKPushRegistry, didInvalidatePushTokenFor type: PKPushType) {
+        guard type == .voIP else { return }
+        lock.withLock { tokenHandler }?(nil)
+    }
+
+    /// Parses the push and hands it to the core, which reports it to CallKit; PushKit's completion
+    /// runs once the core has reported it.
+    public func pushRegistry(_ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload,
+                             for type: PKPushType, completion: @escaping () -> Void) {
+        guard type == .voIP, let handler = lock.withLock({ handler }) else {
+            completion()
+            return
+        }
+        let parsed = Result { () throws(PushPayloadError) in
+            try VoIPPushPayload(dictionaryPayload: payload.dictionaryPayload)
+        }
+        let id = UUID()
+        lock.withLock { completions[id] = completion }
+        Task { [weak self] in
+            _ = await handler.handleIncomingPush(parsed)
+            self?.complete(id)
+        }
+    }
+
+    private func complete(_ id: UUID) {
+        lock.withLock { completions.removeValue(forKey: id) }?()
+    }
+}
+#endif

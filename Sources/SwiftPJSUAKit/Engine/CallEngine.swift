@@ -1,0 +1,35 @@
+/// The subset of a SIP engine the orchestration core drives; ``SwiftPJSUA/PJSUA`` conforms, and
+/// tests use a fake.
+///
+/// Requirement names are distinct from PJSUA's own methods so that the conformance is explicit.
+public protocol CallEngine: Sendable {
+    /// The engine's handle for one call.
+    associatedtype CallHandle: Hashable & Sendable
+    /// The engine's handle for an account (used to recover the network on a push).
+    associatedtype AccountHandle: Hashable & Sendable
+
+    /// A new, independent subscription to the engine's call events, starting now.
+    func callEvents() -> AsyncStream<CallEngineEvent<CallHandle>>
+    /// Places an outgoing call to `destination` (a SIP URI).
+    func placeCall(to destination: String) async throws -> CallHandle
+    /// Sends a provisional response (180 Ringing) for an incoming call.
+    func ringCall(_ call: CallHandle) async throws
+    /// Answers an incoming call with 200 OK.
+    func answerCall(_ call: CallHandle) async throws
+    /// Ends a call (BYE, CANCEL, or 603 for an unanswered incoming call).
+    func hangUpCall(_ call: CallHandle) async throws
+    /// Rejects an incoming call with a final status `code` (300...699).
+    func rejectCall(_ call: CallHandle, code: Int) async throws
+    /// Puts a call on hold or takes it off hold.
+    func setCallHeld(_ call: CallHandle, held: Bool) async throws
+    /// Mutes or unmutes the microphone on a call.
+    func setCallMuted(_ call: CallHandle, muted: Bool) async throws
+    /// Sends DTMF digits on a call.
+    func sendDigits(_ digits: String, on call: CallHandle) async throws
+    /// Opens the audio device; called only while the platform audio session is active.
+    func enableAudioDevice() async throws
+    /// Closes the audio device.
+    func disableAudioDevice() async
+    /// Re-registers `account` so the network path is fresh before the pushed INVITE arrives.
+    func recoverNetwork(for account: AccountHandle) async throws
+}

@@ -1,0 +1,24 @@
+/// What the orchestration core needs to hear from a SIP engine, with the engine's call handle.
+public enum CallEngineEvent<Call: Hashable & Sendable>: Sendable {
+    /// An INVITE arrived.
+    case incomingCall(call: Call, sipCallID: String, from: String, offeredVideo: Bool)
+    /// A call changed state; `lastStatus` is the last SIP status seen.
+    case callState(call: Call, state: CallPhase, sipCallID: String, lastStatus: SIPStatusCode)
+}
+
+/// A SIP status code and reason phrase as the orchestration core sees it.
+public struct SIPStatusCode: Sendable, Hashable, CustomStringConvertible {
+    /// The status code (0 when no response was involved).
+    public let code: Int
+    /// The reason phrase.
+    public let reason: String
+
+    /// Creates a status.
+    public init(_ code: Int, _ reason: String = "") {
+        self.code = code
+        self.reason = reason
+    }
+
+    /// The code and reason, e.g. `486 Busy Here`.
+    public var description: String { reason.isEmpty ? "\(code)" : "\(code) \(reason)" }
+}

@@ -1,0 +1,99 @@
+import SwiftPJSUA
+
+/// PJSUA as the orchestration core's engine.
+///
+/// Hold and mute are not in the engine yet: ``setCallHeld(_:held:)`` and
+/// ``setCallMuted(_:muted:)`` throw ``CallEngineError/unsupported(_:)``.
+extension PJSUA: CallEngine {
+    /// Subscribes to ``PJSUA/events`` now and translates call events for the core; the
+    /// subscription ends when the returned stream is dropped or the engine shuts down.
+    public nonisolated func callEvents() -> AsyncStream<CallEngineEvent<PJSUA.Call>> {
+        let source = events
+        let (stream, continuation) = AsyncStream<CallEngineEvent<PJSUA.Call>>.makeStream(bufferingPolicy: .unbounded)
+        let pump = Task {
+            for await event in source {
+                if let translated = Self.translate(event) { continuation.yield(translated) }
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in pump.cancel() }
+        return stream
+    }
+
+    /// Calls ``PJSUA/makeCall(to:from:)`` from the local account.
+    public func placeCall(to destination: String) async throws -> PJSUA.Call {
+        try makeCall(to: destination, from: nil)
+    }
+
+    /// Answers with 180 Ringing.
+    public func ringCall(_ call: PJSUA.Call) async throws {
+        try answer(call, code: 180)
+    }
+
+    /// Answers with 200 OK.
+    public func answerCall(_ call: PJSUA.Call) async throws {
+        try answer(call, code: 200)
+    }
+
+    /// Calls ``PJSUA/hangup(_:code:)`` with the default code.
+    public func hangUpCall(_ call: PJSUA.Call) async throws {
+        try hangup(call, code: 0)
+    }
+
+    /// Calls ``PJSUA/reject(_:code:)``.
+    public func rejectCall(_ call: PJSUA.Call, code: Int) async throws {
+        try reject(call, code: code)
+    }
+
+    /// Not supported yet: always throws ``CallEngineError/unsupported(_:)``.
+    public func setCallHeld(_ call: PJSUA.Call, held: Bool) async throws {
+        throw CallEngineError.unsupported("hold")
+    }
+
+    /// Not supported yet: always throws ``CallEngineError/unsupported(_:)``.
+    public func setCallMuted(_ call: PJSUA.Call, muted: Bool) async throws {
+        throw CallEngineError.unsupported("mute")
+    }
+
+    /// Calls ``PJSUA/sendDTMF(_:on:)``.
+    public func sendDigits(_ digits: String, on call: PJSUA.Call) async throws {
+        try sendDTMF(digits, on: call)
+    }
+
+    /// Calls ``PJSUA/activateAudioDevice()``.
+    public func enableAudioDevice() async throws {
+        try activateAudioDevice()
+    }
+
+    /// Calls ``PJSUA/deactivateAudioDevice()``.
+    public func disableAudioDevice() async {
+        deactivateAudioDevice()
+    }
+
+    /// Calls ``PJSUA/reRegister(_:updatingPush:)`` without changing the push parameters.
+    public func recoverNetwork(for account: PJSUA.Account) async throws {
+        try reRegister(account, updatingPush: nil)
+    }
+
+    private nonisolated static func translate(_ event: PJSUA.Event) -> CallEngineEvent<PJSUA.Call>? {
+        switch event {
+        case let .incomingCall(_, call, sipCallID, from, offeredVideo):
+            return .incomingCall(call: call, sipCallID: sipCallID, from: from, offeredVideo: offeredVideo)
+        case let .callState(call, state, sipCallID, lastStatus):
+            let phase: CallPhase
+            switch state {
+            case .null: return nil
+            case .calling: phase = .calling
+            case .incoming: phase = .incoming
+            case .early: phase = .early
+            case .connecting: phase = .connecting
+            case .confirmed: phase = .confirmed
+            case .disconnected: phase = .disconnected
+            }
+            return .callState(call: call, state: phase, sipCallID: sipCallID,
+                              lastStatus: SIPStatusCode(lastStatus.code, lastStatus.reason))
+        case .callMedia, .registration, .dtmf:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,499 @@
+import Foundation
+
+/// The platform-neutral core of a CallKit integration: turns provider actions into engine calls
+/// and engine events into provider reports, keeping one logical call per SIP call whatever order
+/// its push and its INVITE arrive in.
+///
+/// Rules it holds:
+/// - Every VoIP push is reported to the provider (iOS requires it), even a duplicate, a late one,
+///   a cancelled one or an unreadable one.
+/// - The engine's audio device is opened only by ``audioSessionDidActivate()`` and closed by
+///   ``audioSessionDidDeactivate()``; nothing else touches it.
+/// - An answer or end tapped before the INVITE arrives waits for it, and fails with
+///   ``CallOrchestratorError/timedOut(_:)`` after ``OrchestratorConfiguration/pendingActionTimeout``.
+/// - A pushed call whose INVITE never comes is ended as ``CallEndReason/failed`` after
+///   ``OrchestratorConfiguration/inviteTimeout``.
+public actor CallOrchestrator<Engine: CallEngine, Provider: CallProvider, Audio: AudioSessionControl> {
+    /// The engine's call handle.
+    public typealias Handle = Engine.CallHandle
+
+    /// The SIP engine driven.
+    public nonisolated let engine: Engine
+    /// The call UI reported to.
+    public nonisolated let provider: Provider
+    /// The platform audio session configured for calls.
+    public nonisolated let audioSession: Audio
+    /// The settings.
+    public nonisolated let configuration: OrchestratorConfiguration<Engine.AccountHandle>
+
+    private var registry = CallRegistry<Handle>()
+    private var pending: [UUID: [PendingAction]] = [:]
+    private var inviteTimers: [UUID: Task<Void, Never>] = [:]
+    private var orphanEvents: [Handle: [CallEngineEvent<Handle>]] = [:]
+    private var orphanOrder: [Handle] = []
+    private var nextActionID: UInt64 = 0
+    private var eventPump: Task<Void, Never>?
+    /// Whether the platform audio session is active (between activation and deactivation).
+    public private(set) var isAudioSessionActive = false
+
+    /// How many unknown engine calls' events are kept for an outgoing call still being placed.
+    static var orphanHandleLimit: Int { 64 }
+    /// How many events are kept per unknown engine call (the newest win).
+    static var orphanEventLimit: Int { 16 }
+
+    /// Creates an orchestrator; call ``start()`` to begin listening to the engine.
+    public init(engine: Engine, provider: Provider, audioSession: Audio,
+                configuration: OrchestratorConfiguration<Engine.AccountHandle> = .init()) {
+        self.engine = engine
+        self.provider = provider
+        self.audioSession = audioSession
+        self.configuration = configuration
+    }
+
+    /// Subscribes to the engine's call events; does nothing when already started.
+    public func start() {
+        guard eventPump == nil else { return }
+        let stream = engine.callEvents()
+        eventPump = Task { [weak self] in
+            for await event in stream {
+                guard let self else { return }
+                await self.process(event)
+            }
+        }
+    }
+
+    /// Stops listening to the engine and fails every waiting action with
+    /// ``CallOrchestratorError/callEnded(_:)``.
+    public func stop() {
+        eventPump?.cancel()
+        eventPump = nil
+        for timer in inviteTimers.values { timer.cancel() }
+        inviteTimers = [:]
+        for (uuid, actions) in pending {
+            for action in actions { action.finish(.failure(.callEnded(uuid))) }
+        }
+        pending = [:]
+    }
+
+    /// The live calls.
+    public var liveCalls: [LogicalCall<Handle>] { registry.liveCalls }
+
+    /// The live call with this UUID.
+    public func call(_ uuid: UUID) -> LogicalCall<Handle>? { registry.call(uuid) }
+
+    /// The remembered ended call with this UUID.
+    public func endedCall(_ uuid: UUID) -> EndedCall? { registry.endedCall(uuid) }
+
+    /// How many provider actions wait for this call's engine handle.
+    func pendingActionCount(for uuid: UUID) -> Int { pending[uuid]?.count ?? 0 }
+
+    // MARK: - Pushes
+
+    /// Handles a VoIP push whose payload was parsed (or failed to parse) by ``VoIPPushPayload``.
+    public func handleIncomingPush(_ parsed: Result<VoIPPushPayload, PushPayloadError>) async -> PushOutcome {
+        switch parsed {
+        case let .success(payload):
+            return await handleIncomingPush(payload)
+        case let .failure(error):
+            // iOS ends an app that does not report a VoIP push, so even garbage gets a call.
+            let uuid = UUID()
+            await reportRequiredPush(uuid: uuid, update: CallUpdate())
+            await provider.reportCallEnded(uuid: uuid, reason: .failed)
+            return .invalidPayload(uuid, error)
+        }
+    }
+
+    /// Handles a VoIP push announcing an incoming call.
+    public func handleIncomingPush(_ payload: VoIPPushPayload) async -> PushOutcome {
+        switch registry.notePush(payload) {
+        case let .newCall(call):
+            startInviteTimer(call.uuid)
+            do {
+                try await provider.reportNewIncomingCall(uuid: call.uuid, update: call.update)
+            } catch {
+                stopInviteTimer(call.uuid)
+                let refused = registry.end(call.uuid, reason: .failed)
+                failPending(call.uuid, .callEnded(call.uuid))
+                if let handle = refused?.handle { await decline(handle, code: 486) }
+                return .refusedBySystem(call.uuid)
+            }
+            await wakeNetwork()
+            return .reportedNewCall(call.uuid)
+        case let .repeated(call):
+            await provider.reportRepeatedIncomingPush(uuid: call.uuid, update: call.update)
+            return .repeatedCall(call.uuid)
+        case let .cancelledKnownCall(call):
+            stopInviteTimer(call.uuid)
+            failPending(call.uuid, .callEnded(call.uuid))
+            await provider.reportRepeatedIncomingPush(uuid: call.uuid, update: call.update)
+            await provider.reportCallEnded(uuid: call.uuid, reason: .unanswered)
+            return .reportedAndEnded(call.uuid, .unanswered)
+        case let .alreadyEnded(uuid, update, reason):
+            await reportRequiredPush(uuid: uuid, update: update)
+            await provider.reportCallEnded(uuid: uuid, reason: reason)
+            return .reportedAndEnded(uuid, reason)
+        }
+    }
+
+    // MARK: - Provider actions
+
+    /// Places an outgoing call (CallKit's start-call action) to `destination`, a SIP URI.
+    public func startCall(uuid: UUID, to destination: String) async throws(CallOrchestratorError) {
+        guard registry.beginOutgoing(uuid: uuid, destination: destination) else { throw .duplicateCall(uuid) }
+        do {
+            try await audioSession.configureForVoiceCall()
+        } catch {
+            forget(uuid)
+            throw .audioSessionFailure(String(describing: error))
+        }
+        let handle: Handle
+        do {
+            handle = try await engine.placeCall(to: destination)
+        } catch {
+            forget(uuid)
+            throw .engineFailure(String(describing: error))
+        }
+        guard registry.attach(handle: handle, to: uuid) != nil else {
+            // Forgotten while the INVITE was being sent (the orchestrator was stopped).
+            await hangUpQuietly(handle)
+            throw .callEnded(uuid)
+        }
+        await provider.reportOutgoingCallStartedConnecting(uuid: uuid)
+        await runPending(uuid, handle)
+        await replayOrphans(of: handle)
+    }
+
+    /// Answers an incoming call (CallKit's answer action); waits for the INVITE when the push
+    /// came first.
+    public func answerCall(uuid: UUID) async throws(CallOrchestratorError) {
+        guard let call = registry.call(uuid) else { throw .unknownCall(uuid) }
+        guard call.direction == .incoming else { throw .wrongDirection(uuid) }
+        do {
+            try await audioSession.configureForVoiceCall()
+        } catch {
+            throw .audioSessionFailure(String(describing: error))
+        }
+        guard let current = registry.call(uuid), !current.isEndingLocally else { throw .callEnded(uuid) }
+        if let handle = current.handle {
+            try await perform(.answer, on: uuid, handle: handle).get()
+        } else {
+            try await waitForHandle(.answer, uuid).get()
+        }
+    }
+
+    /// Ends a call (CallKit's end action): declines an unanswered incoming call (603), cancels an
+    /// unanswered outgoing one, hangs up an established one. Waits for the INVITE when the push
+    /// came first. Ending a call that already ended succeeds.
+    public func endCall(uuid: UUID) async throws(CallOrchestratorError) {
+        guard let call = registry.markEndingLocally(uuid) else {
+            if registry.endedCall(uuid) != nil { return }
+            throw .unknownCall(uuid)
+        }
+        if let handle = call.handle {
+            try await perform(.end, on: uuid, handle: handle).get()
+        } else {
+            try await waitForHandle(.end, uuid).get()
+        }
+    }
+
+    /// Puts a call on hold or takes it off (CallKit's set-held action).
+    public func setHeld(uuid: UUID, held: Bool) async throws(CallOrchestratorError) {
+        let handle = try readyHandle(uuid)
+        do {
+            try await engine.setCallHeld(handle, held: held)
+        } catch {
+            throw .engineFailure(String(describing: error))
+        }
+    }
+
+    /// Mutes or unmutes a call (CallKit's set-muted action).
+    public func setMuted(uuid: UUID, muted: Bool) async throws(CallOrchestratorError) {
+        let handle = try readyHandle(uuid)
+        do {
+            try await engine.setCallMuted(handle, muted: muted)
+        } catch {
+            throw .engineFailure(String(describing: error))
+        }
+    }
+
+    /// Sends DTMF digits on a call (CallKit's play-DTMF action).
+    public func playDTMF(uuid: UUID, digits: String) async throws(CallOrchestratorError) {
+        let handle = try readyHandle(uuid)
+        do {
+            try await engine.sendDigits(digits, on: handle)
+        } catch {
+            throw .engineFailure(String(describing: error))
+        }
+    }
+
+    /// The platform activated the audio session (CallKit's `didActivate`): opens the engine's
+    /// audio device, the only place that does.
+    public func audioSessionDidActivate() async throws(CallOrchestratorError) {
+        isAudioSessionActive = true
+        do {
+            try await engine.enableAudioDevice()
+        } catch {
+            throw .engineFailure(String(describing: error))
+        }
+        if !isAudioSessionActive {
+            // Deactivated while the device was opening: close it again.
+            await engine.disableAudioDevice()
+        }
+    }
+
+    /// The platform deactivated the audio session (CallKit's `didDeactivate`): closes the
+    /// engine's audio device.
+    public func audioSessionDidDeactivate() async {
+        isAudioSessionActive = false
+        await engine.disableAudioDevice()
+    }
+
+    /// The platform reset the call UI (CallKit's `providerDidReset`): hangs up and forgets every
+    /// call, fails waiting actions, and closes the audio device.
+    public func providerDidReset() async {
+        let calls = registry.liveCalls
+        for call in calls {
+            forget(call.uuid)
+            if let handle = call.handle { await hangUpQuietly(handle) }
+        }
+        await audioSessionDidDeactivate()
+    }
+
+    // MARK: - Engine events
+
+    /// Handles one engine event (the event pump started by ``start()`` calls this).
+    func process(_ event: CallEngineEvent<Handle>) async {
+        switch event {
+        case let .incomingCall(handle, sipCallID, from, offeredVideo):
+            await handleInvite(handle: handle, sipCallID: sipCallID, from: from, offeredVideo: offeredVideo)
+        case let .callState(handle, state, sipCallID, lastStatus):
+            guard let call = registry.call(handle: handle) else {
+                bufferOrphan(event, of: handle)
+                return
+            }
+            await handleState(of: call, state: state, sipCallID: sipCallID, lastStatus: lastStatus)
+        }
+    }
+
+    private func handleInvite(handle: Handle, sipCallID: String, from: String, offeredVideo: Bool) async {
+        switch registry.noteInvite(handle: handle, sipCallID: sipCallID, from: from, offeredVideo: offeredVideo) {
+        case let .newCall(call):
+            do {
+                try await provider.reportNewIncomingCall(uuid: call.uuid, update: call.update)
+            } catch {
+                forget(call.uuid)
+                await decline(handle, code: 486)
+                return
+            }
+            await ringIfStillWaiting(call.uuid, handle: handle)
+            await replayOrphans(of: handle)
+        case let .matchedPush(call):
+            stopInviteTimer(call.uuid)
+            if pending[call.uuid]?.isEmpty ?? true {
+                await ringIfStillWaiting(call.uuid, handle: handle)
+            } else {
+                await runPending(call.uuid, handle)
+            }
+            await replayOrphans(of: handle)
+        case .retransmission:
+            break
+        case .duplicateLeg:
+            await decline(handle, code: 482)
+        case .alreadyEnded:
+            await decline(handle, code: 603)
+        }
+    }
+
+    private func handleState(of call: LogicalCall<Handle>, state: CallPhase, sipCallID: String,
+                             lastStatus: SIPStatusCode) async {
+        if call.direction == .outgoing { registry.learnSIPCallID(sipCallID, for: call.uuid) }
+        switch state {
+        case .confirmed:
+            guard let before = registry.markConnected(call.uuid), !before.isConnected else { return }
+            if call.direction == .outgoing { await provider.reportOutgoingCallConnected(uuid: call.uuid) }
+        case .disconnected:
+            guard let current = registry.call(call.uuid) else { return }
+            let reason = CallEndReason(sipStatusCode: lastStatus.code, wasConnected: current.isConnected)
+            registry.end(call.uuid, reason: reason)
+            stopInviteTimer(call.uuid)
+            failPending(call.uuid, .callEnded(call.uuid))
+            if !current.isEndingLocally { await provider.reportCallEnded(uuid: call.uuid, reason: reason) }
+        case .calling, .incoming, .early, .connecting:
+            break
+        }
+    }
+
+    // MARK: - Pending actions and timers
+
+    private func perform(_ kind: PendingAction.Kind, on uuid: UUID, handle: Handle) async -> Result<Void, CallOrchestratorError> {
+        switch kind {
+        case .answer:
+            do {
+                try await engine.answerCall(handle)
+                return .success(())
+            } catch {
+                return .failure(.engineFailure(String(describing: error)))
+            }
+        case .end:
+            guard let call = registry.call(uuid) else { return .success(()) }
+            do {
+                if call.direction == .incoming, !call.isConnected {
+                    try await engine.rejectCall(handle, code: 603)
+                } else {
+                    try await engine.hangUpCall(handle)
+                }
+            } catch {
+                // The engine call is already gone; the user ended it, so there is nothing to report.
+                forget(uuid)
+            }
+            return .success(())
+        }
+    }
+
+    private func waitForHandle(_ kind: PendingAction.Kind, _ uuid: UUID) async -> Result<Void, CallOrchestratorError> {
+        nextActionID += 1
+        let id = nextActionID
+        let timeout = configuration.pendingActionTimeout
+        return await withCheckedContinuation { continuation in
+            let timer = Task { [weak self] in
+                do {
+                    try await Task.sleep(for: timeout)
+                } catch {
+                    return
+                }
+                await self?.pendingActionTimedOut(uuid, id: id)
+            }
+            pending[uuid, default: []].append(PendingAction(id: id, kind: kind, continuation: continuation, timeout: timer))
+        }
+    }
+
+    private func runPending(_ uuid: UUID, _ handle: Handle) async {
+        while let action = takeFirstPending(uuid) {
+            action.finish(await perform(action.kind, on: uuid, handle: handle))
+        }
+    }
+
+    private func takeFirstPending(_ uuid: UUID) -> PendingAction? {
+        guard var actions = pending[uuid], !actions.isEmpty else { return nil }
+        let first = actions.removeFirst()
+        pending[uuid] = actions.isEmpty ? nil : actions
+        return first
+    }
+
+    private func failPending(_ uuid: UUID, _ error: CallOrchestratorError) {
+        for action in pending.removeValue(forKey: uuid) ?? [] { action.finish(.failure(error)) }
+    }
+
+    private func pendingActionTimedOut(_ uuid: UUID, id: UInt64) async {
+        guard var actions = pending[uuid], let index = actions.firstIndex(where: { $0.id == id }) else { return }
+        let action = actions.remove(at: index)
+        pending[uuid] = actions.isEmpty ? nil : actions
+        action.finish(.failure(.timedOut(uuid)))
+        // The user's intent cannot be carried out: end the call rather than leave it dangling.
+        guard let call = registry.call(uuid), call.handle == nil else { return }
+        registry.end(uuid, reason: .failed)
+        stopInviteTimer(uuid)
+        failPending(uuid, .timedOut(uuid))
+        await provider.reportCallEnded(uuid: uuid, reason: .failed)
+    }
+
+    private func startInviteTimer(_ uuid: UUID) {
+        let timeout = configuration.inviteTimeout
+        inviteTimers[uuid] = Task { [weak self] in
+            do {
+                try await Task.sleep(for: timeout)
+            } catch {
+                return
+            }
+            await self?.inviteTimedOut(uuid)
+        }
+    }
+
+    private func stopInviteTimer(_ uuid: UUID) {
+        inviteTimers.removeValue(forKey: uuid)?.cancel()
+    }
+
+    private func inviteTimedOut(_ uuid: UUID) async {
+        inviteTimers[uuid] = nil
+        guard let call = registry.call(uuid), call.handle == nil else { return }
+        registry.end(uuid, reason: .failed)
+        failPending(uuid, .timedOut(uuid))
+        await provider.reportCallEnded(uuid: uuid, reason: .failed)
+    }
+
+    // MARK: - Helpers
+
+    private func readyHandle(_ uuid: UUID) throws(CallOrchestratorError) -> Handle {
+        guard let call = registry.call(uuid) else { throw .unknownCall(uuid) }
+        guard let handle = call.handle else { throw .callNotReady(uuid) }
+        return handle
+    }
+
+    /// Ends a call without reporting it (the provider already knows, or never knew).
+    private func forget(_ uuid: UUID) {
+        registry.end(uuid, reason: .failed)
+        stopInviteTimer(uuid)
+        failPending(uuid, .callEnded(uuid))
+    }
+
+    private func ringIfStillWaiting(_ uuid: UUID, handle: Handle) async {
+        guard configuration.sendsRinging, let call = registry.call(uuid), !call.isEndingLocally, !call.isConnected else { return }
+        do {
+            try await engine.ringCall(handle)
+        } catch {
+            // The call ended meanwhile; its DISCONNECTED event carries the outcome.
+        }
+    }
+
+    private func decline(_ handle: Handle, code: Int) async {
+        do {
+            try await engine.rejectCall(handle, code: code)
+        } catch {
+            // Already gone: nothing left to decline.
+        }
+    }
+
+    private func hangUpQuietly(_ handle: Handle) async {
+        do {
+            try await engine.hangUpCall(handle)
+        } catch {
+            // Already gone.
+        }
+    }
+
+    private func reportRequiredPush(uuid: UUID, update: CallUpdate) async {
+        do {
+            try await provider.reportNewIncomingCall(uuid: uuid, update: update)
+        } catch {
+            // The report is what iOS requires; a refusal (the UUID is known, Do Not Disturb) is fine.
+        }
+    }
+
+    private func wakeNetwork() async {
+        guard let account = configuration.wakeAccount else { return }
+        do {
+            try await engine.recoverNetwork(for: account)
+        } catch {
+            // Best effort: the INVITE may still arrive over the old path.
+        }
+    }
+
+    private func bufferOrphan(_ event: CallEngineEvent<Handle>, of handle: Handle) {
+        if orphanEvents[handle] == nil {
+            orphanOrder.append(handle)
+            while orphanOrder.count > Self.orphanHandleLimit {
+                orphanEvents[orphanOrder.removeFirst()] = nil
+            }
+        }
+        var events = orphanEvents[handle] ?? []
+        if events.count >= Self.orphanEventLimit { events.removeFirst() }
+        events.append(event)
+        orphanEvents[handle] = events
+    }
+
+    private func replayOrphans(of handle: Handle) async {
+        guard let events = orphanEvents.removeValue(forKey: handle) else { return }
+        orphanOrder.removeAll { $0 == handle }
+        for event in events { await process(event) }
+    }
+}

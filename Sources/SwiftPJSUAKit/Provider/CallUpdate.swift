@@ -1,0 +1,16 @@
+/// What the system call UI shows about a call (mirrors `CXCallUpdate`).
+public struct CallUpdate: Sendable, Hashable {
+    /// The remote party's handle (SIP URI or number), when known.
+    public var remoteHandle: String?
+    /// The remote party's display name, when known.
+    public var displayName: String?
+    /// Whether the call offers video.
+    public var hasVideo: Bool
+
+    /// Creates an update.
+    public init(remoteHandle: String? = nil, displayName: String? = nil, hasVideo: Bool = false) {
+        self.remoteHandle = remoteHandle
+        self.displayName = displayName
+        self.hasVideo = hasVideo
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+@testable import SwiftPJSUAKit
+
+@Suite("Orchestrator: audio device ownership")
+struct AudioOwnershipTests {
+    @Test func fullIncomingCallNeverOpensTheDeviceBeforeTheSessionIsActivated() async throws {
+        let h = await Harness()
+        let call = FakeCall(id: 1)
+        let uuid = CallIdentity.uuid(forSIPCallID: "c1")
+        _ = await h.push("c1")
+        await h.invite(call, "c1")
+        try await h.core.answerCall(uuid: uuid)
+        await h.state(call, .connecting, "c1", 200)
+        await h.state(call, .confirmed, "c1", 200)
+        #expect(h.engine.count("enableAudio") == 0)
+        #expect(await !h.core.isAudioSessionActive)
+
+        h.engine.setSessionActive(true)
+        try await h.core.audioSessionDidActivate()
+        #expect(h.engine.count("enableAudio") == 1)
+        #expect(await h.core.isAudioSessionActive)
+
+        await h.state(call, .disconnected, "c1", 200)
+        #expect(h.engine.count("disableAudio") == 0, "the call ending does not close the device; the session's deactivation does")
+        h.engine.setSessionActive(false)
+        await h.core.audioSessionDidDeactivate()
+        #expect(h.engine.log.suffix(1) == ["disableAudio"])
+        #expect(h.engine.audioViolations.isEmpty)
+    }
+
+    @Test func outgoingCallConfiguresTheSessionButLeavesTheDeviceClosed() async throws {
+        let h = await Harness()
+        try await h.core.startCall(uuid: UUID(), to: "sip:bob@example.com")
+        await h.state(FakeCall(id: 1001), .confirmed, "out-1001", 200)
+        #expect(h.audio.configurations == 1)
+        #expect(h.engine.count("enableAudio") == 0)
+    }
+
+    @Test func deviceFailingToOpenIsReportedButTheSessionCountsAsActive() async {
+        let h = await Harness()
+        h.engine.setSessionActive(true)
+        h.engine.fail("enableAudio")
+        await #expect(throws: CallOrchestratorError.self) { try await h.core.audioSessionDidActivate() }
+        #expect(await h.core.isAudioSessionActive)
+    }
+
+    @Test func deactivationRacingActivationLeavesTheDeviceClosed() async throws {
+        for _ in 0..<50 {
+            let h = await Harness()
+            h.engine.setSessionActive(true)
+            async let activation: Void = h.core.audioSessionDidActivate()
+            async let deactivation: Void = h.core.audioSessionDidDeactivate()
+            try await activation
+            await deactivation
+            #expect(await !h.core.isAudioSessionActive)
+            #expect(h.engine.log.last == "disableAudio")
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import SwiftPJSUA
+import Testing
+@testable import SwiftPJSUAKit
+
+/// Runs `body` with a started engine on loopback (null audio device, free UDP port) and always
+/// shuts it down. pjsua is a process-wide singleton: callers live in one serialized suite.
+private func withRealEngine(_ body: (PJSUA, PJSUA.Transport) async throws -> Void) async throws {
+    let phone = PJSUA()
+    do {
+        let transport = try await phone.start(.init(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null))
+        try await body(phone, transport)
+        await phone.shutdown()
+    } catch {
+        await phone.shutdown()
+        throw error
+    }
+}
+
+/// The Call-ID and state events of one engine call, from the events a gated engine saw.
+private func firstCallID(of call: PJSUA.Call, in events: [CallEngineEvent<PJSUA.Call>]) -> String? {
+    for event in events {
+        if case let .callState(handle, _, id, _) = event, handle == call, !id.isEmpty { return id }
+    }
+    return nil
+}
+
+private func reachedState(_ call: PJSUA.Call, _ state: CallPhase, in events: [CallEngineEvent<PJSUA.Call>]) -> SIPStatusCode? {
+    for event in events {
+        if case let .callState(handle, phase, _, status) = event, handle == call, phase == state { return status }
+    }
+    return nil
+}
+
+@Suite("Real engine: PJSUA through the orchestration core", .serialized)
+struct RealEngineTests {
+    @Test func inviteFirstCallIsReportedOnceAndAnsweringThroughTheCoreConnectsIt() async throws {
+        try await withRealEngine { phone, transport in
+            let provider = FakeProvider()
+            let account = await phone.localAccount
+            let core = CallOrchestrator(engine: phone, provider: provider, audioSession: FakeAudioSession(),
+                                        configuration: .init(wakeAccount: account))
+            await core.start()
+            let caller = try await phone.makeCall(to: transport.uri(user: "kit"))
+            guard await eventually("the INVITE is reported", timeout: .seconds(10), { provider.newIncomingUUIDs.count == 1 }) else { return }
+            let uuid = try #require(provider.newIncomingUUIDs.first)
+            let sipCallID = try #require(await core.call(uuid)?.sipCallID)
+            #expect(uuid == CallIdentity.uuid(forSIPCallID: sipCallID))
+
+            // The push arrives after the INVITE: it joins the call.
+            let outcome = await core.handleIncomingPush(.success(VoIPPushPayload(sipCallID: sipCallID, uuid: UUID())))
+            #expect(outcome == .repeatedCall(uuid))
+
+            try await core.answerCall(uuid: uuid)
+            await eventually("the call is established", timeout: .seconds(10)) { await core.call(uuid)?.isConnected == true }
+            #expect(provider.newIncomingUUIDs == [uuid])
+            #expect(await core.liveCalls.count == 1)
+
+            try await phone.hangup(caller)
+            await eventually("the remote hang-up is reported", timeout: .seconds(10)) { provider.endings.count == 1 }
+            #expect(provider.endings.first?.1 == .remoteEnded)
+            await core.stop()
+        }
+    }
+
+    @Test func pushFirstCallIsReportedOnceAndAnswerQueuedBeforeTheInviteConnectsIt() async throws {
+        try await withRealEngine { phone, transport in
+            let provider = FakeProvider()
+            let engine = GatedEngine(phone)
+            let core = CallOrchestrator(engine: engine, provider: provider, audioSession: FakeAudioSession(),
+                                        configuration: .init(wakeAccount: await phone.localAccount))
+            await core.start()
+            let caller = try await phone.makeCall(to: transport.uri(user: "kit"))
+            guard await eventually("the caller's Call-ID is known", timeout: .seconds(10), { firstCallID(of: caller, in: engine.events) != nil }) else { return }
+            let sipCallID = try #require(firstCallID(of: caller, in: engine.events))
+
+            let server = UUID()
+            let outcome = await core.handleIncomingPush(.success(VoIPPushPayload(sipCallID: sipCallID, uuid: server, caller: "sip:kit@127.0.0.1")))
+            #expect(outcome == .reportedNewCall(server))
+            let answer = Task { try await core.answerCall(uuid: server) }
+            await eventually("the answer is queued") { await core.pendingActionCount(for: server) == 1 }
+
+            engine.open()
+            try await answer.value
+            await eventually("the call is established", timeout: .seconds(10)) { await core.call(server)?.isConnected == true }
+            #expect(reachedState(caller, .confirmed, in: engine.events) != nil)
+            #expect(provider.newIncomingUUIDs == [server])
+            #expect(await core.liveCalls.count == 1)
+
+            try await core.endCall(uuid: server)
+            await eventually("the caller sees the hang-up", timeout: .seconds(10)) { reachedState(caller, .disconnected, in: engine.events) != nil }
+            #expect(provider.endings.isEmpty, "a call the user ended is not reported back as ended")
+            await core.stop()
+        }
+    }
+
+    @Test func holdAndMuteAreReportedUnsupportedByThePJSUAAdapter() async throws {
+        try await withRealEngine { phone, transport in
+            let caller = try await phone.makeCall(to: transport.uri(user: "kit"))
+            await #expect(throws: CallEngineError.unsupported("hold")) { try await phone.setCallHeld(caller, held: true) }
+            await #expect(throws: CallEngineError.unsupported("mute")) { try await phone.setCallMuted(caller, muted: true) }
+        }
+    }
+}

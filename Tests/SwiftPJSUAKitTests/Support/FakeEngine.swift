@@ -1,0 +1,87 @@
+import Foundation
+@testable import SwiftPJSUAKit
+
+/// A call handle of the fake engine.
+struct FakeCall: Hashable, Sendable, CustomStringConvertible {
+    let id: Int
+    var description: String { "#\(id)" }
+}
+
+/// An engine that records what the core asks of it and emits the events a test scripts.
+final class FakeEngine: CallEngine, @unchecked Sendable {
+    // @unchecked Sendable: every stored var below is guarded by `lock`.
+    private let lock = NSLock()
+    private var continuations: [AsyncStream<CallEngineEvent<FakeCall>>.Continuation] = []
+    private var operations: [String] = []
+    private var nextCall = 1000
+    private var failing: Set<String> = []
+    private var sessionActive = false
+    private var violations: [String] = []
+
+    /// Every operation, in order, e.g. `answer #3`, `reject #3 603`, `enableAudio`.
+    var log: [String] { lock.withLock { operations } }
+    /// Audio device openings that happened while the simulated audio session was inactive.
+    var audioViolations: [String] { lock.withLock { violations } }
+
+    /// Makes the named operation (`place`, `answer`, `hangup`, `reject`, `ring`, `enableAudio`,
+    /// `recover`, `hold`, `mute`, `dtmf`) throw.
+    func fail(_ operation: String) { _ = lock.withLock { failing.insert(operation) } }
+
+    /// Simulates the platform's audio session state, to catch early device openings.
+    func setSessionActive(_ active: Bool) { lock.withLock { sessionActive = active } }
+
+    func emit(_ event: CallEngineEvent<FakeCall>) {
+        for continuation in lock.withLock({ continuations }) { continuation.yield(event) }
+    }
+
+    func count(_ prefix: String) -> Int { log.filter { $0.hasPrefix(prefix) }.count }
+
+    private func record(_ operation: String, _ name: String) throws {
+        let shouldFail = lock.withLock {
+            operations.append(operation)
+            return failing.contains(name)
+        }
+        if shouldFail { throw FakeFailure(operation: operation) }
+    }
+
+    func callEvents() -> AsyncStream<CallEngineEvent<FakeCall>> {
+        let (stream, continuation) = AsyncStream<CallEngineEvent<FakeCall>>.makeStream()
+        lock.withLock { continuations.append(continuation) }
+        return stream
+    }
+
+    func placeCall(to destination: String) async throws -> FakeCall {
+        try record("place \(destination)", "place")
+        let call = lock.withLock {
+            nextCall += 1
+            return FakeCall(id: nextCall)
+        }
+        // Like PJSUA: the CALLING event is published before makeCall returns.
+        emit(.callState(call: call, state: .calling, sipCallID: "out-\(call.id)", lastStatus: SIPStatusCode(0)))
+        return call
+    }
+
+    func ringCall(_ call: FakeCall) async throws { try record("ring \(call)", "ring") }
+    func answerCall(_ call: FakeCall) async throws { try record("answer \(call)", "answer") }
+    func hangUpCall(_ call: FakeCall) async throws { try record("hangup \(call)", "hangup") }
+    func rejectCall(_ call: FakeCall, code: Int) async throws { try record("reject \(call) \(code)", "reject") }
+    func setCallHeld(_ call: FakeCall, held: Bool) async throws { try record("hold \(call) \(held)", "hold") }
+    func setCallMuted(_ call: FakeCall, muted: Bool) async throws { try record("mute \(call) \(muted)", "mute") }
+    func sendDigits(_ digits: String, on call: FakeCall) async throws { try record("dtmf \(call) \(digits)", "dtmf") }
+
+    func enableAudioDevice() async throws {
+        lock.withLock {
+            if !sessionActive { violations.append("enableAudio while the session is inactive") }
+        }
+        try record("enableAudio", "enableAudio")
+    }
+
+    func disableAudioDevice() async { try? record("disableAudio", "") }
+
+    func recoverNetwork(for account: String) async throws { try record("recover \(account)", "recover") }
+}
+
+struct FakeFailure: Error, CustomStringConvertible {
+    let operation: String
+    var description: String { "fake failure of \(operation)" }
+}
