@@ -1,1 +1,67 @@
-print("softphone")
+import Foundation
+import SwiftPJSUA
+
+/// softphone: a command-line SIP user agent built on SwiftPJSUA's public API only.
+let usage = """
+usage: softphone <command> [options]
+commands:
+  demo       a real SIP call over loopback with a tone check (no server needed)
+  answer     answer incoming calls until SIGINT/SIGTERM
+  call       place a call
+  register   register an account with a registrar
+Run `softphone <command> --help` for a command's options.
+Exit codes: 0 success, 1 call or registration failed, 2 usage or bad input.
+"""
+
+struct Command {
+    let usage: String
+    let spec: OptionSpec
+    let run: (Arguments) async throws -> Int32
+}
+
+let commands: [String: Command] = [
+    "demo": Command(usage: DemoCommand.usage, spec: DemoCommand.spec, run: DemoCommand.run),
+    "answer": Command(usage: AnswerCommand.usage, spec: AnswerCommand.spec, run: AnswerCommand.run),
+    "call": Command(usage: CallCommand.usage, spec: CallCommand.spec, run: CallCommand.run),
+    "register": Command(usage: RegisterCommand.usage, spec: RegisterCommand.spec, run: RegisterCommand.run),
+]
+
+func usageFailure(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("softphone: error: \(message)\n".utf8))
+    exit(2)
+}
+
+var argv = Array(CommandLine.arguments.dropFirst())
+guard let name = argv.first else {
+    print(usage)
+    exit(2)
+}
+if name == "--help" || name == "-h" || name == "help" {
+    print(usage)
+    exit(0)
+}
+guard let command = commands[name] else { usageFailure("unknown command '\(name)' (try softphone --help)") }
+argv.removeFirst()
+if argv.contains("--help") || argv.contains("-h") {
+    print(command.usage)
+    exit(0)
+}
+
+let code: Int32
+do {
+    let arguments = try Arguments(argv, spec: command.spec)
+    code = try await command.run(arguments)
+} catch let error as UsageError {
+    usageFailure(error.description)
+} catch let error as PJSUAError {
+    // Bad input the engine refused (an invalid URI, a missing file) is a usage error; the rest
+    // is a failure of the call or registration.
+    let input: Set<PJSUAError.Code> = [.invalidURI, .invalidArgument, .file]
+    if input.contains(error.code) { usageFailure(error.message) }
+    FileHandle.standardError.write(Data("softphone: \(error.message)\n".utf8))
+    code = 1
+} catch {
+    FileHandle.standardError.write(Data("softphone: \(error)\n".utf8))
+    code = 1
+}
+exit(code)

@@ -1,0 +1,81 @@
+import Foundation
+import SwiftPJSUA
+
+/// `--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR` (or
+/// `--password-stdin`): passwords never come from argv.
+struct AccountOptions {
+    static let valued: Set<String> = ["account", "registrar", "username", "password-env"]
+    static let flags: Set<String> = ["password-stdin"]
+
+    var configuration: PJSUA.Account.Configuration?
+
+    init(_ arguments: Arguments, required: Bool) throws(UsageError) {
+        guard let id = arguments.string("account") else {
+            if required { throw UsageError("--account is required") }
+            for name in ["registrar", "username", "password-env"] where arguments.string(name) != nil {
+                throw UsageError("--\(name) needs --account")
+            }
+            return
+        }
+        var password: String?
+        if let variable = arguments.string("password-env") {
+            guard let value = ProcessInfo.processInfo.environment[variable] else {
+                throw UsageError("environment variable \(variable) (from --password-env) is not set")
+            }
+            password = value
+        } else if arguments.has("password-stdin") {
+            guard let line = readLine(strippingNewline: true) else { throw UsageError("no password on standard input") }
+            password = line
+        }
+        let username = arguments.string("username")
+        if password != nil && username == nil { throw UsageError("a password needs --username") }
+        if required && arguments.string("registrar") == nil { throw UsageError("--registrar is required") }
+        configuration = PJSUA.Account.Configuration(id: id, registrar: arguments.string("registrar"),
+                                                    username: username, password: password)
+    }
+}
+
+/// Collects a command's events so it can wait for the ones it needs, and prints each one.
+final class Watcher: @unchecked Sendable {
+    // @unchecked Sendable: `events` and `finished` are guarded by `lock`.
+    private let lock = NSLock()
+    private var events: [PJSUA.Event] = []
+    private var finished = false
+
+    init(_ sequence: PJSUA.Events, output: Output) {
+        Task { [weak self] in
+            for await event in sequence {
+                output.emit(event)
+                self?.append(event)
+            }
+            self?.finish()
+        }
+    }
+
+    private func append(_ event: PJSUA.Event) { lock.lock(); events.append(event); lock.unlock() }
+    private func finish() { lock.lock(); finished = true; lock.unlock() }
+
+    var all: [PJSUA.Event] { lock.lock(); defer { lock.unlock() }; return events }
+
+    /// Waits until `match` gives a value for an event seen so far, or `seconds` pass (nil).
+    func first<T>(within seconds: Double, signals: Signals? = nil, _ match: (PJSUA.Event) -> T?) async -> T? {
+        let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int(seconds * 1000)))
+        while ContinuousClock.now < deadline {
+            for event in all {
+                if let value = match(event) { return value }
+            }
+            if signals?.pending != nil { return nil }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return nil
+    }
+
+    /// The last state event of `call`, if it reached one of `states` within `seconds`.
+    func state(of call: PJSUA.Call, in states: Set<PJSUA.CallState>, within seconds: Double, signals: Signals? = nil)
+        async -> (state: PJSUA.CallState, status: PJSUA.SIPStatus)? {
+        await first(within: seconds, signals: signals) { event in
+            if case let .callState(c, state, _, status) = event, c == call, states.contains(state) { return (state, status) }
+            return nil
+        }
+    }
+}

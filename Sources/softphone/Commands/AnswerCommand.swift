@@ -1,0 +1,164 @@
+import Foundation
+import SwiftPJSUA
+
+/// `softphone answer`: a user agent that answers calls until SIGINT/SIGTERM (or --max-calls).
+enum AnswerCommand {
+    static let usage = """
+    usage: softphone answer [--listen <udp|tcp>:<host>:<port>] [--auto-answer CODE] [--answer-after MS]
+                            [--max-calls N] [--hangup-after SECONDS] [--play FILE.wav] [--record-dir DIR]
+                            [--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR] [--json]
+      Answers every incoming call with CODE (default 200; 180/183 only ring, 4xx-6xx reject), optionally
+      after MS milliseconds; plays FILE into and records each call into DIR; hangs up after SECONDS;
+      exits after N calls have ended, or on SIGINT/SIGTERM. Prints a "listening" line first.
+    """
+
+    static let spec = OptionSpec(
+        valued: Set(["listen", "auto-answer", "answer-after", "max-calls", "hangup-after", "play", "record-dir"]).union(AccountOptions.valued),
+        flags: Set(["json"]).union(AccountOptions.flags))
+
+    static func run(_ arguments: Arguments) async throws -> Int32 {
+        let output = Output(json: arguments.has("json"))
+        let listen = try arguments.string("listen").map { value throws(UsageError) in try ListenAddress(parsing: value) } ?? .loopback
+        let code = try arguments.integer("auto-answer", in: 100...699, default: 200) ?? 200
+        let delay = try arguments.integer("answer-after", in: 0...3_600_000, default: 0) ?? 0
+        let maxCalls = try arguments.integer("max-calls", in: 1...1_000_000_000)
+        let hangupAfter = try arguments.seconds("hangup-after", in: 0...86_400)
+        let play = arguments.string("play")
+        if let play { _ = try WAVFile(contentsOf: play) }
+        let recordDirectory = arguments.string("record-dir")
+        if let recordDirectory {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: recordDirectory, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw UsageError("--record-dir \(recordDirectory) is not a directory")
+            }
+        }
+        let account = try AccountOptions(arguments, required: false)
+
+        let signals = Signals()
+        let phone = PJSUA()
+        let events = phone.events
+        let transport = try await phone.start(listen.configuration())
+        output.emit("listening", ["uri": transport.uri(), "transport": transport.kind.rawValue, "host": transport.host, "port": transport.port],
+                    human: "listening on \(transport.uri())")
+        if let configuration = account.configuration {
+            try await phone.addAccount(configuration)
+        }
+        let agent = Agent(phone: phone, output: output, code: code, delay: delay, maxCalls: maxCalls,
+                          hangupAfter: hangupAfter, play: play, recordDirectory: recordDirectory)
+        let loop = Task { await agent.run(events) }
+        // Whichever comes first ends the agent: enough calls handled, or a signal.
+        Task {
+            let number = await signals.wait()
+            output.emit("signal", ["signal": Int(number)], human: "signal \(number): shutting down")
+            await agent.finish()
+        }
+        await agent.waitUntilDone()
+        await phone.shutdown()
+        await loop.value
+        output.emit("done", ["calls": await agent.completed], human: "done: \(await agent.completed) call(s)")
+        return 0
+    }
+}
+
+/// The answering logic: reacts to each engine event.
+actor Agent {
+    let phone: PJSUA
+    let output: Output
+    let code: Int
+    let delay: Int
+    let maxCalls: Int?
+    let hangupAfter: Double?
+    let play: String?
+    let recordDirectory: String?
+    private(set) var completed = 0
+    private var recorders: [PJSUA.Call: PJSUA.Recorder] = [:]
+    private var ours: Set<PJSUA.Call> = []
+    private var doneWaiters: [CheckedContinuation<Void, Never>] = []
+    private var recordingNumber = 0
+
+    init(phone: PJSUA, output: Output, code: Int, delay: Int, maxCalls: Int?, hangupAfter: Double?, play: String?, recordDirectory: String?) {
+        self.phone = phone
+        self.output = output
+        self.code = code
+        self.delay = delay
+        self.maxCalls = maxCalls
+        self.hangupAfter = hangupAfter
+        self.play = play
+        self.recordDirectory = recordDirectory
+    }
+
+    private var done = false
+
+    func run(_ events: PJSUA.Events) async {
+        for await event in events {
+            output.emit(event)
+            await handle(event)
+        }
+        finish()
+    }
+
+    /// Returns once ``finish()`` has been called (enough calls, a signal, or the engine stopped).
+    func waitUntilDone() async {
+        if done { return }
+        await withCheckedContinuation { doneWaiters.append($0) }
+    }
+
+    func finish() {
+        done = true
+        let waiters = doneWaiters
+        doneWaiters = []
+        waiters.forEach { $0.resume() }
+    }
+
+    private func handle(_ event: PJSUA.Event) async {
+        switch event {
+        case let .incomingCall(_, call, _, _, _):
+            ours.insert(call)
+            if delay > 0 {
+                try? await phone.answer(call, code: 180)
+                Task {
+                    try? await Task.sleep(for: .milliseconds(delay))
+                    await self.respond(call)
+                }
+            } else {
+                await respond(call)
+            }
+        case let .callMedia(call, .active) where ours.contains(call):
+            if let play { _ = try? await phone.play(play, into: call, loop: true) }
+            if let recordDirectory, recorders[call] == nil {
+                recordingNumber += 1
+                let path = "\(recordDirectory)/call-\(recordingNumber).wav"
+                if let recorder = try? await phone.record(call, to: path) {
+                    recorders[call] = recorder
+                    output.emit("recording", ["call": call.description, "path": path], human: "\(call) recording to \(path)")
+                }
+            }
+        case let .callState(call, .confirmed, _, _) where ours.contains(call):
+            if let hangupAfter {
+                Task {
+                    try? await Task.sleep(for: .milliseconds(Int(hangupAfter * 1000)))
+                    try? await self.phone.hangup(call)
+                }
+            }
+        case let .callState(call, .disconnected, _, _) where ours.contains(call):
+            ours.remove(call)
+            if let recorder = recorders.removeValue(forKey: call) { try? await phone.stop(recorder) }
+            completed += 1
+            if let maxCalls, completed >= maxCalls { finish() }
+        default:
+            break
+        }
+    }
+
+    private func respond(_ call: PJSUA.Call) async {
+        do {
+            if code >= 300 {
+                try await phone.reject(call, code: code)
+            } else {
+                try await phone.answer(call, code: code)
+            }
+        } catch {
+            output.emit("error", ["call": call.description, "message": "\(error)"], human: "\(call): \(error)")
+        }
+    }
+}

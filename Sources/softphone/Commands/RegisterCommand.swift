@@ -1,0 +1,46 @@
+import Foundation
+import SwiftPJSUA
+
+/// `softphone register`: registers an account, stays registered N seconds, unregisters.
+enum RegisterCommand {
+    static let usage = """
+    usage: softphone register --account <sip-uri> --registrar <sip-uri> --username U --password-env VAR
+                              [--listen <udp|tcp>:<host>:<port>] [--seconds N] [--timeout N] [--json]
+      Registers, stays registered N seconds (default 0), then unregisters. Exits 0 when registered,
+      1 when the registrar refused (with its status), 2 on bad input.
+    """
+
+    static let spec = OptionSpec(
+        valued: Set(["listen", "seconds", "timeout"]).union(AccountOptions.valued),
+        flags: Set(["json"]).union(AccountOptions.flags))
+
+    static func run(_ arguments: Arguments) async throws -> Int32 {
+        let output = Output(json: arguments.has("json"))
+        let listen = try arguments.string("listen").map { value throws(UsageError) in try ListenAddress(parsing: value) } ?? .loopback
+        let seconds = try arguments.seconds("seconds", in: 0...86_400, default: 0) ?? 0
+        let timeout = try arguments.seconds("timeout", in: 1...3600, default: 30) ?? 30
+        let options = try AccountOptions(arguments, required: true)
+        guard let configuration = options.configuration else { throw UsageError("--account is required") }
+
+        let signals = Signals()
+        return try await withPhone(listen.configuration(audio: .none), output: output) { phone, _, watcher in
+            let account = try await phone.addAccount(configuration)
+            let state = await watcher.first(within: timeout, signals: signals) { event -> PJSUA.RegistrationState? in
+                if case let .registration(a, state) = event, a == account { return state }
+                return nil
+            }
+            guard let state, state.isRegistered else {
+                return CallCommand.fail(output, "registration failed: \(state.map { "\($0.status)" } ?? "no answer from the registrar")")
+            }
+            if seconds > 0 {
+                _ = await watcher.first(within: seconds, signals: signals) { _ -> Void? in nil }
+            }
+            try? await phone.setRegistration(account, enabled: false)
+            _ = await watcher.first(within: 5) { event -> Void? in
+                if case let .registration(a, state) = event, a == account, state.isUnregistration { return () }
+                return nil
+            }
+            return 0
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import SwiftPJSUA
+
+/// Prints what happens: one JSON object per line (`--json`), or one human-readable line.
+struct Output: Sendable {
+    let json: Bool
+
+    /// Prints one record. `fields` must hold only strings, numbers and booleans.
+    func emit(_ event: String, _ fields: KeyValuePairs<String, any Sendable> = [:], human: String) {
+        if json {
+            var object: [String: Any] = ["event": event]
+            for (key, value) in fields { object[key] = value }
+            if let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]),
+               let line = String(data: data, encoding: .utf8) {
+                Self.write(line)
+            }
+        } else {
+            Self.write(human)
+        }
+    }
+
+    /// Prints an engine event.
+    func emit(_ event: PJSUA.Event) {
+        switch event {
+        case let .incomingCall(account, call, sipCallID, from, offeredVideo):
+            emit("incomingCall", ["call": call.description, "account": account.description, "sipCallID": sipCallID,
+                                  "from": from, "offeredVideo": offeredVideo],
+                 human: "incoming call \(call) from \(from)")
+        case let .callState(call, state, sipCallID, lastStatus):
+            emit("callState", ["call": call.description, "state": state.rawValue, "sipCallID": sipCallID,
+                               "code": lastStatus.code, "reason": lastStatus.reason],
+                 human: "\(call) \(state) (\(lastStatus))")
+        case let .callMedia(call, state):
+            emit("media", ["call": call.description, "state": state.rawValue], human: "\(call) media \(state)")
+        case let .registration(account, state):
+            emit("registration", ["account": account.description, "code": state.status.code, "reason": state.status.reason,
+                                  "expires": state.expires, "registered": state.isRegistered,
+                                  "unregistration": state.isUnregistration],
+                 human: "\(account) \(state)")
+        case let .dtmf(call, digit):
+            emit("dtmf", ["call": call.description, "digit": String(digit)], human: "\(call) DTMF \(digit)")
+        }
+    }
+
+    /// Prints RTP statistics of a call.
+    func emit(statistics: PJSUA.MediaStatistics, of call: PJSUA.Call) {
+        emit("stats", ["call": call.description, "codec": statistics.codec, "packetsSent": statistics.packetsSent,
+                       "packetsReceived": statistics.packetsReceived, "packetsLost": statistics.packetsLost,
+                       "jitterUs": statistics.jitterMicroseconds],
+             human: "\(call) codec \(statistics.codec), RTP sent \(statistics.packetsSent), received \(statistics.packetsReceived), lost \(statistics.packetsLost), jitter \(statistics.jitterMicroseconds) us")
+    }
+
+    private static let lock = NSLock()
+
+    static func write(_ line: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+}
