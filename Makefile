@@ -22,6 +22,7 @@ demo: deps
 
 ## make test: the whole test suite against real PJSIP and real peers (sipp, kamailio).
 test: deps peers
+	$(SWIFT) build $(SWIFT_FLAGS)
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
 	$(SWIFT) test $(SWIFT_FLAGS) --skip-build
 

@@ -41,6 +41,7 @@ let package = Package(
         .executableTarget(name: "softphone", dependencies: ["SwiftPJSUA"]),
         .testTarget(name: "SwiftPJSUATests", dependencies: ["SwiftPJSUA"]),
         .testTarget(name: "SwiftPJSUAKitTests", dependencies: ["SwiftPJSUAKit", "SwiftPJSUA"]),
+        .testTarget(name: "softphoneTests", dependencies: ["softphone"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -70,3 +70,37 @@ struct KamailioTests {
         }
     }
 }
+
+@Suite("Two accounts calling each other through kamailio")
+struct KamailioCallTests {
+    /// alice is this engine; bob is a second process (softphone answer) registered with the same
+    /// kamailio. kamailio challenges alice's INVITE with 407 and routes it to bob's contact.
+    @Test func aliceCallsBobThroughTheRegistrar() async throws {
+        let kamailio = try await Kamailio()
+        defer { kamailio.stop() }
+        try await withEngine { phone, _, log in
+            let bob = try PeerProcess(try softphone(), [
+                "answer", "--listen", "udp:127.0.0.1:0", "--max-calls", "1", "--json",
+                "--account", "sip:bob@127.0.0.1", "--registrar", kamailio.uri, "--username", "bob", "--password-env", "BOB_PASSWORD",
+            ], name: "softphone-bob", environment: ["BOB_PASSWORD": "bob-secret"])
+            try await bob.waitForOutput("\"registered\":true")
+
+            let alice = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: kamailio.uri,
+                                                   username: "alice", password: "alice-secret")
+            try await log.first("alice registered") { event -> Void? in
+                if case let .registration(a, state) = event, a == alice, state.isRegistered { return () }
+                return nil
+            }
+            let call = try await phone.makeCall(to: "sip:bob@127.0.0.1:\(kamailio.port)", from: alice)
+            let confirmed = try await log.state(call, .confirmed)
+            try await Task.sleep(for: .milliseconds(300))
+            try await phone.hangup(call)
+            try await log.state(call, .disconnected)
+            #expect(try await bob.waitForExit(timeout: .seconds(10)) == 0, "\(bob.output)")
+            // Both ends saw the same dialog.
+            let bobCallIDs = jsonLines(bob.output).compactMap { $0["event"] as? String == "incomingCall" ? $0["sipCallID"] as? String : nil }
+            #expect(bobCallIDs == [confirmed.sipCallID])
+            #expect(!bob.output.contains("bob-secret"))
+        }
+    }
+}

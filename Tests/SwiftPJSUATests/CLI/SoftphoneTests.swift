@@ -1,0 +1,120 @@
+import Foundation
+import SwiftPJSUA
+import Testing
+
+/// The built softphone binary (make test builds it before running the tests).
+func softphone() throws -> String {
+    var url = URL(fileURLWithPath: #filePath)
+    while url.lastPathComponent != "Tests" { url.deleteLastPathComponent() }
+    let path = url.deletingLastPathComponent().appendingPathComponent(".build/debug/softphone").path
+    guard FileManager.default.isExecutableFile(atPath: path) else {
+        throw PeerError("\(path) is missing: build it with `swift build --product softphone` (make test does)")
+    }
+    return path
+}
+
+/// Runs softphone to completion; returns its exit status and output.
+func runSoftphone(_ arguments: [String], environment: [String: String] = [:], timeout: Duration = .seconds(60)) async throws -> (status: Int32, output: String) {
+    let process = try PeerProcess(try softphone(), arguments, name: "softphone", environment: environment)
+    let status = try await process.waitForExit(timeout: timeout)
+    return (status, process.output)
+}
+
+/// JSON lines of softphone's output.
+func jsonLines(_ output: String) -> [[String: Any]] {
+    output.split(separator: "\n").compactMap { line in
+        (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+    }
+}
+
+@Suite("The softphone CLI, driven as a subprocess")
+struct SoftphoneTests {
+    @Test func demoConnectsAndDetectsTheToneAtTheFarEnd() async throws {
+        await EngineTurns.shared.acquire()
+        defer { Task { await EngineTurns.shared.release() } }
+        let result = try await runSoftphone(["demo", "--seconds", "2", "--json"])
+        #expect(result.status == 0, "\(result.output)")
+        let lines = jsonLines(result.output)
+        #expect(lines.contains { $0["event"] as? String == "callState" && $0["state"] as? String == "CONFIRMED" })
+        #expect(lines.contains { $0["event"] as? String == "stats" && ($0["packetsReceived"] as? Int ?? 0) > 50 })
+        #expect(lines.contains { $0["event"] as? String == "tone" && $0["detected"] as? Bool == true })
+    }
+
+    @Test(arguments: [
+        (["frobnicate"], "unknown command"),
+        (["call"], "missing argument"),
+        (["call", "sip:a@127.0.0.1", "--seconds", "-3"], "--seconds"),
+        (["call", "not-a-uri", "--seconds", "0"], "invalid destination URI"),
+        (["call", "sip:a@127.0.0.1", "--play", "/nonexistent.wav"], "nonexistent.wav"),
+        (["answer", "--listen", "udp:nowhere"], "--listen"),
+        (["answer", "--auto-answer", "99"], "--auto-answer"),
+        (["answer", "--record-dir", "/nonexistent-dir"], "--record-dir"),
+        (["register", "--registrar", "sip:127.0.0.1"], "--account is required"),
+        (["register", "--account", "sip:a@127.0.0.1", "--registrar", "sip:127.0.0.1", "--username", "a", "--password-env", "SWIFT_PJSUA_UNSET_VARIABLE"], "SWIFT_PJSUA_UNSET_VARIABLE"),
+        (["demo", "--seconds", "0"], "--seconds"),
+        (["call", "sip:a@127.0.0.1", "--password", "secret"], "unknown option --password"),
+    ])
+    func badInputExitsWith2AndOneLine(arguments: [String], mention: String) async throws {
+        await EngineTurns.shared.acquire()
+        defer { Task { await EngineTurns.shared.release() } }
+        let result = try await runSoftphone(arguments)
+        #expect(result.status == 2, "\(arguments): \(result.output)")
+        let lines = result.output.split(separator: "\n")
+        #expect(lines.count == 1, "\(result.output)")
+        #expect(result.output.hasPrefix("softphone: error: "))
+        #expect(result.output.contains(mention), "\(result.output)")
+    }
+
+    @Test func helpExitsWith0() async throws {
+        for arguments in [["--help"], ["demo", "--help"], ["answer", "--help"], ["call", "--help"], ["register", "--help"]] {
+            let result = try await runSoftphone(arguments)
+            #expect(result.status == 0)
+            #expect(result.output.contains("usage:"))
+        }
+    }
+
+    @Test func aRefusedCallExitsWith1AndTheReason() async throws {
+        await EngineTurns.shared.acquire()
+        defer { Task { await EngineTurns.shared.release() } }
+        let port = freePort()
+        let callee = try PeerProcess(try softphone(), ["answer", "--listen", "udp:127.0.0.1:\(port)", "--auto-answer", "486",
+                                                       "--max-calls", "1", "--json"], name: "softphone-busy")
+        try await callee.waitForOutput("\"listening\"")
+        let result = try await runSoftphone(["call", "sip:x@127.0.0.1:\(port)", "--listen", "udp:127.0.0.1:0"])
+        #expect(result.status == 1, "\(result.output)")
+        #expect(result.output.contains("486"), "\(result.output)")
+        #expect(try await callee.waitForExit(timeout: .seconds(10)) == 0)
+    }
+
+    @Test func answerShutsDownCleanlyOnSIGTERMAndSIGINT() async throws {
+        await EngineTurns.shared.acquire()
+        defer { Task { await EngineTurns.shared.release() } }
+        for signal in [SIGTERM, SIGINT] {
+            let agent = try PeerProcess(try softphone(), ["answer", "--json"], name: "softphone-signal")
+            try await agent.waitForOutput("\"listening\"")
+            agent.signal(signal)
+            #expect(try await agent.waitForExit(timeout: .seconds(10)) == 0, "\(agent.output)")
+            #expect(agent.output.contains("\"done\""))
+        }
+    }
+
+    @Test func callPlaysRecordsAndSendsDTMFToAnAnsweringSoftphone() async throws {
+        await EngineTurns.shared.acquire()
+        defer { Task { await EngineTurns.shared.release() } }
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try WAVFile.tone(frequency: 600, seconds: 1).write(to: directory + "/prompt.wav")
+        let port = freePort()
+        let callee = try PeerProcess(try softphone(), ["answer", "--listen", "udp:127.0.0.1:\(port)", "--max-calls", "1",
+                                                       "--play", directory + "/prompt.wav", "--json"], name: "softphone-callee")
+        try await callee.waitForOutput("\"listening\"")
+        let result = try await runSoftphone(["call", "sip:x@127.0.0.1:\(port)", "--listen", "udp:127.0.0.1:0", "--seconds", "2",
+                                             "--record", directory + "/heard.wav", "--dtmf", "12#", "--json"])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(try await callee.waitForExit(timeout: .seconds(10)) == 0)
+        let digits = jsonLines(callee.output).compactMap { $0["event"] as? String == "dtmf" ? $0["digit"] as? String : nil }
+        #expect(digits.joined() == "12#", "\(callee.output)")
+        let heard = try WAVFile(contentsOf: directory + "/heard.wav")
+        #expect(abs(heard.dominantFrequency() - 600) <= 20)
+    }
+}
