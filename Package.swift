@@ -39,8 +39,10 @@ let package = Package(
         .target(name: "SwiftPJSUA", dependencies: [pjsip]),
         .target(name: "SwiftPJSUAKit", dependencies: ["SwiftPJSUA"]),
         .executableTarget(name: "softphone", dependencies: ["SwiftPJSUA"]),
-        .testTarget(name: "SwiftPJSUATests", dependencies: ["SwiftPJSUA"]),
-        .testTarget(name: "SwiftPJSUAKitTests", dependencies: ["SwiftPJSUAKit", "SwiftPJSUA"]),
+        // Shared by the test targets, which all run in one process (one pjsua engine at a time).
+        .target(name: "PJSUATestSupport", path: "Tests/PJSUATestSupport"),
+        .testTarget(name: "SwiftPJSUATests", dependencies: ["SwiftPJSUA", "PJSUATestSupport"]),
+        .testTarget(name: "SwiftPJSUAKitTests", dependencies: ["SwiftPJSUAKit", "SwiftPJSUA", "PJSUATestSupport"]),
         .testTarget(name: "softphoneTests", dependencies: ["softphone"]),
     ],
     swiftLanguageModes: [.v6]

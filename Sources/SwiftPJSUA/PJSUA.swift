@@ -113,24 +113,70 @@ public actor PJSUA {
     }
 
     /// Shuts pjsua down: hangs up every call (their `DISCONNECTED` events are delivered),
-    /// unregisters accounts (waiting at most the configured unregister timeout), destroys pjsua
-    /// and finishes every event sequence. Does nothing if the engine is not started. The engine
-    /// can be started again afterwards.
+    /// unregisters registered accounts (waiting at most
+    /// ``Configuration/unregisterTimeoutMilliseconds``), destroys pjsua and finishes every event
+    /// sequence. Does nothing if the engine is not started. The engine can be started again
+    /// afterwards.
     ///
-    /// Drives `pjsua_call_hangup_all()` and `pjsua_destroy()`.
-    public func shutdown() {
+    /// Drives `pjsua_call_hangup_all()`, `pjsua_acc_set_registration()` and `pjsua_destroy2()`.
+    public func shutdown() async {
         guard phase == .running else { return }
         phase = .stopping
+        let watch = hub.subscribe()
         pjsua_call_hangup_all()
+        let unregistering = unregisterAll()
+        if !unregistering.isEmpty {
+            await Self.waitForUnregistration(of: unregistering, in: watch, timeout: .milliseconds(unregisterTimeout))
+        }
+        // Calls hung up before an answer end when the CANCEL is answered; give them a moment.
+        let deadline = ContinuousClock.now.advanced(by: .seconds(1))
+        while pjsua_call_get_count() > 0 && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
         for (id, _) in players { pjsua_player_destroy(id) }
         for (id, _) in recorders { pjsua_recorder_destroy(id) }
         players = [:]
         recorders = [:]
-        pjsua_destroy()
+        // We waited for the unregistrations ourselves; NO_RX_MSG skips pjsua's fixed one-second
+        // grace sleep. Remaining calls are still hung up (transmission stays on).
+        pjsua_destroy2(UInt32(PJSUA_DESTROY_NO_RX_MSG.rawValue))
         Self.finishTeardown(hub: hub)
         transports = []
         defaultAccount = nil
         phase = .idle
+    }
+
+    /// Sends an un-REGISTER for every account that is registered; returns their slots.
+    private func unregisterAll() -> Set<Int32> {
+        var ids = [pjsua_acc_id](repeating: -1, count: PJSUA.maxAccountsLimit)
+        var count = UInt32(ids.count)
+        guard pjsua_enum_accs(&ids, &count) == pjSuccess else { return [] }
+        var pending = Set<Int32>()
+        for id in ids.prefix(Int(count)) {
+            var info = pjsua_acc_info()
+            guard pjsua_acc_get_info(id, &info) == pjSuccess, info.has_registration != 0,
+                  info.status.rawValue / 100 == 2, info.expires > 0, info.expires != UInt32.max
+            else { continue }
+            if pjsua_acc_set_registration(id, 0) == pjSuccess { pending.insert(id) }
+        }
+        return pending
+    }
+
+    private static func waitForUnregistration(of slots: Set<Int32>, in events: AsyncStream<Event>, timeout: Duration) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                var pending = slots
+                for await event in events {
+                    if case let .registration(account, state) = event, state.isUnregistration {
+                        pending.remove(account.slot)
+                        if pending.isEmpty { return }
+                    }
+                }
+            }
+            group.addTask { try? await Task.sleep(for: timeout) }
+            await group.next()
+            group.cancelAll()
+        }
     }
 
     /// Runs after pjsua_destroy: no callback can fire any more.

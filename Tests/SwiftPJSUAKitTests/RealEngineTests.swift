@@ -1,18 +1,23 @@
 import Foundation
+import PJSUATestSupport
 import SwiftPJSUA
 import Testing
 @testable import SwiftPJSUAKit
 
 /// Runs `body` with a started engine on loopback (null audio device, free UDP port) and always
-/// shuts it down. pjsua is a process-wide singleton: callers live in one serialized suite.
+/// shuts it down. pjsua is a process-wide singleton: callers take turns with every other test
+/// that starts an engine, in any target.
 private func withRealEngine(_ body: (PJSUA, PJSUA.Transport) async throws -> Void) async throws {
+    await EngineTurns.shared.acquire()
     let phone = PJSUA()
     do {
         let transport = try await phone.start(.init(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null))
         try await body(phone, transport)
         await phone.shutdown()
+        await EngineTurns.shared.release()
     } catch {
         await phone.shutdown()
+        await EngineTurns.shared.release()
         throw error
     }
 }

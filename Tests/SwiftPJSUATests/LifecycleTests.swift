@@ -1,5 +1,6 @@
 import Foundation
 import SwiftPJSUA
+import PJSUATestSupport
 import Testing
 
 @Suite("Engine lifecycle")

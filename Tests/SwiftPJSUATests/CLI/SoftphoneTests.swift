@@ -1,5 +1,6 @@
 import Foundation
 import SwiftPJSUA
+import PJSUATestSupport
 import Testing
 
 /// The built softphone binary (make test builds it before running the tests).

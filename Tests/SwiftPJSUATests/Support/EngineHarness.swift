@@ -1,29 +1,7 @@
 import Foundation
 import SwiftPJSUA
+import PJSUATestSupport
 import Testing
-
-/// pjsua is a process-wide singleton, so tests that start an engine take turns.
-actor EngineTurns {
-    static let shared = EngineTurns()
-    private var busy = false
-    private var waiting: [CheckedContinuation<Void, Never>] = []
-
-    func acquire() async {
-        if !busy {
-            busy = true
-            return
-        }
-        await withCheckedContinuation { waiting.append($0) }
-    }
-
-    func release() {
-        if waiting.isEmpty {
-            busy = false
-        } else {
-            waiting.removeFirst().resume()
-        }
-    }
-}
 
 /// Runs `body` with a started engine (null audio device, loopback, a free UDP port by default),
 /// and always shuts it down, even when `body` throws.
