@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 
-.PHONY: all deps peers build demo test bench fuzz clean
+.PHONY: all deps peers build demo test bench fuzz fuzz-smoke clean
 
 all: build
 
@@ -25,6 +25,15 @@ test: deps peers
 	$(SWIFT) build $(SWIFT_FLAGS)
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
 	$(SWIFT) test $(SWIFT_FLAGS) --skip-build
+	$(MAKE) fuzz-smoke
+
+## make fuzz: the VoIP push payload parser under libFuzzer for 30 s (FUZZ_SECONDS to change).
+FUZZ_SECONDS ?= 30
+fuzz:
+	bash Fuzz/run.sh $(FUZZ_SECONDS)
+
+fuzz-smoke:
+	bash Fuzz/run.sh 10
 
 clean:
 	rm -rf .build
