@@ -35,5 +35,17 @@ fuzz:
 fuzz-smoke:
 	bash Fuzz/run.sh 10
 
+## make bench: every benchmark, release build; each prints its figures and a JSON line.
+BENCH = .build/release/pjsua-bench
+bench: deps peers
+	$(SWIFT) build -c release --product softphone
+	$(SWIFT) build -c release --product pjsua-bench
+	$(BENCH) hop
+	$(BENCH) events
+	$(BENCH) setup --calls 200
+	$(BENCH) idle --seconds 10
+	$(BENCH) soak --calls 1000
+	$(BENCH) load --rate 20 --seconds 10 --hold-ms 1000 --find-max
+
 clean:
 	rm -rf .build

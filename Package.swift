@@ -33,12 +33,17 @@ let package = Package(
         .library(name: "SwiftPJSUA", targets: ["SwiftPJSUA"]),
         .library(name: "SwiftPJSUAKit", targets: ["SwiftPJSUAKit"]),
         .executable(name: "softphone", targets: ["softphone"]),
+        .executable(name: "pjsua-bench", targets: ["pjsua-bench"]),
     ],
     dependencies: pjsipPackages,
     targets: pjsipTargets + [
         .target(name: "SwiftPJSUA", dependencies: [pjsip]),
         .target(name: "SwiftPJSUAKit", dependencies: ["SwiftPJSUA"]),
         .executableTarget(name: "softphone", dependencies: ["SwiftPJSUA"]),
+        // Benchmarks: the Swift engine against a plain-C loop over the same library and against
+        // the reference pjsua app (`make bench`).
+        .target(name: "CPJSUABaseline", dependencies: [pjsip], path: "Benchmarks/CPJSUABaseline"),
+        .executableTarget(name: "pjsua-bench", dependencies: ["SwiftPJSUA", "CPJSUABaseline"], path: "Benchmarks/pjsua-bench"),
         // Shared by the test targets, which all run in one process (one pjsua engine at a time).
         .target(name: "PJSUATestSupport", path: "Tests/PJSUATestSupport"),
         .testTarget(name: "SwiftPJSUATests", dependencies: ["SwiftPJSUA", "PJSUATestSupport"]),

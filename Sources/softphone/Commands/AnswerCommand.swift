@@ -6,18 +6,21 @@ enum AnswerCommand {
     static let usage = """
     usage: softphone answer [--listen <udp|tcp>:<host>:<port>] [--auto-answer CODE] [--answer-after MS]
                             [--max-calls N] [--hangup-after SECONDS] [--play FILE.wav] [--record-dir DIR]
-                            [--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR] [--json]
+                            [--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR] [--json | --quiet]
       Answers every incoming call with CODE (default 200; 180/183 only ring, 4xx-6xx reject), optionally
       after MS milliseconds; plays FILE into and records each call into DIR; hangs up after SECONDS;
-      exits after N calls have ended, or on SIGINT/SIGTERM. Prints a "listening" line first.
+      exits after N calls have ended, or on SIGINT/SIGTERM. Prints a "listening" line first;
+      --quiet prints nothing else (for load tests).
     """
 
     static let spec = OptionSpec(
         valued: Set(["listen", "auto-answer", "answer-after", "max-calls", "hangup-after", "play", "record-dir"]).union(AccountOptions.valued),
-        flags: Set(["json"]).union(AccountOptions.flags))
+        flags: Set(["json", "quiet"]).union(AccountOptions.flags))
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
         let output = Output(json: arguments.has("json"))
+        let quiet = arguments.has("quiet")
+        if quiet && arguments.has("json") { throw UsageError("--quiet and --json exclude each other") }
         let listen = try arguments.string("listen").map { value throws(UsageError) in try ListenAddress(parsing: value) } ?? .loopback
         let code = try arguments.integer("auto-answer", in: 100...699, default: 200) ?? 200
         let delay = try arguments.integer("answer-after", in: 0...3_600_000, default: 0) ?? 0
@@ -43,7 +46,7 @@ enum AnswerCommand {
         if let configuration = account.configuration {
             try await phone.addAccount(configuration)
         }
-        let agent = Agent(phone: phone, output: output, code: code, delay: delay, maxCalls: maxCalls,
+        let agent = Agent(phone: phone, output: output, quiet: quiet, code: code, delay: delay, maxCalls: maxCalls,
                           hangupAfter: hangupAfter, play: play, recordDirectory: recordDirectory)
         let loop = Task { await agent.run(events) }
         // Whichever comes first ends the agent: enough calls handled, or a signal.
@@ -64,6 +67,7 @@ enum AnswerCommand {
 actor Agent {
     let phone: PJSUA
     let output: Output
+    let quiet: Bool
     let code: Int
     let delay: Int
     let maxCalls: Int?
@@ -76,9 +80,10 @@ actor Agent {
     private var doneWaiters: [CheckedContinuation<Void, Never>] = []
     private var recordingNumber = 0
 
-    init(phone: PJSUA, output: Output, code: Int, delay: Int, maxCalls: Int?, hangupAfter: Double?, play: String?, recordDirectory: String?) {
+    init(phone: PJSUA, output: Output, quiet: Bool, code: Int, delay: Int, maxCalls: Int?, hangupAfter: Double?, play: String?, recordDirectory: String?) {
         self.phone = phone
         self.output = output
+        self.quiet = quiet
         self.code = code
         self.delay = delay
         self.maxCalls = maxCalls
@@ -91,7 +96,7 @@ actor Agent {
 
     func run(_ events: PJSUA.Events) async {
         for await event in events {
-            output.emit(event)
+            if !quiet { output.emit(event) }
             await handle(event)
         }
         finish()

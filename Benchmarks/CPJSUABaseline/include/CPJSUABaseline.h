@@ -1,0 +1,13 @@
+#ifndef CPJSUA_BASELINE_H
+#define CPJSUA_BASELINE_H
+
+/* The benchmark baseline: the same self-call loop as `pjsua-bench setup`, written in plain C
+ * against the same libpjsua, with the same structure (the main thread waits for each state the
+ * callbacks report, then acts), so the difference is what the Swift engine adds. */
+
+/* Runs `calls` sequential loopback self-calls (make -> both legs CONFIRMED -> hangup -> both
+ * DISCONNECTED) and writes each call's duration in milliseconds to `durations_ms`.
+ * Returns 0 on success, or a negative number naming the step that failed. */
+int cpjsua_baseline_setup(int calls, double *durations_ms);
+
+#endif

@@ -1,0 +1,40 @@
+import Foundation
+import SwiftPJSUA
+
+/// CPU used by a started engine with one account registered (with kamailio) doing nothing.
+enum IdleBenchmark {
+    static func run(seconds: Int) async throws {
+        let port = freeUDPPort()
+        let runtime = NSTemporaryDirectory() + "pjsua-bench-kamailio-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
+        let kamailio = try Child(try locate("kamailio"), ["-f", packageRoot + "/Tests/Peers/kamailio/registrar.cfg",
+                                                          "-l", "udp:127.0.0.1:\(port)", "-DD", "-E", "-Y", runtime, "-m", "64", "-M", "8"])
+        defer { kamailio.stop(); try? FileManager.default.removeItem(atPath: runtime) }
+        try await kamailio.waitForOutput("udp: 127.0.0.1 [127.0.0.1]:\(port)")
+        try await Task.sleep(for: .milliseconds(300))
+
+        let phone = PJSUA()
+        let events = phone.events
+        try await phone.start(.init(port: 0, bindAddress: "127.0.0.1", audioDevice: .null))
+        let account = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: "sip:127.0.0.1:\(port)",
+                                                 username: "alice", password: "alice-secret")
+        var registered = false
+        for await event in events {
+            if case let .registration(a, state) = event, a == account {
+                registered = state.isRegistered
+                break
+            }
+        }
+        guard registered else {
+            await phone.shutdown()
+            throw BenchError("the account did not register")
+        }
+        try await Task.sleep(for: .milliseconds(500))  // let the registration settle
+        let before = processCPUMilliseconds()
+        try await Task.sleep(for: .seconds(seconds))
+        let used = processCPUMilliseconds() - before
+        await phone.shutdown()
+        print("idle engine with one registered account: \(used) ms CPU over \(seconds) s")
+        report(["cpu_ms": used, "seconds": seconds])
+    }
+}

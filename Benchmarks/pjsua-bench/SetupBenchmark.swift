@@ -1,0 +1,54 @@
+import CPJSUABaseline
+import Foundation
+import SwiftPJSUA
+
+/// N sequential loopback self-calls through the Swift engine, and the same loop in plain C
+/// against the same library (Benchmarks/CPJSUABaseline), alternating in one run.
+enum SetupBenchmark {
+    static func swiftCalls(_ count: Int) async throws -> [Double] {
+        let phone = PJSUA()
+        let transport = try await phone.start(.init(port: 0, bindAddress: "127.0.0.1", audioDevice: .null))
+        var caller = SelfCaller(phone: phone, uri: transport.uri(user: "bench"))
+        var durations: [Double] = []
+        do {
+            for _ in 0..<count { durations.append(try await caller.cycle()) }
+        } catch {
+            await phone.shutdown()
+            throw error
+        }
+        await phone.shutdown()
+        return durations
+    }
+
+    /// The C loop runs on a thread of its own (it registers that thread with PJLIB).
+    static func cCalls(_ count: Int) async throws -> [Double] {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                var durations = [Double](repeating: 0, count: count)
+                let status = cpjsua_baseline_setup(Int32(count), &durations)
+                if status == 0 {
+                    continuation.resume(returning: durations)
+                } else {
+                    continuation.resume(throwing: BenchError("C baseline failed at step \(status)"))
+                }
+            }
+            thread.start()
+        }
+    }
+
+    static func run(calls: Int) async throws {
+        let rounds = 4
+        let perRound = max(1, calls / rounds)
+        _ = try await swiftCalls(5)  // warm-up both
+        _ = try await cCalls(5)
+        var swift: [Double] = [], c: [Double] = []
+        for _ in 0..<rounds {
+            swift += try await swiftCalls(perRound)
+            c += try await cCalls(perRound)
+        }
+        let s = Percentiles(swift), b = Percentiles(c)
+        print("self-call setup+teardown, \(swift.count) calls each (ms): Swift p50 \(s.p50) p99 \(s.p99); C p50 \(b.p50) p99 \(b.p99); ratio p50 \(s.p50 / b.p50)")
+        report(["swift_ms_p50": s.p50, "swift_ms_p99": s.p99, "c_ms_p50": b.p50, "c_ms_p99": b.p99,
+                "ratio_p50": s.p50 / b.p50, "calls": swift.count])
+    }
+}

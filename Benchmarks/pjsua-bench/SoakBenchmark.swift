@@ -1,0 +1,23 @@
+import SwiftPJSUA
+
+/// N self-call cycles: resident memory and open file descriptors after warm-up and at the end.
+enum SoakBenchmark {
+    static func run(calls: Int) async throws {
+        let phone = PJSUA()
+        let transport = try await phone.start(.init(port: 0, bindAddress: "127.0.0.1", audioDevice: .null))
+        var caller = SelfCaller(phone: phone, uri: transport.uri(user: "soak"))
+        for _ in 0..<50 { _ = try await caller.cycle() }  // warm-up: pools, caches, codec state
+        let rssStart = residentKilobytes(), fdsStart = openFileDescriptors()
+        for index in 0..<calls {
+            _ = try await caller.cycle()
+            if (index + 1) % 250 == 0 {
+                print("soak: \(index + 1) calls, RSS \(residentKilobytes()) kB, fds \(openFileDescriptors())")
+            }
+        }
+        let rssEnd = residentKilobytes(), fdsEnd = openFileDescriptors()
+        await phone.shutdown()
+        print("soak over \(calls) calls: RSS \(rssStart) -> \(rssEnd) kB (\(rssEnd - rssStart) kB), fds \(fdsStart) -> \(fdsEnd)")
+        report(["rss_start_kb": rssStart, "rss_end_kb": rssEnd, "rss_growth_kb": rssEnd - rssStart,
+                "fds_start": fdsStart, "fds_end": fdsEnd, "calls": calls])
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+
+/// Percentiles of a sample set (nearest-rank).
+struct Percentiles {
+    let sorted: [Double]
+
+    init(_ values: [Double]) { sorted = values.sorted() }
+
+    func percentile(_ p: Double) -> Double {
+        guard !sorted.isEmpty else { return .nan }
+        let rank = Int((p / 100 * Double(sorted.count)).rounded(.up)) - 1
+        return sorted[max(0, min(sorted.count - 1, rank))]
+    }
+
+    var p50: Double { percentile(50) }
+    var p99: Double { percentile(99) }
+}
+
+/// Monotonic nanoseconds.
+func nanoseconds() -> UInt64 {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+}
+
+/// CPU time (user + system) this process has used, in milliseconds.
+func processCPUMilliseconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    let user = Double(usage.ru_utime.tv_sec) * 1000 + Double(usage.ru_utime.tv_usec) / 1000
+    let system = Double(usage.ru_stime.tv_sec) * 1000 + Double(usage.ru_stime.tv_usec) / 1000
+    return user + system
+}
+
+/// CPU seconds (user + system) another process has used so far, from /proc/<pid>/stat.
+func processCPUSeconds(pid: Int32) -> Double? {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+          let close = text.lastIndex(of: ")") else { return nil }
+    let fields = text[text.index(after: close)...].split(separator: " ")
+    // After the command: state is field 3; utime and stime are fields 14 and 15.
+    guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+    let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+    return (user + system) / ticks
+}
+
+/// Resident set size of this process in kB.
+func residentKilobytes() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return -1 }
+    for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
+    }
+    return -1
+}
+
+/// Open file descriptors of this process.
+func openFileDescriptors() -> Int {
+    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
+}
+
+/// Prints the result object as the last line (what scripts read).
+func report(_ fields: [String: Any]) {
+    var rounded: [String: Any] = [:]
+    for (key, value) in fields {
+        if let double = value as? Double { rounded[key] = double.isFinite ? (double * 1000).rounded() / 1000 : -1 } else { rounded[key] = value }
+    }
+    if let data = try? JSONSerialization.data(withJSONObject: rounded, options: [.sortedKeys]),
+       let line = String(data: data, encoding: .utf8) {
+        print(line)
+    }
+}
