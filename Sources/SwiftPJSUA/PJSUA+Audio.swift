@@ -91,10 +91,7 @@ extension PJSUA {
         for id in ids.prefix(Int(count)) {
             var info = pjsua_call_info()
             guard pjsua_call_get_info(id, &info) == pjSuccess else { continue }
-            for slot in activeAudioSlots(info) {
-                pjsua_conf_connect(slot, 0)
-                pjsua_conf_connect(0, slot)
-            }
+            connectToSoundDevice(callHandle(id), info)
         }
     }
 }

@@ -80,6 +80,70 @@ extension PJSUA {
         }
     }
 
+    /// Puts a call on hold (re-INVITE with `a=sendonly`); the call's media state becomes
+    /// ``MediaState/localHold``.
+    ///
+    /// Drives `pjsua_call_set_hold()`.
+    public func hold(_ call: Call) throws {
+        let slot = try resolve(call)
+        try check(pjsua_call_set_hold(slot, nil), "cannot hold \(call)")
+    }
+
+    /// Takes a call off hold (re-INVITE offering `a=sendrecv`).
+    ///
+    /// Drives `pjsua_call_reinvite()` with `PJSUA_CALL_UNHOLD`.
+    public func resume(_ call: Call) throws {
+        let slot = try resolve(call)
+        try check(pjsua_call_reinvite(slot, UInt32(PJSUA_CALL_UNHOLD.rawValue), nil), "cannot resume \(call)")
+    }
+
+    /// Mutes or unmutes a call's microphone path (the sound device to the call); the remote
+    /// party is still heard. Survives hold, resume and device changes; ends with the call.
+    ///
+    /// Drives `pjsua_conf_disconnect()` / `pjsua_conf_connect()`.
+    public func setMuted(_ call: Call, _ muted: Bool) throws {
+        let slot = try resolve(call)
+        CallbackContext.setMuted(call, muted)
+        var info = pjsua_call_info()
+        try check(pjsua_call_get_info(slot, &info), "pjsua_call_get_info")
+        connectToSoundDevice(call, info)
+    }
+
+    /// Whether the sound device (conference slot 0) currently feeds the call's audio: the
+    /// microphone path, as wired on the bridge (`pjsua_conf_get_port_info`).
+    func microphonePathConnected(_ call: Call) throws(PJSUAError) -> Bool {
+        let port = try audioPort(of: call)
+        var info = pjsua_conf_port_info()
+        try check(pjsua_conf_get_port_info(0, &info), "pjsua_conf_get_port_info")
+        return withUnsafeBytes(of: info.listeners) { raw in
+            raw.bindMemory(to: pjsua_conf_port_id.self).prefix(Int(info.listener_cnt)).contains(port)
+        }
+    }
+
+    /// Whether a call's microphone path is muted.
+    public func isMuted(_ call: Call) throws -> Bool {
+        _ = try resolve(call)
+        return CallbackContext.isMuted(call)
+    }
+
+    /// Recovers signalling after the device's network changed (or after a VoIP push woke the
+    /// app, when the old TCP/TLS connection is usually dead): restarts the listeners, shuts
+    /// down transports bound to the old address, re-registers accounts and updates calls.
+    /// Call it once the new network is up. Progress shows in the log; registrations arrive as
+    /// ``Event/registration(account:state:)``.
+    ///
+    /// Drives `pjsua_handle_ip_change()` with `pjsua_ip_change_param_default()`.
+    public func handleIPChange() throws {
+        try requireRunning()
+        var parameters = pjsua_ip_change_param()
+        pjsua_ip_change_param_default(&parameters)
+        let status = pjsua_handle_ip_change(&parameters)
+        // A change already being handled (PJ_EBUSY / PJSIP_EBUSY, pjproject #3696) covers this one.
+        guard status == pjSuccess || status == Int32(SWIFTPJSUA_EBUSY) || status == Int32(SWIFTPJSUA_SIP_EBUSY) else {
+            throw PJSUAError(status: status, operation: "pjsua_handle_ip_change")
+        }
+    }
+
     /// A snapshot of a live call.
     public struct CallInfo: Sendable, Hashable {
         /// The call.

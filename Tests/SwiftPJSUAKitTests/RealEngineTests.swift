@@ -99,11 +99,31 @@ struct RealEngineTests {
         }
     }
 
-    @Test func holdAndMuteAreReportedUnsupportedByThePJSUAAdapter() async throws {
+    @Test func holdAndMuteGoThroughThePJSUAAdapterToTheEngine() async throws {
         try await withRealEngine { phone, transport in
+            var events = phone.events.makeAsyncIterator()
             let caller = try await phone.makeCall(to: transport.uri(user: "kit"))
-            await #expect(throws: CallEngineError.unsupported("hold")) { try await phone.setCallHeld(caller, held: true) }
-            await #expect(throws: CallEngineError.unsupported("mute")) { try await phone.setCallMuted(caller, muted: true) }
+            var connected = false
+            while !connected, let event = await events.next() {
+                switch event {
+                case let .incomingCall(_, call, _, _, _): try await phone.answerCall(call)
+                case let .callState(call, .confirmed, _, _) where call == caller: connected = true
+                default: break
+                }
+            }
+            #expect(connected)
+            try await phone.setCallMuted(caller, muted: true)
+            #expect(try await phone.isMuted(caller))
+            try await phone.setCallHeld(caller, held: true)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await phone.info(caller).media == .localHold)
+            try await phone.setCallHeld(caller, held: false)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await phone.info(caller).media == .active)
+            #expect(try await phone.isMuted(caller), "mute survives hold and resume")
+            try await phone.setCallMuted(caller, muted: false)
+            #expect(try await !phone.isMuted(caller))
+            try await phone.hangUpCall(caller)
         }
     }
 }

@@ -10,6 +10,7 @@ enum CallbackContext {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var hub: EventHub?  // guarded by `lock`
     nonisolated(unsafe) private static var logHandler: PJSUA.LogHandler?  // guarded by `lock`
+    nonisolated(unsafe) private static var muted: Set<PJSUA.Call> = []  // guarded by `lock`
 
     static func activate(hub: EventHub, logHandler: PJSUA.LogHandler?) {
         lock.lock()
@@ -23,6 +24,21 @@ enum CallbackContext {
         defer { lock.unlock() }
         hub = nil
         logHandler = nil
+        muted = []
+    }
+
+    /// Calls whose microphone path (sound device -> call) stays disconnected; read by the media
+    /// callback, which rewires calls whenever their media changes.
+    static func setMuted(_ call: PJSUA.Call, _ isMuted: Bool) {
+        lock.lock()
+        defer { lock.unlock() }
+        if isMuted { muted.insert(call) } else { muted.remove(call) }
+    }
+
+    static func isMuted(_ call: PJSUA.Call) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return muted.contains(call)
     }
 
     static func publish(_ event: PJSUA.Event) {
@@ -84,6 +100,21 @@ func activeAudioSlots(_ info: pjsua_call_info) -> [pjsua_conf_port_id] {
     return slots
 }
 
+/// Wires a call's active audio to the conference bridge's slot 0 (the sound device, or nothing
+/// until the app activates one: the engine never opens a device on its own): both ways, or only
+/// speaker-wards when the call is muted.
+func connectToSoundDevice(_ call: PJSUA.Call, _ info: pjsua_call_info) {
+    let muted = CallbackContext.isMuted(call)
+    for slot in activeAudioSlots(info) {
+        pjsua_conf_connect(slot, 0)
+        if muted {
+            pjsua_conf_disconnect(0, slot)
+        } else {
+            pjsua_conf_connect(0, slot)
+        }
+    }
+}
+
 private func onIncomingCall(_ accID: pjsua_acc_id, _ callID: pjsua_call_id, _ rdata: UnsafeMutablePointer<pjsip_rx_data>?) {
     let call = callHandle(callID)
     var info = pjsua_call_info()
@@ -97,6 +128,7 @@ private func onCallState(_ callID: pjsua_call_id, _ event: UnsafeMutablePointer<
     let call = callHandle(callID)
     var info = pjsua_call_info()
     guard pjsua_call_get_info(callID, &info) == pjSuccess else { return }
+    if info.state == PJSIP_INV_STATE_DISCONNECTED { CallbackContext.setMuted(call, false) }
     CallbackContext.publish(.callState(
         call: call, state: PJSUA.CallState(info.state), sipCallID: String(pj: info.call_id),
         lastStatus: PJSUA.SIPStatus(code: Int(info.last_status.rawValue), reason: String(pj: info.last_status_text))))
@@ -106,12 +138,7 @@ private func onCallMediaState(_ callID: pjsua_call_id) {
     let call = callHandle(callID)
     var info = pjsua_call_info()
     guard pjsua_call_get_info(callID, &info) == pjSuccess else { return }
-    // Audio is wired to the conference bridge's slot 0 (the sound device, or nothing until the
-    // app activates one): the engine never opens a device on its own.
-    for slot in activeAudioSlots(info) {
-        pjsua_conf_connect(slot, 0)
-        pjsua_conf_connect(0, slot)
-    }
+    connectToSoundDevice(call, info)
     CallbackContext.publish(.callMedia(call: call, state: PJSUA.MediaState(info.media_status)))
 }
 

@@ -180,7 +180,7 @@ public final class CallKitProvider: NSObject, CallProvider, CXProviderDelegate, 
         if let handle = update.remoteHandle { result.remoteHandle = CXHandle(type: .generic, value: handle) }
         result.localizedCallerName = update.displayName
         result.hasVideo = update.hasVideo
-        result.supportsHolding = false
+        result.supportsHolding = true
         result.supportsGrouping = false
         result.supportsUngrouping = false
         result.supportsDTMF = true

@@ -1,9 +1,6 @@
 import SwiftPJSUA
 
 /// PJSUA as the orchestration core's engine.
-///
-/// Hold and mute are not in the engine yet: ``setCallHeld(_:held:)`` and
-/// ``setCallMuted(_:muted:)`` throw ``CallEngineError/unsupported(_:)``.
 extension PJSUA: CallEngine {
     /// Subscribes to ``PJSUA/events`` now and translates call events for the core; the
     /// subscription ends when the returned stream is dropped or the engine shuts down.
@@ -45,14 +42,14 @@ extension PJSUA: CallEngine {
         try reject(call, code: code)
     }
 
-    /// Not supported yet: always throws ``CallEngineError/unsupported(_:)``.
+    /// Calls ``PJSUA/hold(_:)`` or ``PJSUA/resume(_:)``.
     public func setCallHeld(_ call: PJSUA.Call, held: Bool) async throws {
-        throw CallEngineError.unsupported("hold")
+        if held { try hold(call) } else { try resume(call) }
     }
 
-    /// Not supported yet: always throws ``CallEngineError/unsupported(_:)``.
+    /// Calls ``PJSUA/setMuted(_:_:)``.
     public func setCallMuted(_ call: PJSUA.Call, muted: Bool) async throws {
-        throw CallEngineError.unsupported("mute")
+        try setMuted(call, muted)
     }
 
     /// Calls ``PJSUA/sendDTMF(_:on:)``.

@@ -1,0 +1,84 @@
+import Foundation
+import PJSUATestSupport
+@testable import SwiftPJSUA
+import Testing
+
+@Suite("Hold, resume and mute")
+struct HoldAndMuteTests {
+    @Test func holdAndResumeRenegotiateMediaOnBothLegs() async throws {
+        try await withEngine { phone, transport, log in
+            let caller = try await phone.makeCall(to: transport.uri(user: "hold"))
+            let callee = try await log.incomingCall().call
+            try await phone.answer(callee)
+            try await log.mediaActive(caller)
+            try await phone.hold(caller)
+            try await log.first("caller on local hold") { event -> Void? in
+                if case let .callMedia(c, .localHold) = event, c == caller { return () }
+                return nil
+            }
+            try await log.first("callee sees remote hold") { event -> Void? in
+                if case let .callMedia(c, .remoteHold) = event, c == callee { return () }
+                return nil
+            }
+            try await phone.resume(caller)
+            try await waitUntil("both legs active again") {
+                let a = try await phone.info(caller).media
+                let b = try await phone.info(callee).media
+                return a == .active && b == .active
+            }
+            try await phone.hangup(caller)
+        }
+    }
+
+    /// Muting disconnects the sound device from the call on the bridge, and only that: what the
+    /// far end sends is still heard. It is per call and survives hold and resume.
+    @Test func muteCutsOnlyTheMicrophonePathAndSurvivesHold() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try WAVFile.tone(frequency: 800, seconds: 3).write(to: directory + "/tone.wav")
+        try await withEngine { phone, transport, log in
+            let caller = try await phone.makeCall(to: transport.uri(user: "mute"))
+            let callee = try await log.incomingCall().call
+            try await phone.answer(callee)
+            try await log.mediaActive(caller)
+            try await log.mediaActive(callee)
+            // pjmedia's bridge applies connect/disconnect on its clock thread, a frame later.
+            try await waitUntil("microphone path connected") { try await phone.microphonePathConnected(caller) }
+            try await phone.setMuted(caller, true)
+            #expect(try await phone.isMuted(caller))
+            try await waitUntil("microphone path cut") { try await !phone.microphonePathConnected(caller) }
+            #expect(try await phone.microphonePathConnected(callee))
+            #expect(try await !phone.isMuted(callee))
+            // The far end's audio still reaches the muted call.
+            _ = try await phone.play(directory + "/tone.wav", into: callee, loop: true)
+            let recorder = try await phone.record(caller, to: directory + "/heard.wav")
+            try await Task.sleep(for: .milliseconds(1200))
+            try await phone.stop(recorder)
+            let heard = try WAVFile(contentsOf: directory + "/heard.wav")
+            #expect(abs(heard.dominantFrequency() - 800) <= 20)
+            try await phone.hold(caller)
+            try await waitUntil("held") { try await phone.info(caller).media == .localHold }
+            try await phone.resume(caller)
+            try await waitUntil("resumed") { try await phone.info(caller).media == .active }
+            #expect(try await phone.isMuted(caller))
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(try await !phone.microphonePathConnected(caller), "the media callback rewired a muted call")
+            try await phone.setMuted(caller, false)
+            #expect(try await !phone.isMuted(caller))
+            try await waitUntil("microphone path restored") { try await phone.microphonePathConnected(caller) }
+            try await phone.hangup(caller)
+            try await log.state(caller, .disconnected)
+            await #expect(throws: PJSUAError.self) { try await phone.setMuted(caller, true) }
+        }
+    }
+
+    @Test func ipChangeHandlingReRegistersAndKeepsTheEngineUsable() async throws {
+        try await withEngine { phone, transport, log in
+            try await phone.handleIPChange()
+            try await Task.sleep(for: .milliseconds(500))
+            let call = try await phone.makeCall(to: transport.uri(user: "after-ip-change"))
+            try await log.state(call, .calling)
+            try await phone.hangup(call)
+        }
+    }
+}
