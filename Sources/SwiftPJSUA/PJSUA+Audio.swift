@@ -50,6 +50,7 @@ extension PJSUA {
             let error = PJSUAError(status: status, operation: "cannot open the default sound device")
             throw PJSUAError(.noSoundDevice, error.message, status: status)
         }
+        nullDeviceActive = false
         reconnectCallsToDevice()
     }
 
@@ -60,6 +61,7 @@ extension PJSUA {
     public func deactivateAudioDevice() {
         guard phase == .running else { return }
         pjsua_set_no_snd_dev()
+        nullDeviceActive = false
     }
 
     /// Uses a clocked null device: audio flows between calls, players and recorders with no
@@ -69,12 +71,13 @@ extension PJSUA {
     public func useNullAudioDevice() throws {
         try requireRunning()
         try check(pjsua_set_null_snd_dev(), "pjsua_set_null_snd_dev")
+        nullDeviceActive = true
         reconnectCallsToDevice()
     }
 
-    /// Whether a sound device (real or null) is open (`pjsua_snd_is_active()`).
+    /// Whether a sound device (real, `pjsua_snd_is_active()`, or the null device) is open.
     public var isAudioDeviceActive: Bool {
-        phase == .running && pjsua_snd_is_active() != 0
+        phase == .running && (nullDeviceActive || pjsua_snd_is_active() != 0)
     }
 
     func setAudioDevice(_ mode: AudioDeviceMode) throws(PJSUAError) {
@@ -82,6 +85,7 @@ extension PJSUA {
         case .none: pjsua_set_no_snd_dev()
         case .null: try check(pjsua_set_null_snd_dev(), "pjsua_set_null_snd_dev")
         }
+        nullDeviceActive = mode == .null
     }
 
     private func reconnectCallsToDevice() {

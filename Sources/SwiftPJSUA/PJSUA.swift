@@ -143,6 +143,7 @@ public actor PJSUA {
         Self.finishTeardown(hub: hub)
         transports = []
         defaultAccount = nil
+        nullDeviceActive = false
         phase = .idle
     }
 
@@ -248,6 +249,9 @@ public actor PJSUA {
         (executor.isCurrent, pj_thread_is_registered() != 0)
     }
 
+    /// Whether the clocked null device is the bridge's device (pjsua_snd_is_active() does not
+    /// count it).
+    var nullDeviceActive = false
     var rtpPort = 4000
     var unregisterTimeout = 2000
 }
