@@ -43,8 +43,10 @@ let package = Package(
         // Benchmarks: the Swift engine against a plain-C loop over the same library and against
         // the reference pjsua app (`make bench`).
         .target(name: "CPJSUABaseline", dependencies: [pjsip], path: "Benchmarks/CPJSUABaseline"),
-        .executableTarget(name: "pjsua-bench", dependencies: ["SwiftPJSUA", "CPJSUABaseline"], path: "Benchmarks/pjsua-bench"),
-        // Shared by the test targets, which all run in one process (one pjsua engine at a time).
+        .executableTarget(name: "pjsua-bench", dependencies: ["SwiftPJSUA", "CPJSUABaseline", "PJSUATestSupport"],
+                         path: "Benchmarks/pjsua-bench"),
+        // Shared by the test targets (which all run in one process, one pjsua engine at a time)
+        // and the benchmarks: engine turns, peer processes, free ports.
         .target(name: "PJSUATestSupport", path: "Tests/PJSUATestSupport"),
         .testTarget(name: "SwiftPJSUATests", dependencies: ["SwiftPJSUA", "PJSUATestSupport"]),
         .testTarget(name: "SwiftPJSUAKitTests", dependencies: ["SwiftPJSUAKit", "SwiftPJSUA", "PJSUATestSupport"]),

@@ -1,14 +1,15 @@
 import Foundation
+import PJSUATestSupport
 import SwiftPJSUA
 
 /// CPU used by a started engine with one account registered (with kamailio) doing nothing.
 enum IdleBenchmark {
     static func run(seconds: Int) async throws {
-        let port = freeUDPPort()
+        let port = freeLoopbackPort()
         let runtime = NSTemporaryDirectory() + "pjsua-bench-kamailio-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
-        let kamailio = try Child(try locate("kamailio"), ["-f", packageRoot + "/Tests/Peers/kamailio/registrar.cfg",
-                                                          "-l", "udp:127.0.0.1:\(port)", "-DD", "-E", "-Y", runtime, "-m", "64", "-M", "8"])
+        let kamailio = try ChildProcess("kamailio", ["-f", peersDirectory + "/kamailio/registrar.cfg",
+                                                          "-l", "udp:127.0.0.1:\(port)", "-DD", "-E", "-Y", runtime, "-m", "64", "-M", "8"], name: "kamailio")
         defer { kamailio.stop(); try? FileManager.default.removeItem(atPath: runtime) }
         try await kamailio.waitForOutput("udp: 127.0.0.1 [127.0.0.1]:\(port)")
         try await Task.sleep(for: .milliseconds(300))

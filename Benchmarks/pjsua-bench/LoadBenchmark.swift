@@ -1,4 +1,5 @@
 import Foundation
+import PJSUATestSupport
 
 /// sipp as UAC at R calls/s against `softphone answer --auto-answer 200` (the Swift engine) and,
 /// in the same run and with the same limits, against the reference pjsua app.
@@ -14,17 +15,17 @@ enum LoadBenchmark {
         case swift, pjsua
     }
 
-    static func startServer(_ side: Side, port: Int) async throws -> Child {
+    static func startServer(_ side: Side, port: Int) async throws -> ChildProcess {
         switch side {
         case .swift:
             let directory = URL(fileURLWithPath: Bundle.main.executablePath ?? CommandLine.arguments[0]).deletingLastPathComponent().path
-            let child = try Child(directory + "/softphone", ["answer", "--listen", "udp:127.0.0.1:\(port)", "--auto-answer", "200", "--quiet"])
+            let child = try ChildProcess(directory + "/softphone", ["answer", "--listen", "udp:127.0.0.1:\(port)", "--auto-answer", "200", "--quiet"], name: "softphone")
             try await child.waitForOutput("listening")
             return child
         case .pjsua:
-            let child = try Child(try locate("pjsua"), ["--null-audio", "--auto-answer=200", "--local-port=\(port)", "--bound-addr=127.0.0.1",
+            let child = try ChildProcess("pjsua", ["--null-audio", "--auto-answer=200", "--local-port=\(port)", "--bound-addr=127.0.0.1",
                                                         "--no-tcp", "--max-calls=\(maxCalls)", "--log-level=0", "--app-log-level=0",
-                                                        "--no-vad", "--thread-cnt=1"])
+                                                        "--no-vad", "--thread-cnt=1"], name: "pjsua-app")
             // The pjsua app has no "ready" line at log level 0; give it a moment to bind.
             try await Task.sleep(for: .milliseconds(700))
             if child.exited != nil { throw BenchError("the pjsua app exited:\n\(child.output.suffix(2000))") }
@@ -36,7 +37,7 @@ enum LoadBenchmark {
     static let maxCalls = 128
 
     static func measure(_ side: Side, rate: Int, seconds: Int, holdMilliseconds: Int) async throws -> Outcome {
-        let port = freeUDPPort()
+        let port = freeLoopbackPort()
         let server = try await startServer(side, port: port)
         defer { server.stop() }
         let work = NSTemporaryDirectory() + "pjsua-bench-load-\(UUID().uuidString.prefix(8))"
@@ -44,12 +45,12 @@ enum LoadBenchmark {
         defer { try? FileManager.default.removeItem(atPath: work) }
         let total = rate * seconds
         // Concurrency limit: what the server can hold (2 legs never exceed max calls here).
-        let sipp = try Child(try locate("sipp"), ["-sn", "uac", "-r", "\(rate)", "-m", "\(total)", "-d", "\(holdMilliseconds)",
-                                                  "-l", "\(maxCalls - 8)", "-i", "127.0.0.1", "-p", "\(freeUDPPort())", "-nostdin",
+        let sipp = try ChildProcess("sipp", ["-sn", "uac", "-r", "\(rate)", "-m", "\(total)", "-d", "\(holdMilliseconds)",
+                                                  "-l", "\(maxCalls - 8)", "-i", "127.0.0.1", "-p", "\(freeLoopbackPort())", "-nostdin",
                                                   "-timeout", "\(seconds * 3 + 30)s", "-recv_timeout", "5000",
                                                   "-trace_rtt", "-rtt_freq", "1", "-trace_stat", "-stf", work + "/stat.csv",
-                                                  "-fd", "1", "127.0.0.1:\(port)"])
-        _ = try await sipp.waitForExit(seconds: Double(seconds * 3 + 60))
+                                                  "-fd", "1", "127.0.0.1:\(port)"], name: "sipp")
+        _ = try await sipp.waitForExit(timeout: .seconds(seconds * 3 + 60))
         var outcome = Outcome()
         outcome.cpuSeconds = processCPUSeconds(pid: server.pid) ?? .nan
         // Final counters from the last line of sipp's statistics file.

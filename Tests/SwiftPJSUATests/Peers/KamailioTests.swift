@@ -1,4 +1,5 @@
 import Foundation
+import PJSUATestSupport
 import SwiftPJSUA
 import Testing
 

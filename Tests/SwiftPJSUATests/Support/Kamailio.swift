@@ -1,4 +1,5 @@
 import Foundation
+import PJSUATestSupport
 
 /// kamailio as a registrar and proxy with digest auth (Tests/Peers/kamailio/registrar.cfg),
 /// started on a free loopback port for one test.

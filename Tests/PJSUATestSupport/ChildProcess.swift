@@ -1,0 +1,158 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real peer (sipp, kamailio, a second softphone, the pjsua app) run as a child process by a
+/// test or a benchmark: output goes to a log file, every wait is bounded, and `stop()` (or
+/// deinit) always ends it and every process it forked (it runs in its own process group).
+///
+/// posix_spawn + waitpid rather than Foundation's Process, whose waitUntilExit spins forever on
+/// Linux when the child's exit is not noticed by its run loop.
+public final class ChildProcess: @unchecked Sendable {
+    // @unchecked Sendable: `exitStatus` is guarded by `lock`; the rest is immutable after init.
+    public let pid: pid_t
+    public let logPath: String
+    public let name: String
+    public let arguments: [String]
+    private let lock = NSLock()
+    private var exitStatus: Int32?
+
+    /// Starts `executable` (a path, or a name looked up in the usual bin directories).
+    public init(_ executable: String, _ arguments: [String], name: String, environment: [String: String] = [:]) throws {
+        self.name = name
+        self.arguments = arguments
+        logPath = NSTemporaryDirectory() + "swift-pjsua-\(name)-\(UUID().uuidString.prefix(8)).log"
+        let path = try Self.locate(executable)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setpgroup(&attributes, 0)
+        var merged = ProcessInfo.processInfo.environment
+        for (key, value) in environment { merged[key] = value }
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var child: pid_t = 0
+        let rc = posix_spawn(&child, path, &actions, &attributes, argv, envp)
+        guard rc == 0 else { throw ChildProcessError("cannot start \(executable): errno \(rc)") }
+        pid = child
+    }
+
+    deinit { stop() }
+
+    /// The full path of an installed program (or `executable` itself when it is a path).
+    public static func locate(_ executable: String) throws -> String {
+        if executable.hasPrefix("/") { return executable }
+        for directory in ["/usr/local/bin", "/usr/bin", "/usr/sbin", "/bin", "/sbin"] {
+            let path = directory + "/" + executable
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        throw ChildProcessError("\(executable) is not installed (make test and make bench install the peers)")
+    }
+
+    /// Everything the child printed so far.
+    public var output: String {
+        (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+    }
+
+    /// The exit status once the process has exited (reaping it), nil while it runs; a death by
+    /// signal is reported as 128 + the signal.
+    public var exited: Int32? {
+        lock.lock()
+        defer { lock.unlock() }
+        if let exitStatus { return exitStatus }
+        var status: Int32 = 0
+        if waitpid(pid, &status, WNOHANG) == pid {
+            exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        }
+        return exitStatus
+    }
+
+    public var isRunning: Bool { exited == nil }
+
+    /// Waits for the process to exit by itself; returns its exit status.
+    @discardableResult
+    public func waitForExit(timeout: Duration = .seconds(30)) async throws -> Int32 {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while true {
+            if let status = exited { return status }
+            if ContinuousClock.now >= deadline {
+                stop()
+                throw ChildProcessError("\(name) did not finish within \(timeout); its output:\n\(output.suffix(3000))")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// Waits until the child's output contains `text`.
+    public func waitForOutput(_ text: String, timeout: Duration = .seconds(15)) async throws {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while !output.contains(text) {
+            if !isRunning { throw ChildProcessError("\(name) exited before printing \"\(text)\":\n\(output.suffix(3000))") }
+            if ContinuousClock.now >= deadline { throw ChildProcessError("\(name) did not print \"\(text)\" within \(timeout):\n\(output.suffix(3000))") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// Sends a signal to the child's process group.
+    public func signal(_ number: Int32) {
+        kill(-pid, number)
+    }
+
+    /// Ends the process group: SIGTERM, then SIGKILL after two seconds.
+    public func stop() {
+        guard isRunning else {
+            kill(-pid, SIGKILL)  // stragglers the leader forked
+            return
+        }
+        kill(-pid, SIGTERM)
+        for _ in 0..<100 where isRunning { usleep(20_000) }
+        kill(-pid, SIGKILL)
+        for _ in 0..<100 where isRunning { usleep(20_000) }
+    }
+}
+
+/// A child process could not be started or did not behave.
+public struct ChildProcessError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// A loopback port that was free a moment ago (the kernel's pick for a bound-then-closed socket).
+public func freeLoopbackPort(udp: Bool = true) -> Int {
+    let fd = socket(AF_INET, Int32(udp ? SOCK_DGRAM.rawValue : SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    _ = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// The repository's root directory, found from this file's location.
+public let packageRoot: String = {
+    var url = URL(fileURLWithPath: #filePath)
+    while url.lastPathComponent != "Tests" { url.deleteLastPathComponent() }
+    return url.deletingLastPathComponent().path
+}()
+
+/// The repository's `Tests/Peers` directory (configs and scenarios of the test peers).
+public let peersDirectory = packageRoot + "/Tests/Peers"
