@@ -29,9 +29,8 @@ die() { printf 'install-pjproject: error: %s\n' "$*" >&2; exit 1; }
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 # The configuration this script builds: a change to it (or to config_site.h) forces a rebuild.
-config_id() {
-    { cat "$0" "$CONFIG_SITE"; } | sha256sum | cut -c1-16
-}
+# Computed once, from absolute paths, before the build changes directory.
+CONFIG_ID=$(cat "$HERE/$(basename "${BASH_SOURCE[0]}")" "$CONFIG_SITE" | sha256sum | cut -c1-16)
 
 version_ge() { # version_ge A B: A >= B
     [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n1)" = "$2" ]
@@ -41,12 +40,12 @@ already_installed() {
     [ -f "$STAMP" ] || return 1
     [ -x "$PREFIX/bin/pjsua" ] || return 1
     pkg-config --exists libpjproject 2>/dev/null || return 1
-    grep -qx "config=$(config_id)" "$STAMP" || return 1
+    grep -qx "config=$CONFIG_ID" "$STAMP" || return 1
     version_ge "$(pkg-config --modversion libpjproject)" "$MIN_VERSION"
 }
 
 if [ "${PJPROJECT_FORCE:-0}" != 1 ] && already_installed; then
-    step "pjproject $(pkg-config --modversion libpjproject) already installed in $PREFIX (config $(config_id)); nothing to do"
+    step "pjproject $(pkg-config --modversion libpjproject) already installed in $PREFIX (config $CONFIG_ID); nothing to do"
     exit 0
 fi
 
@@ -124,6 +123,6 @@ app=$(ls pjsip-apps/bin/pjsua-* 2>/dev/null | head -n1 || true)
 as_root install -m 0755 "$app" "$PREFIX/bin/pjsua"
 as_root ldconfig
 as_root mkdir -p "$STAMP_DIR"
-printf 'version=%s\nconfig=%s\n' "$VERSION" "$(config_id)" | as_root tee "$STAMP" >/dev/null
+printf 'version=%s\nconfig=%s\n' "$VERSION" "$CONFIG_ID" | as_root tee "$STAMP" >/dev/null
 pkg-config --exists libpjproject || die "libpjproject.pc is not visible to pkg-config after install"
 step "pjproject $VERSION installed in $PREFIX (pjsua app: $PREFIX/bin/pjsua)"
