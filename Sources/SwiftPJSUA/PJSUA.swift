@@ -238,6 +238,10 @@ public actor PJSUA {
             var media = pjsua_media_config()
             pjsua_media_config_default(&media)
             media.no_vad = 1
+            // RTP shares SIP's ioqueue and worker thread unless asked otherwise: pjmedia's own
+            // worker polls every 10 ms even when idle (measured: half of an idle engine's CPU).
+            media.has_ioqueue = configuration.dedicatedMediaThread ? 1 : 0
+            media.thread_cnt = configuration.dedicatedMediaThread ? 1 : 0
             self.rtpPort = configuration.rtpPort
             self.unregisterTimeout = configuration.unregisterTimeoutMilliseconds
             try check(pjsua_init(&config, &logging, &media), "pjsua_init")

@@ -85,6 +85,11 @@ extension PJSUA {
         public var logHandler: LogHandler?
         /// How long ``PJSUA/shutdown()`` waits for accounts to unregister, in milliseconds.
         public var unregisterTimeoutMilliseconds: Int
+        /// Whether RTP gets its own ioqueue and worker thread (`pjsua_media_config.has_ioqueue`,
+        /// `thread_cnt`). Off by default: media then shares pjsua's SIP worker, which halves the
+        /// idle wake-ups (pjmedia's worker polls every 10 ms). Turn it on for many simultaneous
+        /// calls with media.
+        public var dedicatedMediaThread: Bool
 
         /// Creates a configuration; every parameter has a sensible default.
         public init(
@@ -92,7 +97,7 @@ extension PJSUA {
             ipv6: Bool = false, userAgent: String = "swift-pjsua", maxCalls: Int = PJSUA.maxCallsLimit,
             audioDevice: AudioDeviceMode = .none, rtpPort: Int = 4000, logLevel: LogLevel = .off,
             logSIPMessages: Bool = false, logHandler: LogHandler? = nil,
-            unregisterTimeoutMilliseconds: Int = 2000
+            unregisterTimeoutMilliseconds: Int = 2000, dedicatedMediaThread: Bool = false
         ) {
             self.port = port
             self.transport = transport
@@ -106,6 +111,7 @@ extension PJSUA {
             self.logSIPMessages = logSIPMessages
             self.logHandler = logHandler
             self.unregisterTimeoutMilliseconds = unregisterTimeoutMilliseconds
+            self.dedicatedMediaThread = dedicatedMediaThread
         }
     }
 
