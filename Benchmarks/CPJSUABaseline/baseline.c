@@ -77,7 +77,7 @@ static pjsua_call_id wait_incoming(void) {
     return call;
 }
 
-int cpjsua_baseline_setup(int calls, double *durations_ms) {
+int cpjsua_baseline_setup(int calls, double *setup_ms, double *durations_ms) {
     static pj_thread_desc desc;
     pj_thread_t *thread;
     pjsua_config cfg;
@@ -129,6 +129,7 @@ int cpjsua_baseline_setup(int calls, double *durations_ms) {
         if (in == PJSUA_INVALID_ID) { rc = -8; break; }
         if (pjsua_call_answer(in, 200, NULL, NULL) != PJ_SUCCESS) { rc = -9; break; }
         if (!wait_count(&confirmed_count, base_confirmed + 2)) { rc = -10; break; }
+        setup_ms[i] = now_ms() - start;
         pjsua_call_hangup(out, 0, NULL, NULL);
         if (!wait_count(&disconnected_count, base_disconnected + 2)) { rc = -11; break; }
         durations_ms[i] = now_ms() - start;

@@ -13,8 +13,9 @@ struct SelfCaller {
         iterator = phone.events.makeAsyncIterator()
     }
 
-    /// Runs one cycle; returns its duration in milliseconds.
-    mutating func cycle() async throws -> Double {
+    /// Runs one cycle; returns the time to both legs CONFIRMED and the whole cycle's duration,
+    /// in milliseconds.
+    mutating func cycle() async throws -> (setup: Double, total: Double) {
         let start = nanoseconds()
         let outgoing = try await phone.makeCall(to: uri)
         var incoming: PJSUA.Call?
@@ -33,6 +34,7 @@ struct SelfCaller {
                 break
             }
         }
+        let setup = Double(nanoseconds() - start) / 1e6
         try await phone.hangup(outgoing)
         var disconnected = 0
         while disconnected < 2 {
@@ -41,7 +43,7 @@ struct SelfCaller {
                 disconnected += 1
             }
         }
-        return Double(nanoseconds() - start) / 1e6
+        return (setup, Double(nanoseconds() - start) / 1e6)
     }
 }
 

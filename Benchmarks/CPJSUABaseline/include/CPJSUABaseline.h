@@ -6,8 +6,9 @@
  * callbacks report, then acts), so the difference is what the Swift engine adds. */
 
 /* Runs `calls` sequential loopback self-calls (make -> both legs CONFIRMED -> hangup -> both
- * DISCONNECTED) and writes each call's duration in milliseconds to `durations_ms`.
+ * DISCONNECTED) and writes each call's time to both CONFIRMED to `setup_ms` and its whole
+ * duration to `durations_ms`, in milliseconds.
  * Returns 0 on success, or a negative number naming the step that failed. */
-int cpjsua_baseline_setup(int calls, double *durations_ms);
+int cpjsua_baseline_setup(int calls, double *setup_ms, double *durations_ms);
 
 #endif
