@@ -175,3 +175,18 @@ final class UDPBlocker {
 
     deinit { close(descriptor) }
 }
+
+@Suite("TLS transport")
+struct TLSTransportTests {
+    /// Without certificates (a later configuration), a TLS listener still opens for outgoing
+    /// TLS and reports its port; a sips: URI to it is well formed.
+    @Test func aTLSTransportOpensOnAFreePort() async throws {
+        try await withEngine { phone, _, _ in
+            let tls = try await phone.addTransport(.tls, port: 0, bindAddress: "127.0.0.1")
+            #expect(tls.kind == .tls)
+            #expect(tls.port > 0)
+            #expect(tls.uri(user: "bob").hasPrefix("sips:bob@127.0.0.1:"))
+            #expect(await phone.listeningTransports.contains(tls))
+        }
+    }
+}

@@ -18,7 +18,7 @@ import Darwin
 /// Invariant 2 follows from it: the actor's methods are the only code that calls pjsua, and they
 /// all run here, so nothing enters PJSIP from GCD or Swift-concurrency threads.
 public final class PJSUAExecutor: SerialExecutor, @unchecked Sendable {
-    // @unchecked Sendable: `jobs`, `stopping` and `started` are guarded by `mutex` (with `condition`
+    // @unchecked Sendable: `jobs`, `head`, `stopping`, `sleeping`, `joined` are guarded by `mutex` (with `condition`
     // to wake the thread); `thread` is written once before any job can be enqueued and read only
     // after; `descriptor` is touched only by the executor thread itself.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
@@ -30,6 +30,8 @@ public final class PJSUAExecutor: SerialExecutor, @unchecked Sendable {
     private var jobs: [Work] = []
     private var head = 0
     private var stopping = false
+    /// Whether the thread waits (or is about to wait) on `condition`; guarded by `mutex`.
+    private var sleeping = false
     private var joined = false
     private var thread: pthread_t
     /// The `pj_thread_desc` (an array of `long`) PJLIB keeps a pointer to while the thread runs.
@@ -96,11 +98,15 @@ public final class PJSUAExecutor: SerialExecutor, @unchecked Sendable {
     private func submit(_ unowned: Work) {
         pthread_mutex_lock(mutex)
         let accepted = !stopping
+        // Wake the thread only if it sleeps, and signal after unlocking, so that it does not
+        // wake up straight into a held mutex.
+        let wake = accepted && sleeping
         if accepted {
             jobs.append(unowned)
-            pthread_cond_signal(condition)
+            if wake { sleeping = false }
         }
         pthread_mutex_unlock(mutex)
+        if wake { pthread_cond_signal(condition) }
         // A job enqueued after shutdown can only come from a misuse after the actor is gone.
         precondition(accepted, "a job was enqueued on a PJSUA executor after it shut down")
     }
@@ -128,8 +134,8 @@ public final class PJSUAExecutor: SerialExecutor, @unchecked Sendable {
         }
         stopping = true
         joined = true
-        pthread_cond_signal(condition)
         pthread_mutex_unlock(mutex)
+        pthread_cond_signal(condition)
         if isCurrent {
             pthread_detach(thread)
         } else {
@@ -159,8 +165,10 @@ public final class PJSUAExecutor: SerialExecutor, @unchecked Sendable {
         while true {
             pthread_mutex_lock(mutex)
             while head == jobs.count && !stopping {
+                sleeping = true
                 pthread_cond_wait(condition, mutex)
             }
+            sleeping = false
             if head == jobs.count {
                 pthread_mutex_unlock(mutex)
                 break
