@@ -46,7 +46,7 @@ enum EventsBenchmark {
         let one = await measure(phone: phone, subscribers: 1, iterations: iterations)
         let four = await measure(phone: phone, subscribers: 4, iterations: iterations)
         await phone.shutdown()
-        print("event latency, \(iterations) events (ns): 1 subscriber p50 \(Int(one.p50)) p99 \(Int(one.p99)); 4 subscribers p50 \(Int(four.p50)) p99 \(Int(four.p99))")
+        progress("event latency, \(iterations) events (ns): 1 subscriber p50 \(Int(one.p50)) p99 \(Int(one.p99)); 4 subscribers p50 \(Int(four.p50)) p99 \(Int(four.p99))")
         report(["event_ns_p50": one.p50, "event_ns_p99": one.p99, "event4_ns_p50": four.p50, "event4_ns_p99": four.p99,
                 "iterations": iterations])
     }

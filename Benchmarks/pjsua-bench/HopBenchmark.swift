@@ -44,7 +44,7 @@ enum HopBenchmark {
             dispatch += await measure(iterations / rounds) { _ = await wrapper.read() }.sorted
         }
         let e = Percentiles(engine), a = Percentiles(defaultActor), d = Percentiles(dispatch)
-        print("hop round trip, \(iterations) iterations (ns): engine p50 \(Int(e.p50)) p99 \(Int(e.p99)); default actor p50 \(Int(a.p50)) p99 \(Int(a.p99)); DispatchQueue+continuation p50 \(Int(d.p50)) p99 \(Int(d.p99))")
+        progress("hop round trip, \(iterations) iterations (ns): engine p50 \(Int(e.p50)) p99 \(Int(e.p99)); default actor p50 \(Int(a.p50)) p99 \(Int(a.p99)); DispatchQueue+continuation p50 \(Int(d.p50)) p99 \(Int(d.p99))")
         report(["engine_ns_p50": e.p50, "engine_ns_p99": e.p99, "default_actor_ns_p50": a.p50, "default_actor_ns_p99": a.p99,
                 "dispatch_ns_p50": d.p50, "dispatch_ns_p99": d.p99, "iterations": iterations])
     }

@@ -37,7 +37,7 @@ enum IdleBenchmark {
         try await Task.sleep(for: .seconds(seconds))
         let used = processCPUMilliseconds() - before
         await phone.shutdown()
-        print("idle engine with one registered account: \(used) ms CPU over \(seconds) s")
+        progress("idle engine with one registered account: \(used) ms CPU over \(seconds) s")
         report(["cpu_ms": used, "seconds": seconds])
     }
 }

@@ -25,7 +25,9 @@ enum LoadBenchmark {
         case .pjsua:
             let child = try ChildProcess("pjsua", ["--null-audio", "--auto-answer=200", "--local-port=\(port)", "--bound-addr=127.0.0.1",
                                                         "--no-tcp", "--max-calls=\(maxCalls)", "--log-level=0", "--app-log-level=0",
-                                                        "--no-vad", "--thread-cnt=1"], name: "pjsua-app")
+                                                        "--no-vad", "--thread-cnt=1",
+                                                        // No console: with stdin closed the app would quit at once.
+                                                        "--use-cli", "--no-cli-console", "--cli-telnet-port=0"], name: "pjsua-app")
             // The pjsua app has no "ready" line at log level 0; give it a moment to bind.
             try await Task.sleep(for: .milliseconds(700))
             if child.exited != nil { throw BenchError("the pjsua app exited:\n\(child.output.suffix(2000))") }
@@ -62,7 +64,8 @@ enum LoadBenchmark {
                 outcome.failed = value("FailedCall(C)") ?? 0
             }
         }
-        // Per-call response times (INVITE -> 200) from sipp's RTT file (written in its cwd).
+        // Per-call response times (INVITE -> 200) from sipp's RTT file (written in its cwd), in
+        // sipp's 1 ms resolution.
         let cwd = FileManager.default.currentDirectoryPath
         if let file = try? FileManager.default.contentsOfDirectory(atPath: cwd).first(where: { $0.hasPrefix("uac_\(sipp.pid)_rtt") }) {
             let path = cwd + "/" + file
@@ -85,7 +88,7 @@ enum LoadBenchmark {
         var fields: [String: Any] = ["rate": rate, "seconds": seconds, "hold_ms": holdMilliseconds]
         for side in Side.allCases {
             let outcome = try await measure(side, rate: rate, seconds: seconds, holdMilliseconds: holdMilliseconds)
-            print("load \(side.rawValue): \(rate) calls/s for \(seconds) s, hold \(holdMilliseconds) ms: ok \(outcome.ok), failed \(outcome.failed), response p50 \(outcome.responseP50) ms, CPU \(outcome.cpuSeconds) s")
+            progress("load \(side.rawValue): \(rate) calls/s for \(seconds) s, hold \(holdMilliseconds) ms: ok \(outcome.ok), failed \(outcome.failed), response p50 \(outcome.responseP50) ms, CPU \(outcome.cpuSeconds) s")
             fields["\(side.rawValue)_ok"] = outcome.ok
             fields["\(side.rawValue)_failed"] = outcome.failed
             fields["\(side.rawValue)_response_ms_p50"] = outcome.responseP50
@@ -97,7 +100,7 @@ enum LoadBenchmark {
                 var step = max(10, rate)
                 while step <= 2000 {
                     let outcome = try await measure(side, rate: step, seconds: 5, holdMilliseconds: min(holdMilliseconds, 200))
-                    print("find-max \(side.rawValue): \(step) calls/s -> ok \(outcome.ok), failed \(outcome.failed)")
+                    progress("find-max \(side.rawValue): \(step) calls/s -> ok \(outcome.ok), failed \(outcome.failed)")
                     guard outcome.failed == 0 else { break }
                     best = step
                     step = step * 3 / 2

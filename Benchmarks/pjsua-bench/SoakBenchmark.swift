@@ -6,17 +6,19 @@ enum SoakBenchmark {
         let phone = PJSUA()
         let transport = try await phone.start(.init(port: 0, bindAddress: "127.0.0.1", audioDevice: .null))
         var caller = SelfCaller(phone: phone, uri: transport.uri(user: "soak"))
-        for _ in 0..<50 { _ = try await caller.cycle() }  // warm-up: pools, caches, codec state
+        // Warm-up: every call slot used at least twice (pjsua rotates slots; each grows its pool
+        // once), plus transaction and codec state.
+        for _ in 0..<PJSUA.maxCallsLimit { _ = try await caller.cycle() }
         let rssStart = residentKilobytes(), fdsStart = openFileDescriptors()
         for index in 0..<calls {
             _ = try await caller.cycle()
             if (index + 1) % 250 == 0 {
-                print("soak: \(index + 1) calls, RSS \(residentKilobytes()) kB, fds \(openFileDescriptors())")
+                progress("soak: \(index + 1) calls, RSS \(residentKilobytes()) kB, fds \(openFileDescriptors())")
             }
         }
         let rssEnd = residentKilobytes(), fdsEnd = openFileDescriptors()
         await phone.shutdown()
-        print("soak over \(calls) calls: RSS \(rssStart) -> \(rssEnd) kB (\(rssEnd - rssStart) kB), fds \(fdsStart) -> \(fdsEnd)")
+        progress("soak over \(calls) calls: RSS \(rssStart) -> \(rssEnd) kB (\(rssEnd - rssStart) kB), fds \(fdsStart) -> \(fdsEnd)")
         report(["rss_start_kb": rssStart, "rss_end_kb": rssEnd, "rss_growth_kb": rssEnd - rssStart,
                 "fds_start": fdsStart, "fds_end": fdsEnd, "calls": calls])
     }

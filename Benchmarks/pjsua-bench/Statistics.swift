@@ -57,6 +57,12 @@ func openFileDescriptors() -> Int {
     (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
 }
 
+/// Prints a progress line and flushes it at once (output often goes to a file or a pipe).
+func progress(_ line: String) {
+    print(line)
+    fflush(nil)
+}
+
 /// Prints the result object as the last line (what scripts read).
 func report(_ fields: [String: Any]) {
     var rounded: [String: Any] = [:]
@@ -65,6 +71,6 @@ func report(_ fields: [String: Any]) {
     }
     if let data = try? JSONSerialization.data(withJSONObject: rounded, options: [.sortedKeys]),
        let line = String(data: data, encoding: .utf8) {
-        print(line)
+        progress(line)
     }
 }

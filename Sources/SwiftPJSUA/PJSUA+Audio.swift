@@ -27,9 +27,8 @@ extension PJSUA {
         var count = UInt32(capacity)
         try check(pjsua_enum_aud_devs(&infos, &count), "pjsua_enum_aud_devs")
         return infos.prefix(Int(count)).enumerated().map { index, info in
-            var copy = info
-            let name = withUnsafeBytes(of: &copy.name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
-            let driver = withUnsafeBytes(of: &copy.driver) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            let name = withUnsafeBytes(of: info.name) { String(fixedCString: $0) }
+            let driver = withUnsafeBytes(of: info.driver) { String(fixedCString: $0) }
             return AudioDevice(index: index, name: name, driver: driver,
                                inputChannels: Int(info.input_count), outputChannels: Int(info.output_count))
         }

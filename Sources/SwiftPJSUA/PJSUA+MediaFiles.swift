@@ -11,6 +11,7 @@ extension PJSUA {
     ///   - loop: whether to start over at the end (otherwise the player goes silent).
     public func play(_ path: String, into call: Call, loop: Bool = false) throws -> Player {
         let callPort = try audioPort(of: call)
+        try Self.checkPath(path)
         guard FileManager.default.isReadableFile(atPath: path) else {
             throw PJSUAError(.file, "cannot read WAV file \(Validation.quoted(path))")
         }
@@ -47,6 +48,7 @@ extension PJSUA {
     /// Drives `pjsua_recorder_create()` and `pjsua_conf_connect()`.
     public func record(_ call: Call, to path: String) throws -> Recorder {
         let callPort = try audioPort(of: call)
+        try Self.checkPath(path)
         guard path.lowercased().hasSuffix(".wav") else {
             throw PJSUAError(.file, "recording file \(Validation.quoted(path)) must end in .wav")
         }
@@ -78,6 +80,13 @@ extension PJSUA {
         }
         recorders[recorder.id] = nil
         try check(pjsua_recorder_destroy(recorder.id), "cannot stop \(recorder)")
+    }
+
+    /// Rejects paths C would read differently (an embedded NUL ends a C string early).
+    private static func checkPath(_ path: String) throws(PJSUAError) {
+        guard !path.isEmpty, !path.utf8.contains(0) else {
+            throw PJSUAError(.file, "invalid file path \(Validation.quoted(path))")
+        }
     }
 
     /// The conference slot of a call's active audio.

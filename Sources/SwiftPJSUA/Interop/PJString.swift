@@ -18,6 +18,14 @@ extension String {
     }
 }
 
+extension String {
+    /// Decodes a fixed-size C `char` array up to its first NUL (or its end, if it has none).
+    init(fixedCString bytes: UnsafeRawBufferPointer) {
+        let length = bytes.firstIndex(of: 0) ?? bytes.count
+        self = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<length]), as: UTF8.self)
+    }
+}
+
 /// C strings that must stay alive for the length of one pjsua call.
 ///
 /// pjsua copies every string it keeps (configs are duplicated into its pools), so an arena
