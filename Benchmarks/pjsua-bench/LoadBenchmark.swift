@@ -9,6 +9,9 @@ enum LoadBenchmark {
         var failed = 0
         var responseP50 = Double.nan
         var cpuSeconds = Double.nan
+        /// Calls completed per second of sipp's run (sipp falls behind the asked rate when the
+        /// server answers slowly).
+        var achievedRate = Double.nan
     }
 
     enum Side: String, CaseIterable {
@@ -52,7 +55,9 @@ enum LoadBenchmark {
                                                   "-timeout", "\(seconds * 3 + 30)s", "-recv_timeout", "5000",
                                                   "-trace_rtt", "-rtt_freq", "1", "-trace_stat", "-stf", work + "/stat.csv",
                                                   "-fd", "1", "127.0.0.1:\(port)"], name: "sipp")
+        let started = ContinuousClock.now
         _ = try await sipp.waitForExit(timeout: .seconds(seconds * 3 + 60))
+        let elapsed = ContinuousClock.now - started
         var outcome = Outcome()
         outcome.cpuSeconds = processCPUSeconds(pid: server.pid) ?? .nan
         // Final counters from the last line of sipp's statistics file.
@@ -78,6 +83,8 @@ enum LoadBenchmark {
             }
             try? FileManager.default.removeItem(atPath: path)
         }
+        let elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        outcome.achievedRate = Double(outcome.ok) / max(elapsedSeconds, 0.001)
         if outcome.ok + outcome.failed == 0 {
             throw BenchError("sipp reported no calls against \(side):\n\(sipp.output.suffix(1500))")
         }
@@ -95,17 +102,20 @@ enum LoadBenchmark {
             fields["\(side.rawValue)_cpu_s"] = outcome.cpuSeconds
         }
         if findMax {
+            // Short calls (50 ms), so that the concurrency limit is not what stops the ramp: the
+            // rate goes up by half each step until a call fails or sipp cannot keep the pace.
             for side in Side.allCases {
-                var best = 0
+                var best = 0.0
                 var step = max(10, rate)
-                while step <= 2000 {
-                    let outcome = try await measure(side, rate: step, seconds: 5, holdMilliseconds: min(holdMilliseconds, 200))
-                    progress("find-max \(side.rawValue): \(step) calls/s -> ok \(outcome.ok), failed \(outcome.failed)")
+                while step <= 5000 {
+                    let outcome = try await measure(side, rate: step, seconds: 5, holdMilliseconds: 50)
+                    progress("find-max \(side.rawValue): asked \(step) calls/s -> achieved \(Int(outcome.achievedRate)) calls/s, ok \(outcome.ok), failed \(outcome.failed)")
                     guard outcome.failed == 0 else { break }
-                    best = step
+                    best = max(best, outcome.achievedRate)
+                    if outcome.achievedRate < 0.8 * Double(step) { break }
                     step = step * 3 / 2
                 }
-                fields["\(side.rawValue)_max_cps_zero_fail"] = best
+                fields["\(side.rawValue)_max_cps_zero_fail"] = best.rounded()
             }
         }
         report(fields)
