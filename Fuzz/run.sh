@@ -14,7 +14,8 @@ printf '%s' '{"v":1,"call-id":"a84b4c76e66710@pc33.example.com"}' > "$work/corpu
 printf '%s' '{"v":1,"call-id":"x@y","uuid":"2ed6657d-e927-568b-95e1-2665a8aea6a2","caller":"sip:alice@example.com","display-name":"Alice","video":true,"cancelled":false}' > "$work/corpus/full.json"
 printf '%s' '{"v":2,"call-id":7,"video":"yes"}' > "$work/corpus/wrong.json"
 
-swiftc -sanitize=fuzzer,address -parse-as-library -O -g \
+# lld: gold prints a page of "cannot export local symbol" warnings for the ASan runtime.
+swiftc -sanitize=fuzzer,address -parse-as-library -O -g -use-ld=lld \
     -module-name PushPayloadFuzz \
     "$here/PushPayloadFuzz/PushPayloadFuzz.swift" \
     "$root/Sources/SwiftPJSUAKit/Push/VoIPPushPayload.swift" \
