@@ -10,12 +10,12 @@ enum AnswerCommand {
       Answers every incoming call with CODE (default 200; 180/183 only ring, 4xx-6xx reject), optionally
       after MS milliseconds; plays FILE into and records each call into DIR; hangs up after SECONDS;
       exits after N calls have ended, or on SIGINT/SIGTERM. Prints a "listening" line first;
-      --quiet prints nothing else (for load tests).
+      --quiet prints nothing else (for load tests); --media-thread gives RTP its own worker thread.
     """
 
     static let spec = OptionSpec(
         valued: Set(["listen", "auto-answer", "answer-after", "max-calls", "hangup-after", "play", "record-dir"]).union(AccountOptions.valued),
-        flags: Set(["json", "quiet"]).union(AccountOptions.flags))
+        flags: Set(["json", "quiet", "media-thread"]).union(AccountOptions.flags))
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
         let output = Output(json: arguments.has("json"))
@@ -40,7 +40,9 @@ enum AnswerCommand {
         let signals = Signals()
         let phone = PJSUA()
         let events = phone.events
-        let transport = try await phone.start(listen.configuration())
+        var configuration = listen.configuration()
+        configuration.dedicatedMediaThread = arguments.has("media-thread")
+        let transport = try await phone.start(configuration)
         output.emit("listening", ["uri": transport.uri(), "transport": transport.kind.rawValue, "host": transport.host, "port": transport.port],
                     human: "listening on \(transport.uri())")
         if let configuration = account.configuration {

@@ -90,8 +90,8 @@ struct SoftphoneTests {
     @Test func answerShutsDownCleanlyOnSIGTERMAndSIGINT() async throws {
         await EngineTurns.shared.acquire()
         defer { Task { await EngineTurns.shared.release() } }
-        for signal in [SIGTERM, SIGINT] {
-            let agent = try PeerProcess(try softphone(), ["answer", "--json"], name: "softphone-signal")
+        for (signal, extra) in [(SIGTERM, [String]()), (SIGINT, ["--media-thread"])] {
+            let agent = try PeerProcess(try softphone(), ["answer", "--json"] + extra, name: "softphone-signal")
             try await agent.waitForOutput("\"listening\"")
             agent.signal(signal)
             #expect(try await agent.waitForExit(timeout: .seconds(10)) == 0, "\(agent.output)")
