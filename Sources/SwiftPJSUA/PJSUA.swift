@@ -104,7 +104,8 @@ public actor PJSUA {
             return transport
         } catch {
             pjsua_destroy2(UInt32(PJSUA_DESTROY_NO_NETWORK.rawValue))
-            Self.finishTeardown(hub: hub)
+            // A failed start is not a shutdown: subscribers keep waiting for the next run.
+            Self.finishTeardown(hub: hub, endingSubscriptions: false)
             transports = []
             defaultAccount = nil
             phase = .idle
@@ -181,9 +182,9 @@ public actor PJSUA {
     }
 
     /// Runs after pjsua_destroy: no callback can fire any more.
-    static func finishTeardown(hub: EventHub) {
+    static func finishTeardown(hub: EventHub, endingSubscriptions: Bool = true) {
         CallbackContext.deactivate()
-        hub.finishAll()
+        if endingSubscriptions { hub.finishAll() }
         EngineSlot.release()
     }
 

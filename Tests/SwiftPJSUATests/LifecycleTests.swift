@@ -100,14 +100,18 @@ struct LifecycleTests {
             await phone.shutdown()
             #expect(await !phone.isRunning)
         }
-        // A port already in use is PJSIP's error, and leaves nothing half-started.
+        // A port already in use is PJSIP's error, and leaves nothing half-started; a subscriber
+        // made before the failed start still gets the next run's events.
+        let log = EventLog(phone.events)
         let blocker = try UDPBlocker()
         let error = try #require(await startError(phone, .init(port: blocker.port, bindAddress: "127.0.0.1")))
         #expect(error.code == .pjsip)
         #expect(error.status != nil)
         #expect(error.message.contains("\(blocker.port)"), "\(error.message)")
         #expect(await !phone.isRunning)
-        try await phone.start(.init(port: 0, bindAddress: "127.0.0.1"))
+        let transport = try await phone.start(.init(port: 0, bindAddress: "127.0.0.1"))
+        let call = try await phone.makeCall(to: transport.uri(user: "after-failure"))
+        try await log.state(call, .calling)
         await phone.shutdown()
     }
 
