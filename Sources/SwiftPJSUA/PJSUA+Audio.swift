@@ -47,8 +47,7 @@ extension PJSUA {
         let status = pjsua_set_snd_dev(Int32(SWIFTPJSUA_SND_DEFAULT_CAPTURE_DEV), Int32(SWIFTPJSUA_SND_DEFAULT_PLAYBACK_DEV))
         guard status == pjSuccess else {
             pjsua_set_no_snd_dev()
-            let error = PJSUAError(status: status, operation: "cannot open the default sound device")
-            throw PJSUAError(.noSoundDevice, error.message, status: status)
+            throw PJSUAError(status: status, operation: "cannot open the default sound device", as: .noSoundDevice)
         }
         reconnectCallsToDevice()
     }

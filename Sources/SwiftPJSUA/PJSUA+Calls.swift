@@ -102,10 +102,8 @@ extension PJSUA {
     ///
     /// Drives `pjsua_conf_disconnect()` / `pjsua_conf_connect()`.
     public func setMuted(_ call: Call, _ muted: Bool) throws {
-        let slot = try resolve(call)
+        let (_, info) = try liveCallInfo(call)
         CallbackContext.setMuted(call, muted)
-        var info = pjsua_call_info()
-        try check(pjsua_call_get_info(slot, &info), "pjsua_call_get_info")
         connectToSoundDevice(call, info)
     }
 
@@ -166,9 +164,7 @@ extension PJSUA {
     ///
     /// Drives `pjsua_call_get_info()`.
     public func info(_ call: Call) throws -> CallInfo {
-        let slot = try resolve(call)
-        var info = pjsua_call_info()
-        try check(pjsua_call_get_info(slot, &info), "pjsua_call_get_info")
+        let (_, info) = try liveCallInfo(call)
         return CallInfo(call: call, state: CallState(info.state), sipCallID: String(pj: info.call_id),
                         remote: String(pj: info.remote_info),
                         lastStatus: SIPStatus(code: Int(info.last_status.rawValue), reason: String(pj: info.last_status_text)),
@@ -184,6 +180,14 @@ extension PJSUA {
         var count = UInt32(ids.count)
         try check(pjsua_enum_calls(&ids, &count), "pjsua_enum_calls")
         return ids.prefix(Int(count)).map(callHandle)
+    }
+
+    /// The slot and current `pjsua_call_info` of a live call.
+    func liveCallInfo(_ call: Call) throws(PJSUAError) -> (slot: pjsua_call_id, info: pjsua_call_info) {
+        let slot = try resolve(call)
+        var info = pjsua_call_info()
+        try check(pjsua_call_get_info(slot, &info), "pjsua_call_get_info")
+        return (slot, info)
     }
 
     /// The pjsua slot of a live call, or a typed error for a stale or unknown handle.

@@ -69,14 +69,10 @@ extension PJSUA {
     ///
     /// Drives `pjsua_call_get_stream_info()` and `pjsua_call_get_stream_stat()`.
     public func mediaStatistics(_ call: Call) throws -> MediaStatistics {
-        let slot = try resolve(call)
-        var info = pjsua_call_info()
-        try check(pjsua_call_get_info(slot, &info), "pjsua_call_get_info")
-        let index: UInt32? = withUnsafeBytes(of: info.media) { raw in
-            let media = raw.bindMemory(to: pjsua_call_media_info.self)
-            return (0..<min(Int(info.media_cnt), media.count)).first { media[$0].type == PJMEDIA_TYPE_AUDIO }.map { UInt32($0) }
+        let (slot, info) = try liveCallInfo(call)
+        guard let index = audioMedia(info).first.map({ UInt32($0.index) }) else {
+            throw PJSUAError(.mediaNotActive, "\(call) has no audio stream")
         }
-        guard let index else { throw PJSUAError(.mediaNotActive, "\(call) has no audio stream") }
         var stream = pjsua_stream_info()
         try check(pjsua_call_get_stream_info(slot, index, &stream), "pjsua_call_get_stream_info")
         var stat = pjsua_stream_stat()

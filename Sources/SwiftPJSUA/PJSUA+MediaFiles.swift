@@ -21,7 +21,7 @@ extension PJSUA {
             let options = loop ? 0 : UInt32(PJMEDIA_FILE_NO_LOOP.rawValue)
             let status = pjsua_player_create(&file, options, &id)
             guard status == pjSuccess else {
-                throw PJSUAError(.file, PJSUAError(status: status, operation: "cannot play \(Validation.quoted(path))").message, status: status)
+                throw PJSUAError(status: status, operation: "cannot play \(Validation.quoted(path))", as: .file)
             }
         }
         try check(pjsua_conf_connect(pjsua_player_get_conf_port(id), callPort), "cannot connect player to \(call)")
@@ -61,7 +61,7 @@ extension PJSUA {
             var file = arena.pj(path)
             let status = pjsua_recorder_create(&file, 0, nil, -1, 0, &id)
             guard status == pjSuccess else {
-                throw PJSUAError(.file, PJSUAError(status: status, operation: "cannot record to \(Validation.quoted(path))").message, status: status)
+                throw PJSUAError(status: status, operation: "cannot record to \(Validation.quoted(path))", as: .file)
             }
         }
         try check(pjsua_conf_connect(callPort, pjsua_recorder_get_conf_port(id)), "cannot connect \(call) to recorder")
@@ -91,9 +91,7 @@ extension PJSUA {
 
     /// The conference slot of a call's active audio.
     func audioPort(of call: Call) throws(PJSUAError) -> pjsua_conf_port_id {
-        let slot = try resolve(call)
-        var info = pjsua_call_info()
-        try check(pjsua_call_get_info(slot, &info), "pjsua_call_get_info")
+        let (_, info) = try liveCallInfo(call)
         guard let port = activeAudioSlots(info).first else {
             throw PJSUAError(.mediaNotActive, "\(call) has no active audio yet")
         }

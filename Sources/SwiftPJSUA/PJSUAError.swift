@@ -66,9 +66,10 @@ public struct PJSUAError: Error, Sendable, Equatable, CustomStringConvertible {
         self.status = status
     }
 
-    /// Wraps a PJSIP status returned by `operation`.
-    init(status: pj_status_t, operation: String) {
-        let code: Code
+    /// Wraps a PJSIP status returned by `operation`; `as` overrides the code the status maps to
+    /// (a failing file port is a ``Code/file`` error whatever PJSIP's status says).
+    init(status: pj_status_t, operation: String, as override: Code? = nil) {
+        var code: Code
         switch status {
         case Int32(SWIFTPJSUA_ETOOMANY): code = .tooMany
         case Int32(SWIFTPJSUA_ETIMEDOUT): code = .timedOut
@@ -79,6 +80,7 @@ public struct PJSUAError: Error, Sendable, Equatable, CustomStringConvertible {
             code = .invalidURI
         default: code = .pjsip
         }
+        if let override { code = override }
         self.init(code, "\(operation): \(pjErrorText(status)) (status \(status))", status: status)
     }
 

@@ -83,21 +83,23 @@ func accountHandle(_ slot: pjsua_acc_id) -> PJSUA.Account {
     PJSUA.Account(slot: slot, token: HandleToken.token(pjsua_acc_get_user_data(slot)))
 }
 
-/// The audio conference slots of a call whose audio is flowing (active or held by the peer).
-func activeAudioSlots(_ info: pjsua_call_info) -> [pjsua_conf_port_id] {
-    var slots: [pjsua_conf_port_id] = []
+/// A call's audio media (`pjsua_call_info.media`, a fixed C array), with their indices.
+func audioMedia(_ info: pjsua_call_info) -> [(index: Int, media: pjsua_call_media_info)] {
     withUnsafeBytes(of: info.media) { raw in
         let media = raw.bindMemory(to: pjsua_call_media_info.self)
-        for index in 0..<min(Int(info.media_cnt), media.count) {
-            let item = media[index]
-            guard item.type == PJMEDIA_TYPE_AUDIO,
-                  item.status == PJSUA_CALL_MEDIA_ACTIVE || item.status == PJSUA_CALL_MEDIA_REMOTE_HOLD,
-                  item.stream.aud.conf_slot != PJSUA_INVALID_ID.rawValue
-            else { continue }
-            slots.append(item.stream.aud.conf_slot)
-        }
+        return (0..<min(Int(info.media_cnt), media.count))
+            .filter { media[$0].type == PJMEDIA_TYPE_AUDIO }
+            .map { ($0, media[$0]) }
     }
-    return slots
+}
+
+/// The audio conference slots of a call whose audio is flowing (active or held by the peer).
+func activeAudioSlots(_ info: pjsua_call_info) -> [pjsua_conf_port_id] {
+    audioMedia(info).compactMap { item in
+        let flowing = item.media.status == PJSUA_CALL_MEDIA_ACTIVE || item.media.status == PJSUA_CALL_MEDIA_REMOTE_HOLD
+        let slot = item.media.stream.aud.conf_slot
+        return flowing && slot != PJSUA_INVALID_ID.rawValue ? slot : nil
+    }
 }
 
 /// Wires a call's active audio to the conference bridge's slot 0 (the sound device, or nothing
