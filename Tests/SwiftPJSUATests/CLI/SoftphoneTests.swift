@@ -99,6 +99,9 @@ struct SoftphoneTests {
         }
     }
 
+    /// The caller plays a tone and sends DTMF; the answering softphone records the call and
+    /// reports the digits. (The far end records for the whole call, so a busy machine delaying
+    /// one process cannot make the tone miss the recording.)
     @Test func callPlaysRecordsAndSendsDTMFToAnAnsweringSoftphone() async throws {
         await EngineTurns.shared.acquire()
         defer { Task { await EngineTurns.shared.release() } }
@@ -107,15 +110,19 @@ struct SoftphoneTests {
         try WAVFile.tone(frequency: 600, seconds: 1).write(to: directory + "/prompt.wav")
         let port = freePort()
         let callee = try PeerProcess(try softphone(), ["answer", "--listen", "udp:127.0.0.1:\(port)", "--max-calls", "1",
-                                                       "--play", directory + "/prompt.wav", "--json"], name: "softphone-callee")
+                                                       "--record-dir", directory, "--json"], name: "softphone-callee")
         try await callee.waitForOutput("\"listening\"")
-        let result = try await runSoftphone(["call", "sip:x@127.0.0.1:\(port)", "--listen", "udp:127.0.0.1:0", "--seconds", "2",
-                                             "--record", directory + "/heard.wav", "--dtmf", "12#", "--json"])
+        let result = try await runSoftphone(["call", "sip:x@127.0.0.1:\(port)", "--listen", "udp:127.0.0.1:0", "--seconds", "3",
+                                             "--play", directory + "/prompt.wav", "--record", directory + "/caller.wav",
+                                             "--dtmf", "12#", "--json"])
         #expect(result.status == 0, "\(result.output)")
         #expect(try await callee.waitForExit(timeout: .seconds(10)) == 0)
         let digits = jsonLines(callee.output).compactMap { $0["event"] as? String == "dtmf" ? $0["digit"] as? String : nil }
         #expect(digits.joined() == "12#", "\(callee.output)")
-        let heard = try WAVFile(contentsOf: directory + "/heard.wav")
-        #expect(abs(heard.dominantFrequency() - 600) <= 20)
+        let heard = try WAVFile(contentsOf: directory + "/call-1.wav")
+        #expect(abs(heard.dominantFrequency() - 600) <= 20,
+                "heard \(heard.dominantFrequency()) Hz at \(heard.rmsLevel) over \(heard.duration) s\ncaller:\n\(result.output)\ncallee:\n\(callee.output)")
+        // The caller's own recording is a complete WAV file.
+        #expect(try WAVFile(contentsOf: directory + "/caller.wav").duration > 0.5)
     }
 }
