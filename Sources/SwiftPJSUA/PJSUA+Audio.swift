@@ -87,10 +87,8 @@ extension PJSUA {
     }
 
     private func reconnectCallsToDevice() {
-        var ids = [pjsua_call_id](repeating: -1, count: PJSUA.maxCallsLimit)
-        var count = UInt32(ids.count)
-        guard pjsua_enum_calls(&ids, &count) == pjSuccess else { return }
-        for id in ids.prefix(Int(count)) {
+        guard let slots = try? callSlots() else { return }
+        for id in slots {
             var info = pjsua_call_info()
             guard pjsua_call_get_info(id, &info) == pjSuccess else { continue }
             connectToSoundDevice(callHandle(id), info)

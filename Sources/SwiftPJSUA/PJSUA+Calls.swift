@@ -176,10 +176,15 @@ extension PJSUA {
     /// Drives `pjsua_enum_calls()`.
     public func activeCalls() throws -> [Call] {
         try requireRunning()
+        return try callSlots().map(callHandle)
+    }
+
+    /// The slots of the calls pjsua holds now (`pjsua_enum_calls`).
+    func callSlots() throws(PJSUAError) -> [pjsua_call_id] {
         var ids = [pjsua_call_id](repeating: -1, count: PJSUA.maxCallsLimit)
         var count = UInt32(ids.count)
         try check(pjsua_enum_calls(&ids, &count), "pjsua_enum_calls")
-        return ids.prefix(Int(count)).map(callHandle)
+        return Array(ids.prefix(Int(count)))
     }
 
     /// The slot and current `pjsua_call_info` of a live call.
