@@ -24,7 +24,12 @@ extension PJSUA {
                 throw PJSUAError(status: status, operation: "cannot play \(Validation.quoted(path))", as: .file)
             }
         }
-        try check(pjsua_conf_connect(pjsua_player_get_conf_port(id), callPort), "cannot connect player to \(call)")
+        do {
+            try check(pjsua_conf_connect(pjsua_player_get_conf_port(id), callPort), "cannot connect player to \(call)")
+        } catch {
+            pjsua_player_destroy(id)
+            throw error
+        }
         let token = HandleToken.next()
         players[id] = token
         return Player(id: id, token: token)
@@ -64,7 +69,12 @@ extension PJSUA {
                 throw PJSUAError(status: status, operation: "cannot record to \(Validation.quoted(path))", as: .file)
             }
         }
-        try check(pjsua_conf_connect(callPort, pjsua_recorder_get_conf_port(id)), "cannot connect \(call) to recorder")
+        do {
+            try check(pjsua_conf_connect(callPort, pjsua_recorder_get_conf_port(id)), "cannot connect \(call) to recorder")
+        } catch {
+            pjsua_recorder_destroy(id)
+            throw error
+        }
         let token = HandleToken.next()
         recorders[id] = token
         return Recorder(id: id, token: token)
