@@ -47,7 +47,7 @@ let package = Package(
                          path: "Benchmarks/pjsua-bench"),
         // Shared by the test targets (which all run in one process, one pjsua engine at a time)
         // and the benchmarks: engine turns, peer processes, free ports.
-        .target(name: "PJSUATestSupport", path: "Tests/PJSUATestSupport"),
+        .target(name: "PJSUATestSupport", dependencies: ["SwiftPJSUA"], path: "Tests/PJSUATestSupport"),
         .testTarget(name: "SwiftPJSUATests", dependencies: ["SwiftPJSUA", "PJSUATestSupport"]),
         .testTarget(name: "SwiftPJSUAKitTests", dependencies: ["SwiftPJSUAKit", "SwiftPJSUA", "PJSUATestSupport"]),
         .testTarget(name: "softphoneTests", dependencies: ["softphone"]),

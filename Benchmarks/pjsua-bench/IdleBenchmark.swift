@@ -5,21 +5,15 @@ import SwiftPJSUA
 /// CPU used by a started engine with one account registered (with kamailio) doing nothing.
 enum IdleBenchmark {
     static func run(seconds: Int) async throws {
-        let port = freeLoopbackPort()
-        let runtime = NSTemporaryDirectory() + "pjsua-bench-kamailio-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
-        let kamailio = try ChildProcess("kamailio", ["-f", peersDirectory + "/kamailio/registrar.cfg",
-                                                          "-l", "udp:127.0.0.1:\(port)", "-DD", "-E", "-Y", runtime, "-m", "64", "-M", "8"], name: "kamailio")
-        defer { kamailio.stop(); try? FileManager.default.removeItem(atPath: runtime) }
-        try await kamailio.waitForOutput("udp: 127.0.0.1 [127.0.0.1]:\(port)")
-        try await Task.sleep(for: .milliseconds(300))
+        let kamailio = try await Kamailio()
+        defer { kamailio.stop() }
 
         let phone = PJSUA()
         let events = phone.events
         // No sound device open (the default, and an iOS app's state between calls): with the
         // null device the bridge's 20 ms clock would tick all the time.
         try await phone.start(.init(port: 0, bindAddress: "127.0.0.1"))
-        let account = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: "sip:127.0.0.1:\(port)",
+        let account = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: kamailio.uri,
                                                  username: "alice", password: "alice-secret")
         var registered = false
         for await event in events {

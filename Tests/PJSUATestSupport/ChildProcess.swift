@@ -130,21 +130,38 @@ public struct ChildProcessError: Error, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
-/// A loopback port that was free a moment ago (the kernel's pick for a bound-then-closed socket).
+/// A socket bound to a free loopback port (the kernel's pick), held until deinit: keeps the port
+/// busy for as long as it lives.
+public final class LoopbackSocket {
+    public let descriptor: Int32
+    public let port: Int
+
+    public init(udp: Bool = true) throws {
+        let fd = socket(AF_INET, Int32(udp ? SOCK_DGRAM.rawValue : SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard fd >= 0, bound == 0, named == 0 else {
+            if fd >= 0 { close(fd) }
+            throw ChildProcessError("cannot bind a loopback socket: errno \(errno)")
+        }
+        descriptor = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { close(descriptor) }
+}
+
+/// A loopback port that was free a moment ago (0 if no socket could be bound at all).
 public func freeLoopbackPort(udp: Bool = true) -> Int {
-    let fd = socket(AF_INET, Int32(udp ? SOCK_DGRAM.rawValue : SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    _ = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-    }
-    return Int(UInt16(bigEndian: address.sin_port))
+    (try? LoopbackSocket(udp: udp))?.port ?? 0
 }
 
 /// The repository's root directory, found from this file's location.

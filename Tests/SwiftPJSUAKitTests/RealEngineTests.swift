@@ -4,24 +4,6 @@ import SwiftPJSUA
 import Testing
 @testable import SwiftPJSUAKit
 
-/// Runs `body` with a started engine on loopback (null audio device, free UDP port) and always
-/// shuts it down. pjsua is a process-wide singleton: callers take turns with every other test
-/// that starts an engine, in any target.
-private func withRealEngine(_ body: (PJSUA, PJSUA.Transport) async throws -> Void) async throws {
-    await EngineTurns.shared.acquire()
-    let phone = PJSUA()
-    do {
-        let transport = try await phone.start(.init(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null))
-        try await body(phone, transport)
-        await phone.shutdown()
-        await EngineTurns.shared.release()
-    } catch {
-        await phone.shutdown()
-        await EngineTurns.shared.release()
-        throw error
-    }
-}
-
 /// The Call-ID and state events of one engine call, from the events a gated engine saw.
 private func firstCallID(of call: PJSUA.Call, in events: [CallEngineEvent<PJSUA.Call>]) -> String? {
     for event in events {
@@ -40,7 +22,7 @@ private func reachedState(_ call: PJSUA.Call, _ state: CallPhase, in events: [Ca
 @Suite("Real engine: PJSUA through the orchestration core", .serialized)
 struct RealEngineTests {
     @Test func inviteFirstCallIsReportedOnceAndAnsweringThroughTheCoreConnectsIt() async throws {
-        try await withRealEngine { phone, transport in
+        try await withStartedEngine { phone, transport in
             let provider = FakeProvider()
             let account = await phone.localAccount
             let core = CallOrchestrator(engine: phone, provider: provider, audioSession: FakeAudioSession(),
@@ -69,7 +51,7 @@ struct RealEngineTests {
     }
 
     @Test func pushFirstCallIsReportedOnceAndAnswerQueuedBeforeTheInviteConnectsIt() async throws {
-        try await withRealEngine { phone, transport in
+        try await withStartedEngine { phone, transport in
             let provider = FakeProvider()
             let engine = GatedEngine(phone)
             let core = CallOrchestrator(engine: engine, provider: provider, audioSession: FakeAudioSession(),
@@ -100,7 +82,7 @@ struct RealEngineTests {
     }
 
     @Test func holdAndMuteGoThroughThePJSUAAdapterToTheEngine() async throws {
-        try await withRealEngine { phone, transport in
+        try await withStartedEngine { phone, transport in
             var events = phone.events.makeAsyncIterator()
             let caller = try await phone.makeCall(to: transport.uri(user: "kit"))
             var connected = false

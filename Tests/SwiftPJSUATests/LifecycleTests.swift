@@ -103,7 +103,7 @@ struct LifecycleTests {
         // A port already in use is PJSIP's error, and leaves nothing half-started; a subscriber
         // made before the failed start still gets the next run's events.
         let log = EventLog(phone.events)
-        let blocker = try UDPBlocker()
+        let blocker = try LoopbackSocket()
         let error = try #require(await startError(phone, .init(port: blocker.port, bindAddress: "127.0.0.1")))
         #expect(error.code == .pjsip)
         #expect(error.status != nil)
@@ -149,35 +149,6 @@ func startError(_ phone: PJSUA, _ configuration: PJSUA.Configuration) async -> P
         return error as? PJSUAError
     }
     return nil
-}
-
-/// A UDP socket bound to a free loopback port, to make that port busy.
-final class UDPBlocker {
-    let descriptor: Int32
-    let port: Int
-
-    init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0 else {
-            close(fd)
-            throw TimedOut(what: "bind")
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        descriptor = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    deinit { close(descriptor) }
 }
 
 @Suite("TLS transport")

@@ -9,14 +9,14 @@ func softphone() throws -> String {
     while url.lastPathComponent != "Tests" { url.deleteLastPathComponent() }
     let path = url.deletingLastPathComponent().appendingPathComponent(".build/debug/softphone").path
     guard FileManager.default.isExecutableFile(atPath: path) else {
-        throw PeerError("\(path) is missing: build it with `swift build --product softphone` (make test does)")
+        throw ChildProcessError("\(path) is missing: build it with `swift build --product softphone` (make test does)")
     }
     return path
 }
 
 /// Runs softphone to completion; returns its exit status and output.
 func runSoftphone(_ arguments: [String], environment: [String: String] = [:], timeout: Duration = .seconds(60)) async throws -> (status: Int32, output: String) {
-    let process = try PeerProcess(try softphone(), arguments, name: "softphone", environment: environment)
+    let process = try ChildProcess(try softphone(), arguments, name: "softphone", environment: environment)
     let status = try await process.waitForExit(timeout: timeout)
     return (status, process.output)
 }
@@ -77,8 +77,8 @@ struct SoftphoneTests {
     @Test func aRefusedCallExitsWith1AndTheReason() async throws {
         await EngineTurns.shared.acquire()
         defer { Task { await EngineTurns.shared.release() } }
-        let port = freePort()
-        let callee = try PeerProcess(try softphone(), ["answer", "--listen", "udp:127.0.0.1:\(port)", "--auto-answer", "486",
+        let port = freeLoopbackPort()
+        let callee = try ChildProcess(try softphone(), ["answer", "--listen", "udp:127.0.0.1:\(port)", "--auto-answer", "486",
                                                        "--max-calls", "1", "--json"], name: "softphone-busy")
         try await callee.waitForOutput("\"listening\"")
         let result = try await runSoftphone(["call", "sip:x@127.0.0.1:\(port)", "--listen", "udp:127.0.0.1:0"])
@@ -91,7 +91,7 @@ struct SoftphoneTests {
         await EngineTurns.shared.acquire()
         defer { Task { await EngineTurns.shared.release() } }
         for (signal, extra) in [(SIGTERM, [String]()), (SIGINT, ["--media-thread"])] {
-            let agent = try PeerProcess(try softphone(), ["answer", "--json"] + extra, name: "softphone-signal")
+            let agent = try ChildProcess(try softphone(), ["answer", "--json"] + extra, name: "softphone-signal")
             try await agent.waitForOutput("\"listening\"")
             agent.signal(signal)
             #expect(try await agent.waitForExit(timeout: .seconds(10)) == 0, "\(agent.output)")
@@ -108,8 +108,8 @@ struct SoftphoneTests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try WAVFile.tone(frequency: 600, seconds: 1).write(to: directory + "/prompt.wav")
-        let port = freePort()
-        let callee = try PeerProcess(try softphone(), ["answer", "--listen", "udp:127.0.0.1:\(port)", "--max-calls", "1",
+        let port = freeLoopbackPort()
+        let callee = try ChildProcess(try softphone(), ["answer", "--listen", "udp:127.0.0.1:\(port)", "--max-calls", "1",
                                                        "--record-dir", directory, "--json"], name: "softphone-callee")
         try await callee.waitForOutput("\"listening\"")
         let result = try await runSoftphone(["call", "sip:x@127.0.0.1:\(port)", "--listen", "udp:127.0.0.1:0", "--seconds", "3",

@@ -80,7 +80,7 @@ struct KamailioCallTests {
         let kamailio = try await Kamailio()
         defer { kamailio.stop() }
         try await withEngine { phone, _, log in
-            let bob = try PeerProcess(try softphone(), [
+            let bob = try ChildProcess(try softphone(), [
                 "answer", "--listen", "udp:127.0.0.1:0", "--max-calls", "1", "--json",
                 "--account", "sip:bob@127.0.0.1", "--registrar", kamailio.uri, "--username", "bob", "--password-env", "BOB_PASSWORD",
             ], name: "softphone-bob", environment: ["BOB_PASSWORD": "bob-secret"])

@@ -3,25 +3,14 @@ import SwiftPJSUA
 import PJSUATestSupport
 import Testing
 
-/// Runs `body` with a started engine (null audio device, loopback, a free UDP port by default),
-/// and always shuts it down, even when `body` throws.
+/// Runs `body` with a started engine (null audio device, loopback, a free UDP port by default)
+/// and an event log subscribed before anything happens on it; always shuts the engine down.
 func withEngine<T>(
     _ configuration: PJSUA.Configuration = .init(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null),
     _ body: (PJSUA, PJSUA.Transport, EventLog) async throws -> T
 ) async throws -> T {
-    await EngineTurns.shared.acquire()
-    let phone = PJSUA()
-    let log = EventLog(phone.events)
-    do {
-        let transport = try await phone.start(configuration)
-        let result = try await body(phone, transport, log)
-        await phone.shutdown()
-        await EngineTurns.shared.release()
-        return result
-    } catch {
-        await phone.shutdown()
-        await EngineTurns.shared.release()
-        throw error
+    try await withStartedEngine(configuration) { phone, transport in
+        try await body(phone, transport, EventLog(phone.events))
     }
 }
 

@@ -1,19 +1,20 @@
 import Foundation
-import PJSUATestSupport
 
 /// kamailio as a registrar and proxy with digest auth (Tests/Peers/kamailio/registrar.cfg),
-/// started on a free loopback port for one test.
-final class Kamailio: @unchecked Sendable {
-    // @unchecked Sendable: immutable after init; PeerProcess is Sendable.
-    let port: Int
-    let peer: PeerProcess
+/// started on a free loopback port for one test or benchmark. Users: alice / alice-secret,
+/// bob / bob-secret.
+public final class Kamailio: @unchecked Sendable {
+    // @unchecked Sendable: immutable after init; ChildProcess is Sendable.
+    public let port: Int
+    public let peer: ChildProcess
     private let runtimeDirectory: String
 
-    init() async throws {
-        port = freePort()
+    /// Starts kamailio on a free port and waits until it listens.
+    public init() async throws {
+        port = freeLoopbackPort()
         runtimeDirectory = NSTemporaryDirectory() + "swift-pjsua-kamailio-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: runtimeDirectory, withIntermediateDirectories: true)
-        peer = try PeerProcess("kamailio", ["-f", peersDirectory + "/kamailio/registrar.cfg", "-l", "udp:127.0.0.1:\(port)",
+        peer = try ChildProcess("kamailio", ["-f", peersDirectory + "/kamailio/registrar.cfg", "-l", "udp:127.0.0.1:\(port)",
                                             "-DD", "-E", "-Y", runtimeDirectory, "-m", "64", "-M", "8"],
                                name: "kamailio")
         try await peer.waitForOutput("udp: 127.0.0.1 [127.0.0.1]:\(port)")
@@ -22,9 +23,10 @@ final class Kamailio: @unchecked Sendable {
     }
 
     /// The registrar URI, `sip:127.0.0.1:<port>`.
-    var uri: String { "sip:127.0.0.1:\(port)" }
+    public var uri: String { "sip:127.0.0.1:\(port)" }
 
-    func stop() {
+    /// Stops kamailio and removes its runtime directory.
+    public func stop() {
         peer.stop()
         try? FileManager.default.removeItem(atPath: runtimeDirectory)
     }

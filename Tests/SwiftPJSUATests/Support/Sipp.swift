@@ -1,30 +1,20 @@
 import Foundation
 import PJSUATestSupport
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
-typealias PeerProcess = ChildProcess
-typealias PeerError = ChildProcessError
-
-/// A loopback UDP port that was free a moment ago.
-func freePort() -> Int { freeLoopbackPort() }
-
 /// A sipp scenario file of Tests/Peers/sipp.
 func scenario(_ file: String) -> String { peersDirectory + "/sipp/" + file }
 
 /// sipp against the engine, one call, bounded.
-func sipp(_ arguments: [String], name: String) throws -> PeerProcess {
-    let port = freePort()
-    return try PeerProcess("sipp", ["-i", "127.0.0.1", "-p", "\(port)", "-m", "1", "-nostdin", "-timeout", "20s",
+func sipp(_ arguments: [String], name: String) throws -> ChildProcess {
+    let port = freeLoopbackPort()
+    return try ChildProcess("sipp", ["-i", "127.0.0.1", "-p", "\(port)", "-m", "1", "-nostdin", "-timeout", "20s",
                                     "-timeout_error", "-trace_err", "-error_file", NSTemporaryDirectory() + "sipp-\(name)-\(port)-errors.log",
                                     "-max_recv_loops", "1000"] + arguments,
                            name: name)
 }
 
 /// sipp's listening port, from its arguments.
-extension PeerProcess {
+extension ChildProcess {
     var sippPort: Int {
         guard let index = arguments.firstIndex(of: "-p"), index + 1 < arguments.count else { return 0 }
         return Int(arguments[index + 1]) ?? 0
