@@ -11,19 +11,13 @@ struct KamailioTests {
         try await withEngine { phone, _, log in
             let account = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: kamailio.uri,
                                                      username: "alice", password: "alice-secret")
-            let registered = try await log.first("registration") { event -> PJSUA.RegistrationState? in
-                if case let .registration(a, state) = event, a == account { return state }
-                return nil
-            }
+            let registered = try await log.registration(account, "registration")
             #expect(registered.status.code == 200)
             #expect(registered.isRegistered)
             #expect(registered.expires > 0)
 
             try await phone.setRegistration(account, enabled: false)
-            let unregistered = try await log.first("unregistration") { event -> PJSUA.RegistrationState? in
-                if case let .registration(a, state) = event, a == account, state.isUnregistration { return state }
-                return nil
-            }
+            let unregistered = try await log.registration(account, "unregistration", where: \.isUnregistration)
             #expect(unregistered.status.code == 200)
             #expect(!unregistered.isRegistered)
         }
@@ -35,10 +29,7 @@ struct KamailioTests {
         try await withEngine { phone, _, log in
             let account = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: kamailio.uri,
                                                      username: "alice", password: "not-the-password")
-            let state = try await log.first("failed registration") { event -> PJSUA.RegistrationState? in
-                if case let .registration(a, state) = event, a == account { return state }
-                return nil
-            }
+            let state = try await log.registration(account, "failed registration")
             #expect(!state.isRegistered)
             #expect([401, 403].contains(state.status.code), "\(state)")
         }
@@ -55,10 +46,7 @@ struct KamailioTests {
             let account = try await phone.addAccount(
                 id: "sip:alice@127.0.0.1", registrar: kamailio.uri, username: "alice", password: "alice-secret",
                 push: .apns(teamID: "ABCDE12345", bundleID: "com.example.offhook", token: Data([0xde, 0xad])))
-            try await log.first("registered") { event -> Void? in
-                if case let .registration(a, state) = event, a == account, state.isRegistered { return () }
-                return nil
-            }
+            try await log.registration(account, "registered", where: \.isRegistered)
             try await phone.reRegister(account, updatingPush: .apns(teamID: "ABCDE12345", bundleID: "com.example.offhook", token: Data([0xbe, 0xef])))
             try await waitUntil("a REGISTER with the new token") { lines.values.contains { $0.contains("pn-prid=beef") } }
             let registers = lines.values.filter { $0.contains("REGISTER sip:") }
@@ -88,10 +76,7 @@ struct KamailioCallTests {
 
             let alice = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: kamailio.uri,
                                                    username: "alice", password: "alice-secret")
-            try await log.first("alice registered") { event -> Void? in
-                if case let .registration(a, state) = event, a == alice, state.isRegistered { return () }
-                return nil
-            }
+            try await log.registration(alice, "alice registered", where: \.isRegistered)
             let call = try await phone.makeCall(to: "sip:bob@127.0.0.1:\(kamailio.port)", from: alice)
             let confirmed = try await log.state(call, .confirmed)
             try await Task.sleep(for: .milliseconds(300))

@@ -90,6 +90,16 @@ final class EventLog: @unchecked Sendable {
         }
     }
 
+    /// Waits for the first registration outcome of `account` that satisfies `condition`.
+    @discardableResult
+    func registration(_ account: PJSUA.Account, _ what: String, timeout: Duration = .seconds(10),
+                      where condition: (PJSUA.RegistrationState) -> Bool = { _ in true }) async throws -> PJSUA.RegistrationState {
+        try await first(what, timeout: timeout) { event in
+            if case let .registration(a, state) = event, a == account, condition(state) { return state }
+            return nil
+        }
+    }
+
     /// Waits for a call's audio to become active.
     func mediaActive(_ call: PJSUA.Call, timeout: Duration = .seconds(10)) async throws {
         try await first("\(call) media active", timeout: timeout) { event in
