@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 
-.PHONY: all deps peers build demo test bench fuzz fuzz-smoke clean
+.PHONY: all deps peers build demo test manifest-check bench fuzz fuzz-smoke clean
 
 all: build
 
@@ -25,7 +25,12 @@ test: deps peers
 	$(SWIFT) build $(SWIFT_FLAGS)
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
 	$(SWIFT) test $(SWIFT_FLAGS) --skip-build
+	$(MAKE) manifest-check
 	$(MAKE) fuzz-smoke
+
+## make manifest-check: evaluate Package.swift's iOS branch here, as an Apple host would, and check it.
+manifest-check:
+	python3 scripts/check-manifest.py
 
 ## make fuzz: the VoIP push payload parser under libFuzzer for 30 s (FUZZ_SECONDS to change).
 FUZZ_SECONDS ?= 30

@@ -10,6 +10,7 @@
 #   PJPROJECT_SRC=<dir|tarball> scripts/... build from this source instead of Debian's
 #   PJPROJECT_PREFIX=/usr/local             where to install (default /usr/local)
 #   PJPROJECT_FORCE=1                       rebuild even if a matching build is installed
+#   PJPROJECT_VIDEO=0                       build audio-only (no video libraries installed)
 set -euo pipefail
 
 PREFIX="${PJPROJECT_PREFIX:-/usr/local}"
@@ -22,18 +23,22 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 CONFIG_SITE="$HERE/pjproject-config_site.h"
 
 BUILD_DEPS=(build-essential pkg-config xz-utils libssl-dev libopus-dev libbcg729-dev libsrtp2-dev
-    libgsm1-dev libspeex-dev libspeexdsp-dev libasound2-dev libsamplerate0-dev uuid-dev
-    # Video (PJMEDIA_HAS_VIDEO, as in the iOS binary): H.264 through OpenH264, VP8/VP9 through
-    # libvpx, colour conversion through libyuv, SDL 2 rendering, V4L2 capture.
-    libopenh264-dev libvpx-dev libyuv-dev libsdl2-dev libv4l-dev)
+    libgsm1-dev libspeex-dev libspeexdsp-dev libasound2-dev libsamplerate0-dev uuid-dev)
+# Video (PJMEDIA_HAS_VIDEO, as in the iOS binary): H.264 through OpenH264, VP8/VP9 through
+# libvpx, colour conversion through libyuv, SDL 2 rendering, V4L2 capture.
+VIDEO_DEPS=(libopenh264-dev libvpx-dev libyuv-dev libsdl2-dev libv4l-dev)
 
 step() { printf '==> %s\n' "$*"; }
 die() { printf 'install-pjproject: error: %s\n' "$*" >&2; exit 1; }
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
-# The configuration this script builds: a change to it (or to config_site.h) forces a rebuild.
-# Computed once, from absolute paths, before the build changes directory.
-CONFIG_ID=$(cat "$HERE/$(basename "${BASH_SOURCE[0]}")" "$CONFIG_SITE" | sha256sum | cut -c1-16)
+VIDEO="${PJPROJECT_VIDEO:-1}"
+case "$VIDEO" in 0|1) ;; *) die "PJPROJECT_VIDEO must be 0 or 1, not '$VIDEO'" ;; esac
+if [ "$VIDEO" = 1 ]; then BUILD_DEPS+=("${VIDEO_DEPS[@]}"); fi
+
+# The configuration this script builds: a change to it (or to config_site.h, or the video choice)
+# forces a rebuild. Computed once, from absolute paths, before the build changes directory.
+CONFIG_ID=$( (cat "$HERE/$(basename "${BASH_SOURCE[0]}")" "$CONFIG_SITE"; echo "video=$VIDEO") | sha256sum | cut -c1-16)
 
 # The Debian archive this machine's apt already uses (a local mirror or proxy works as for apt
 # itself): the first URI of a deb822 `.sources` entry or a sources.list `deb` line whose suite is
@@ -134,14 +139,20 @@ sed -i 's/ bdimad_dev\.o//' "$SRC/pjmedia/build/Makefile"
 cd "$SRC"
 step "configuring (log: $LOG)"
 # --with-external-*: the DFSG tree has no bundled GSM/Speex/SRTP/libyuv, so Debian's are linked.
-# Video stays on (as in the iOS binary, so that calls are tested audio-only by our call settings,
-# not by the build): OpenH264, libvpx, libyuv, SDL, V4L2; --disable-ffmpeg because those cover
-# the codecs and conversion we use and FFmpeg's dev packages add ~200 MB to a fresh install.
+# Video is on by default (as in the iOS binary, so that "calls are audio-only unless asked" is
+# tested on a library that can do video): OpenH264, libvpx, libyuv, SDL, V4L2. FFmpeg is left out
+# (--disable-ffmpeg): the codecs and conversion above cover what the engine uses.
 # iLBC/G.722.1 are dropped (their sources are not in the DFSG tree); libwebrtc (AEC) likewise.
+if [ "$VIDEO" = 1 ]; then
+    video_flags=(--with-external-yuv --disable-ffmpeg)
+else
+    video_flags=(--disable-video --disable-libyuv)
+    sed -i 's/^#define PJMEDIA_HAS_VIDEO .*/#define PJMEDIA_HAS_VIDEO        0/' pjlib/include/pj/config_site.h
+fi
 CFLAGS="-O2 -fPIC" ./configure --prefix="$PREFIX" \
     --enable-shared --enable-epoll \
     --with-external-gsm --with-external-speex --with-external-srtp --enable-libsamplerate \
-    --with-external-yuv --disable-ffmpeg \
+    "${video_flags[@]}" \
     --disable-ilbc-codec --disable-g7221-codec --disable-libwebrtc \
     >>"$LOG" 2>&1 || die "configure failed"
 step "building with $(nproc) jobs (about a minute on 2 cores)"

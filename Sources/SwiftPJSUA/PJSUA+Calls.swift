@@ -180,6 +180,8 @@ extension PJSUA {
         public let media: MediaState
         /// Whether we placed the call.
         public let isOutgoing: Bool
+        /// Whether the call has an active video stream.
+        public let hasVideo: Bool
     }
 
     /// The current state of a live call.
@@ -190,7 +192,8 @@ extension PJSUA {
         return CallInfo(call: call, state: CallState(info.state), sipCallID: String(pj: info.call_id),
                         remote: String(pj: info.remote_info),
                         lastStatus: SIPStatus(code: Int(info.last_status.rawValue), reason: String(pj: info.last_status_text)),
-                        media: MediaState(info.media_status), isOutgoing: info.role == PJSIP_ROLE_UAC)
+                        media: MediaState(info.media_status), isOutgoing: info.role == PJSIP_ROLE_UAC,
+                        hasVideo: hasActiveVideo(info))
     }
 
     /// The calls currently alive.
