@@ -5,7 +5,8 @@
 #ifndef PJ_AUTOCONF
 #  define PJ_AUTOCONF 1
 #endif
-#include <pjsua-lib/pjsua.h>
+/* <pjsua.h>, as swift-pjsip's umbrella header includes it: the one path both header trees have. */
+#include <pjsua.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
