@@ -33,6 +33,7 @@ const int32_t cpjsua_snd_default_playback_dev = PJSUA_SND_DEFAULT_PLAYBACK_DEV;
 const int32_t cpjsua_max_calls = PJSUA_MAX_CALLS;
 const int32_t cpjsua_max_acc = PJSUA_MAX_ACC;
 const int32_t cpjsua_max_conf_ports = PJSUA_MAX_CONF_PORTS;
+const int32_t cpjsua_max_call_media = sizeof(((pjsua_call_info *)0)->media) / sizeof(pjsua_call_media_info);
 const int32_t cpjsua_has_video = PJMEDIA_HAS_VIDEO ? 1 : 0;
 
 struct cpjsua_thread {

@@ -89,10 +89,6 @@ extension PJSUA {
 
     private func reconnectCallsToDevice() {
         guard let slots = try? callSlots() else { return }
-        for id in slots {
-            var info = pjsua_call_info()
-            guard pjsua_call_get_info(id, &info) == pjSuccess else { continue }
-            connectToSoundDevice(callHandle(id), info)
-        }
+        AudioWiring.rewireAll(slots)
     }
 }

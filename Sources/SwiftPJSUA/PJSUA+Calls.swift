@@ -124,9 +124,10 @@ extension PJSUA {
     ///
     /// Drives `pjsua_conf_disconnect()` / `pjsua_conf_connect()`.
     public func setMuted(_ call: Call, _ muted: Bool) throws {
-        let (_, info) = try liveCallInfo(call)
+        _ = try resolve(call)
         CallbackContext.setMuted(call, muted)
-        connectToSoundDevice(call, info)
+        // On the executor thread, like every wiring: see AudioWiring.
+        AudioWiring.rewire(call)
     }
 
     /// Whether the sound device (conference slot 0) currently feeds the call's audio: the
@@ -188,12 +189,13 @@ extension PJSUA {
     ///
     /// Drives `pjsua_call_get_info()`.
     public func info(_ call: Call) throws -> CallInfo {
-        let (_, info) = try liveCallInfo(call)
-        return CallInfo(call: call, state: CallState(info.state), sipCallID: String(pj: info.call_id),
-                        remote: String(pj: info.remote_info),
-                        lastStatus: SIPStatus(code: Int(info.last_status.rawValue), reason: String(pj: info.last_status_text)),
-                        media: MediaState(info.media_status), isOutgoing: info.role == PJSIP_ROLE_UAC,
-                        hasVideo: hasActiveVideo(info))
+        try withLiveCallInfo(call) { info in
+            CallInfo(call: call, state: CallState(info.pointee.state), sipCallID: String(pj: info.pointee.call_id),
+                     remote: String(pj: info.pointee.remote_info),
+                     lastStatus: SIPStatus(code: Int(info.pointee.last_status.rawValue), reason: String(pj: info.pointee.last_status_text)),
+                     media: MediaState(info.pointee.media_status), isOutgoing: info.pointee.role == PJSIP_ROLE_UAC,
+                     hasVideo: hasActiveVideo(info))
+        }
     }
 
     /// The calls currently alive.
@@ -212,20 +214,20 @@ extension PJSUA {
         return Array(ids.prefix(Int(count)))
     }
 
-    /// The slot and current `pjsua_call_info` of a live call.
-    func liveCallInfo(_ call: Call) throws(PJSUAError) -> (slot: pjsua_call_id, info: pjsua_call_info) {
+    /// Runs `body` with the current `pjsua_call_info` of a live call, read in place (see
+    /// `withCallInfo`).
+    func withLiveCallInfo<T>(_ call: Call, _ body: (UnsafePointer<pjsua_call_info>) throws(PJSUAError) -> T) throws(PJSUAError) -> T {
         let slot = try resolve(call)
-        var info = pjsua_call_info()
-        try check(pjsua_call_get_info(slot, &info), "pjsua_call_get_info")
-        return (slot, info)
+        guard let result = try withCallInfo(slot, body) else {
+            throw PJSUAError(.staleHandle, "\(call) ended while it was being read")
+        }
+        return result
     }
 
     /// The pjsua slot of a live call, or a typed error for a stale or unknown handle.
     func resolve(_ call: Call) throws(PJSUAError) -> pjsua_call_id {
         try requireRunning()
-        guard call.slot >= 0, call.slot < Int32(pjsua_call_get_max_count()), pjsua_call_is_active(call.slot) != 0,
-              HandleToken.token(pjsua_call_get_user_data(call.slot)) == call.token
-        else {
+        guard isLive(call) else {
             throw PJSUAError(.staleHandle, "\(call) is not a live call (it ended, or belongs to an earlier engine run)")
         }
         return call.slot

@@ -69,8 +69,8 @@ extension PJSUA {
     ///
     /// Drives `pjsua_call_get_stream_info()` and `pjsua_call_get_stream_stat()`.
     public func mediaStatistics(_ call: Call) throws -> MediaStatistics {
-        let (slot, info) = try liveCallInfo(call)
-        guard let index = audioMedia(info).first.map({ UInt32($0.index) }) else {
+        let slot = call.slot
+        guard let index = try withLiveCallInfo(call, { info in audioMedia(info).first.map { UInt32($0.index) } }) else {
             throw PJSUAError(.mediaNotActive, "\(call) has no audio stream")
         }
         var stream = pjsua_stream_info()

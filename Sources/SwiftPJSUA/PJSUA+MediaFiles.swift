@@ -101,8 +101,7 @@ extension PJSUA {
 
     /// The conference slot of a call's active audio.
     func audioPort(of call: Call) throws(PJSUAError) -> pjsua_conf_port_id {
-        let (_, info) = try liveCallInfo(call)
-        guard let port = activeAudioSlots(info).first else {
+        guard let port = try withLiveCallInfo(call, { info in activeAudioSlots(info).first }) else {
             throw PJSUAError(.mediaNotActive, "\(call) has no active audio yet")
         }
         return port

@@ -92,7 +92,7 @@ public actor PJSUA {
             phase = .idle
             throw error
         }
-        CallbackContext.activate(hub: hub, logHandler: configuration.logHandler)
+        CallbackContext.activate(hub: hub, executor: executor, logHandler: configuration.logHandler)
         do {
             try initialise(configuration)
             let transport = try openTransport(kind: configuration.transport, ipv6: configuration.ipv6,

@@ -44,6 +44,8 @@ extern const int32_t cpjsua_snd_default_playback_dev;
 extern const int32_t cpjsua_max_calls;       /* PJSUA_MAX_CALLS */
 extern const int32_t cpjsua_max_acc;         /* PJSUA_MAX_ACC */
 extern const int32_t cpjsua_max_conf_ports;  /* PJSUA_MAX_CONF_PORTS */
+/* The capacity of pjsua_call_info.media (PJMEDIA_MAX_SDP_MEDIA entries). */
+extern const int32_t cpjsua_max_call_media;
 /* Whether the library was built with video (PJMEDIA_HAS_VIDEO): 1 or 0. */
 extern const int32_t cpjsua_has_video;
 

@@ -11,11 +11,13 @@ enum CallbackContext {
     nonisolated(unsafe) private static var hub: EventHub?  // guarded by `lock`
     nonisolated(unsafe) private static var logHandler: PJSUA.LogHandler?  // guarded by `lock`
     nonisolated(unsafe) private static var muted: Set<PJSUA.Call> = []  // guarded by `lock`
+    nonisolated(unsafe) private static var executor: PJSUAExecutor?  // guarded by `lock`
 
-    static func activate(hub: EventHub, logHandler: PJSUA.LogHandler?) {
+    static func activate(hub: EventHub, executor: PJSUAExecutor, logHandler: PJSUA.LogHandler?) {
         lock.lock()
         defer { lock.unlock() }
         self.hub = hub
+        self.executor = executor
         self.logHandler = logHandler
     }
 
@@ -23,12 +25,32 @@ enum CallbackContext {
         lock.lock()
         defer { lock.unlock() }
         hub = nil
+        executor = nil
         logHandler = nil
         muted = []
     }
 
-    /// Calls whose microphone path (sound device -> call) stays disconnected; read by the media
-    /// callback, which rewires calls whenever their media changes.
+    /// Schedules the audio wiring of `call` on the engine's executor thread (see ``AudioWiring``),
+    /// ahead of any engine call made after the event that follows.
+    static func scheduleRewire(_ call: PJSUA.Call) {
+        lock.lock()
+        let executor = self.executor
+        lock.unlock()
+        executor?.execute {
+            // A wiring scheduled while pjsua was being destroyed finds the context inactive.
+            guard isActive else { return }
+            AudioWiring.rewire(call)
+        }
+    }
+
+    static var isActive: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return hub != nil
+    }
+
+    /// Calls whose microphone path (sound device -> call) stays disconnected; read by
+    /// ``AudioWiring`` whenever it rewires a call.
     static func setMuted(_ call: PJSUA.Call, _ isMuted: Bool) {
         lock.lock()
         defer { lock.unlock() }
@@ -83,75 +105,36 @@ func accountHandle(_ slot: pjsua_acc_id) -> PJSUA.Account {
     PJSUA.Account(slot: slot, token: HandleToken.token(pjsua_acc_get_user_data(slot)))
 }
 
-/// A call's media of one type (`pjsua_call_info.media`, a fixed C array), with their indices.
-func media(_ type: pjmedia_type, of info: pjsua_call_info) -> [(index: Int, media: pjsua_call_media_info)] {
-    withUnsafeBytes(of: info.media) { raw in
-        let media = raw.bindMemory(to: pjsua_call_media_info.self)
-        return (0..<min(Int(info.media_cnt), media.count))
-            .filter { media[$0].type == type }
-            .map { ($0, media[$0]) }
-    }
-}
-
-/// A call's audio media, with their indices.
-func audioMedia(_ info: pjsua_call_info) -> [(index: Int, media: pjsua_call_media_info)] {
-    media(PJMEDIA_TYPE_AUDIO, of: info)
-}
-
-/// Whether a call has an active video stream.
-func hasActiveVideo(_ info: pjsua_call_info) -> Bool {
-    media(PJMEDIA_TYPE_VIDEO, of: info).contains { $0.media.status == PJSUA_CALL_MEDIA_ACTIVE && $0.media.dir != PJMEDIA_DIR_NONE }
-}
-
-/// The audio conference slots of a call whose audio is flowing (active or held by the peer).
-func activeAudioSlots(_ info: pjsua_call_info) -> [pjsua_conf_port_id] {
-    audioMedia(info).compactMap { item in
-        let flowing = item.media.status == PJSUA_CALL_MEDIA_ACTIVE || item.media.status == PJSUA_CALL_MEDIA_REMOTE_HOLD
-        let slot = item.media.stream.aud.conf_slot
-        return flowing && slot != PJSUA_INVALID_ID.rawValue ? slot : nil
-    }
-}
-
-/// Wires a call's active audio to the conference bridge's slot 0 (the sound device, or nothing
-/// until the app activates one: the engine never opens a device on its own): both ways, or only
-/// speaker-wards when the call is muted.
-func connectToSoundDevice(_ call: PJSUA.Call, _ info: pjsua_call_info) {
-    let muted = CallbackContext.isMuted(call)
-    for slot in activeAudioSlots(info) {
-        pjsua_conf_connect(slot, 0)
-        if muted {
-            pjsua_conf_disconnect(0, slot)
-        } else {
-            pjsua_conf_connect(0, slot)
-        }
-    }
-}
-
 private func onIncomingCall(_ accID: pjsua_acc_id, _ callID: pjsua_call_id, _ rdata: UnsafeMutablePointer<pjsip_rx_data>?) {
     let call = callHandle(callID)
-    var info = pjsua_call_info()
-    guard pjsua_call_get_info(callID, &info) == pjSuccess else { return }
-    CallbackContext.publish(.incomingCall(
-        account: accountHandle(accID), call: call, sipCallID: String(pj: info.call_id),
-        from: String(pj: info.remote_info), offeredVideo: info.rem_vid_cnt > 0))
+    let event = withCallInfo(callID) { info in
+        PJSUA.Event.incomingCall(
+            account: accountHandle(accID), call: call, sipCallID: String(pj: info.pointee.call_id),
+            from: String(pj: info.pointee.remote_info), offeredVideo: info.pointee.rem_vid_cnt > 0)
+    }
+    if let event { CallbackContext.publish(event) }
 }
 
 private func onCallState(_ callID: pjsua_call_id, _ event: UnsafeMutablePointer<pjsip_event>?) {
     let call = callHandle(callID)
-    var info = pjsua_call_info()
-    guard pjsua_call_get_info(callID, &info) == pjSuccess else { return }
-    if info.state == PJSIP_INV_STATE_DISCONNECTED { CallbackContext.setMuted(call, false) }
-    CallbackContext.publish(.callState(
-        call: call, state: PJSUA.CallState(info.state), sipCallID: String(pj: info.call_id),
-        lastStatus: PJSUA.SIPStatus(code: Int(info.last_status.rawValue), reason: String(pj: info.last_status_text))))
+    let published = withCallInfo(callID) { info in
+        PJSUA.Event.callState(
+            call: call, state: PJSUA.CallState(info.pointee.state), sipCallID: String(pj: info.pointee.call_id),
+            lastStatus: PJSUA.SIPStatus(code: Int(info.pointee.last_status.rawValue), reason: String(pj: info.pointee.last_status_text)))
+    }
+    guard let published else { return }
+    if case .callState(_, .disconnected, _, _) = published { CallbackContext.setMuted(call, false) }
+    CallbackContext.publish(published)
 }
 
 private func onCallMediaState(_ callID: pjsua_call_id) {
     let call = callHandle(callID)
-    var info = pjsua_call_info()
-    guard pjsua_call_get_info(callID, &info) == pjSuccess else { return }
-    connectToSoundDevice(call, info)
-    CallbackContext.publish(.callMedia(call: call, state: PJSUA.MediaState(info.media_status), hasVideo: hasActiveVideo(info)))
+    let published = withCallInfo(callID) { info in
+        PJSUA.Event.callMedia(call: call, state: PJSUA.MediaState(info.pointee.media_status), hasVideo: hasActiveVideo(info))
+    }
+    guard let published else { return }
+    CallbackContext.scheduleRewire(call)
+    CallbackContext.publish(published)
 }
 
 private func onRegState(_ accID: pjsua_acc_id, _ info: UnsafeMutablePointer<pjsua_reg_info>?) {

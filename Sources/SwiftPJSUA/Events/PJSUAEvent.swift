@@ -8,7 +8,8 @@ extension PJSUA {
         case callState(call: Call, state: CallState, sipCallID: String, lastStatus: SIPStatus)
         /// A call's media changed (`on_call_media_state`): `state` is its audio; `hasVideo` whether a
         /// video stream is active (never, unless video was asked for). When the audio becomes
-        /// active, the engine has already connected the call to the audio device both ways.
+        /// active, the engine connects the call to the audio device both ways (one way when
+        /// muted) on its own thread, before it runs any engine call made after this event.
         case callMedia(call: Call, state: MediaState, hasVideo: Bool)
         /// A REGISTER transaction finished (`on_reg_state2`).
         case registration(account: Account, state: RegistrationState)

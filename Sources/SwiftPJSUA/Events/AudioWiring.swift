@@ -1,0 +1,41 @@
+import PJSIP
+
+/// Connects calls' audio to the conference bridge's slot 0 (the sound device, or nothing until
+/// the app activates one: the engine never opens a device on its own), both ways, or only
+/// speaker-wards while the call is muted.
+///
+/// Wiring runs only on the engine's executor thread. pjsua's media callback does not wire the
+/// call itself: it schedules ``rewire(_:)`` on the executor, where ``PJSUA/setMuted(_:_:)`` also
+/// runs. A mute and a media update (a re-INVITE replacing the call's conference slot) therefore
+/// never interleave, and each wiring reads the call's media and its mute flag fresh, in one step:
+/// the microphone is never live while ``PJSUA/isMuted(_:)`` says true.
+enum AudioWiring {
+    /// Rewires `call` from its current media if it is still the call in its slot. Executor
+    /// thread only.
+    static func rewire(_ call: PJSUA.Call) {
+        guard isLive(call) else { return }
+        let muted = CallbackContext.isMuted(call)
+        _ = withCallInfo(call.slot) { info in
+            for slot in activeAudioSlots(info) {
+                pjsua_conf_connect(slot, 0)
+                if muted {
+                    pjsua_conf_disconnect(0, slot)
+                } else {
+                    pjsua_conf_connect(0, slot)
+                }
+            }
+        }
+    }
+
+    /// Rewires every call pjsua holds (after the sound device changed). Executor thread only.
+    static func rewireAll(_ slots: [pjsua_call_id]) {
+        for slot in slots { rewire(callHandle(slot)) }
+    }
+}
+
+/// Whether `call` is still the call pjsua holds in its slot (pjsua reuses slots; the token in
+/// the slot's user data tells calls apart).
+func isLive(_ call: PJSUA.Call) -> Bool {
+    call.slot >= 0 && call.slot < Int32(pjsua_call_get_max_count()) && pjsua_call_is_active(call.slot) != 0
+        && HandleToken.token(pjsua_call_get_user_data(call.slot)) == call.token
+}
