@@ -14,7 +14,7 @@ import PJSIP
 /// ```
 public actor PJSUA {
     /// The executor this actor runs on; stored strongly for the actor's lifetime.
-    public nonisolated let executor: PJSUAExecutor
+    nonisolated let executor: PJSUAExecutor
     let hub = EventHub()
 
     enum Phase { case idle, starting, running, stopping }
@@ -34,16 +34,25 @@ public actor PJSUA {
     }
 
     deinit {
-        // An engine dropped while running is torn down on its own thread, then the thread ends.
         let executor = self.executor
         let hub = self.hub
         if phase != .idle {
+            // Dropped while running: pjsua is torn down on the engine's own thread, after the
+            // work already queued there, and the thread then ends by itself. Nothing here waits,
+            // so releasing the last reference never blocks the releasing thread (it may be the
+            // main thread, or a pjsua worker inside a log handler, which pjsua_destroy joins).
+            // Unregistrations and BYEs are sent, their answers not awaited. A new engine's
+            // start() waits for this teardown to finish (EngineSlot).
+            EngineSlot.beginTeardown()
             executor.execute {
-                pjsua_destroy2(0)
+                PJLibrary.destroyPJSUA(flags: PJSUA_DESTROY_NO_RX_MSG)
                 PJSUA.finishTeardown(hub: hub)
             }
+        } else {
+            // Dropped while idle: no run will ever end the subscriptions, so end them now.
+            hub.finishAll()
         }
-        executor.shutdown()
+        executor.shutdown(wait: false)
     }
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
@@ -55,7 +64,7 @@ public actor PJSUA {
     /// Each read of this property creates an independent subscriber that receives every event from
     /// this moment on, in callback order, with nothing dropped; several subscribers (the app and
     /// SwiftPJSUAKit, say) never take events from one another. The sequence finishes when the
-    /// engine shuts down.
+    /// engine shuts down, or when the engine is released, whether it was running or not.
     public nonisolated var events: Events {
         Events(stream: hub.subscribe())
     }
@@ -78,15 +87,20 @@ public actor PJSUA {
     ///   ``PJSUAError/Code/invalidArgument`` for bad configuration values, or PJSIP's error.
     @discardableResult
     public func start(_ configuration: Configuration = Configuration()) throws -> Transport {
-        guard phase == .idle else { throw PJSUAError(.alreadyRunning, "this engine is already started") }
+        guard phase == .idle else {
+            throw PJSUAError(.alreadyRunning, phase == .stopping ? "this engine is still shutting down" : "this engine is already started")
+        }
         try Self.validate(configuration)
-        guard EngineSlot.claim() else {
+        switch EngineSlot.claim() {
+        case .claimed: break
+        case .running:
             throw PJSUAError(.alreadyRunning, "another PJSUA engine is already running in this process (pjsua is a process-wide singleton)")
+        case .stillTearingDown:
+            throw PJSUAError(.alreadyRunning, "a released PJSUA engine is still tearing down after \(EngineSlot.teardownWait)")
         }
         phase = .starting
-        pj_log_set_level(0)
         do {
-            try check(pjsua_create(), "pjsua_create")
+            try check(PJLibrary.createPJSUA(), "pjsua_create")
         } catch {
             EngineSlot.release()
             phase = .idle
@@ -103,7 +117,7 @@ public actor PJSUA {
             phase = .running
             return transport
         } catch {
-            pjsua_destroy2(UInt32(PJSUA_DESTROY_NO_NETWORK.rawValue))
+            PJLibrary.destroyPJSUA(flags: PJSUA_DESTROY_NO_NETWORK)
             // A failed start is not a shutdown: subscribers keep waiting for the next run.
             Self.finishTeardown(hub: hub, endingSubscriptions: false)
             transports = []
@@ -116,11 +130,16 @@ public actor PJSUA {
     /// Shuts pjsua down: hangs up every call (their `DISCONNECTED` events are delivered),
     /// unregisters registered accounts (waiting at most
     /// ``Configuration/unregisterTimeoutMilliseconds``), destroys pjsua and finishes every event
-    /// sequence. Does nothing if the engine is not started. The engine can be started again
+    /// sequence. Does nothing if the engine is not started; while another caller's shutdown is
+    /// under way, returns when that one has finished. The engine can be started again
     /// afterwards.
     ///
     /// Drives `pjsua_call_hangup_all()`, `pjsua_acc_set_registration()` and `pjsua_destroy2()`.
     public func shutdown() async {
+        if phase == .stopping {
+            await withCheckedContinuation { shutdownWaiters.append($0) }
+            return
+        }
         guard phase == .running else { return }
         phase = .stopping
         let watch = hub.subscribe()
@@ -140,12 +159,15 @@ public actor PJSUA {
         recorders = [:]
         // We waited for the unregistrations ourselves; NO_RX_MSG skips pjsua's fixed one-second
         // grace sleep. Remaining calls are still hung up (transmission stays on).
-        pjsua_destroy2(UInt32(PJSUA_DESTROY_NO_RX_MSG.rawValue))
+        PJLibrary.destroyPJSUA(flags: PJSUA_DESTROY_NO_RX_MSG)
         Self.finishTeardown(hub: hub)
         transports = []
         defaultAccount = nil
         nullDeviceActive = false
         phase = .idle
+        let waiters = shutdownWaiters
+        shutdownWaiters = []
+        for waiter in waiters { waiter.resume() }
     }
 
     /// Sends an un-REGISTER for every account that is registered; returns their slots.
@@ -259,24 +281,49 @@ public actor PJSUA {
     var nullDeviceActive = false
     var rtpPort = 4000
     var unregisterTimeout = 2000
+    /// Callers of ``shutdown()`` that arrived while another shutdown was under way.
+    var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
 }
 
 /// The process-wide claim on pjsua: only one engine may run at a time.
+///
+/// A released engine tears pjsua down on its own thread after its deinit returned; until that
+/// finishes, the slot is `tearingDown`, and a new engine's start waits for it (bounded) instead
+/// of failing.
 enum EngineSlot {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var claimed = false  // guarded by `lock`
+    enum State { case free, running, tearingDown }
+    enum Claim { case claimed, running, stillTearingDown }
 
-    static func claim() -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        if claimed { return false }
-        claimed = true
-        return true
+    private static let condition = NSCondition()
+    nonisolated(unsafe) private static var state = State.free  // guarded by `condition`
+    /// How long a start waits for a released engine's teardown.
+    static let teardownWait = Duration.seconds(10)
+
+    static func claim() -> Claim {
+        condition.lock()
+        defer { condition.unlock() }
+        let deadline = Date().addingTimeInterval(Double(teardownWait.components.seconds))
+        while state == .tearingDown {
+            if !condition.wait(until: deadline) { break }
+        }
+        switch state {
+        case .free:
+            state = .running
+            return .claimed
+        case .running: return .running
+        case .tearingDown: return .stillTearingDown
+        }
+    }
+
+    /// The running engine was released; its teardown is queued on its thread.
+    static func beginTeardown() {
+        condition.withLock { state = .tearingDown }
     }
 
     static func release() {
-        lock.lock()
-        defer { lock.unlock() }
-        claimed = false
+        condition.withLock {
+            state = .free
+            condition.broadcast()
+        }
     }
 }

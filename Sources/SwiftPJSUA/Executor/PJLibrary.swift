@@ -1,27 +1,55 @@
 import Foundation
 import PJSIP
 
-/// Process-wide PJLIB initialisation, reference counted.
+/// Process-wide PJLIB initialisation.
 ///
-/// `pj_init()` and `pj_shutdown()` are reference counted by PJLIB but not thread-safe, and every
-/// executor thread needs PJLIB initialised before it can register itself; this lock serialises
-/// those calls.
+/// PJLIB counts `pj_init()` / `pj_shutdown()` calls in a plain, non-atomic counter, and these are
+/// called by every executor thread (to register itself) and by `pjsua_create()` /
+/// `pjsua_destroy2()` inside. Every one of those calls goes through this lock, so an engine
+/// created or dropped while another starts or stops cannot shut PJLIB down early.
 enum PJLibrary {
     private static let lock = NSLock()
+    /// How many PJLIB initialisations this process holds (executors plus a created pjsua);
+    /// guarded by `lock`.
+    nonisolated(unsafe) private static var holders = 0
 
+    /// Initialises PJLIB for an executor thread.
     static func acquire() {
-        lock.lock()
-        defer { lock.unlock() }
-        // Quiet by default: PJLIB logs to stdout until pjsua_init installs our log config.
-        pj_log_set_level(0)
-        let status = pj_init()
-        precondition(status == pjSuccess, "pj_init failed: \(status)")
-        pj_log_set_level(0)
+        lock.withLock {
+            // PJLIB logs to stdout from its first pj_init() until a pjsua_init() installs the
+            // engine's log configuration: keep that first one quiet. Later calls leave the level
+            // alone, or they would silence the log of an engine that is running.
+            if holders == 0 { pj_log_set_level(0) }
+            let status = pj_init()
+            precondition(status == pjSuccess, "pj_init failed: \(status)")
+            holders += 1
+        }
     }
 
+    /// Releases an executor thread's PJLIB initialisation.
     static func release() {
-        lock.lock()
-        defer { lock.unlock() }
-        pj_shutdown()
+        lock.withLock {
+            pj_shutdown()
+            holders -= 1
+        }
+    }
+
+    /// `pjsua_create()` under the lock (it calls `pj_init()`).
+    static func createPJSUA() -> pj_status_t {
+        lock.withLock {
+            if holders == 0 { pj_log_set_level(0) }
+            let status = pjsua_create()
+            if status == pjSuccess { holders += 1 }
+            return status
+        }
+    }
+
+    /// `pjsua_destroy2()` under the lock (it calls `pj_shutdown()`). Callers pass flags that do
+    /// not wait for responses, so the lock is held briefly.
+    static func destroyPJSUA(flags: pjsua_destroy_flag) {
+        lock.withLock {
+            pjsua_destroy2(UInt32(flags.rawValue))
+            holders -= 1
+        }
     }
 }

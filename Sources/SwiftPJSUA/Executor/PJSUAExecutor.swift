@@ -11,7 +11,10 @@ import PJSIP
 ///
 /// Invariant 2 follows from it: the actor's methods are the only code that calls pjsua, and they
 /// all run here, so nothing enters PJSIP from GCD or Swift-concurrency threads.
-public final class PJSUAExecutor: SerialExecutor, @unchecked Sendable {
+///
+/// Not public: only an engine creates one, and its deinit stops it, so no job can be enqueued
+/// after shutdown through the public API and no executor thread outlives its engine's teardown.
+final class PJSUAExecutor: SerialExecutor, @unchecked Sendable {
     // @unchecked Sendable: `jobs`, `head`, `stopping`, `sleeping`, `joined` are guarded by `mutex` (with `condition`
     // to wake the thread); `thread` is written once in init, before any job can be enqueued, and
     // freed in deinit; `descriptor` is touched only by the executor thread itself.
@@ -37,7 +40,7 @@ public final class PJSUAExecutor: SerialExecutor, @unchecked Sendable {
 
     /// Creates the executor and starts its thread; the thread is registered with PJLIB before
     /// this initializer returns.
-    public init(name: String = "pjsua-executor") {
+    init(name: String = "pjsua-executor") {
         mutex = .allocate(capacity: 1)
         pthread_mutex_init(mutex, nil)
         condition = .allocate(capacity: 1)
@@ -77,22 +80,27 @@ public final class PJSUAExecutor: SerialExecutor, @unchecked Sendable {
     }
 
     /// Whether the calling thread is this executor's thread.
-    public var isCurrent: Bool {
+    var isCurrent: Bool {
         guard let thread else { return false }
         return cpjsua_thread_is_current(thread) != 0
     }
 
-    public func enqueue(_ job: consuming ExecutorJob) {
-        submit(.job(UnownedJob(job)))
+    func enqueue(_ job: consuming ExecutorJob) {
+        let accepted = submit(.job(UnownedJob(job)))
+        // Only the engine's actor enqueues jobs, and it stops its executor in its deinit, when no
+        // job of it can exist any more: unreachable through the public API.
+        precondition(accepted, "a job was enqueued on a PJSUA executor after it shut down")
     }
 
-    /// Runs `block` on the executor thread after the work already enqueued. Used where no actor
-    /// job is available (an engine's deinit tearing pjsua down on the thread that owns it).
-    func execute(_ block: @escaping @Sendable () -> Void) {
+    /// Runs `block` on the executor thread after the work already enqueued (the media callback's
+    /// audio wiring; an engine's deinit tearing pjsua down on the thread that owns it). Returns
+    /// false, and drops the block, once the executor is stopping.
+    @discardableResult
+    func execute(_ block: @escaping @Sendable () -> Void) -> Bool {
         submit(.block(block))
     }
 
-    private func submit(_ unowned: Work) {
+    private func submit(_ unowned: Work) -> Bool {
         pthread_mutex_lock(mutex)
         let accepted = !stopping
         // Wake the thread only if it sleeps, and signal after unlocking, so that it does not
@@ -104,26 +112,28 @@ public final class PJSUAExecutor: SerialExecutor, @unchecked Sendable {
         }
         pthread_mutex_unlock(mutex)
         if wake { pthread_cond_signal(condition) }
-        // A job enqueued after shutdown can only come from a misuse after the actor is gone.
-        precondition(accepted, "a job was enqueued on a PJSUA executor after it shut down")
+        return accepted
     }
 
-    public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+    func asUnownedSerialExecutor() -> UnownedSerialExecutor {
         UnownedSerialExecutor(ordinary: self)
     }
 
-    public func checkIsolated() {
+    func checkIsolated() {
         precondition(isCurrent, "expected to run on the PJSUA executor thread")
     }
 
-    public func isIsolatingCurrentContext() -> Bool? {
+    func isIsolatingCurrentContext() -> Bool? {
         isCurrent
     }
 
-    /// Stops the thread after the jobs already enqueued have run, and joins it. Idempotent.
-    /// Called from the executor thread itself (its owner released inside a job), it detaches the
-    /// thread instead, which then ends once the current job returns.
-    public func shutdown() {
+    /// Stops the thread after the jobs already enqueued have run. Idempotent.
+    ///
+    /// With `wait` (and not called on the executor thread itself) it joins the thread; otherwise
+    /// it detaches it and returns at once, and the thread ends by itself once the queue is
+    /// drained (an engine dropped while running: its teardown job must not block the releasing
+    /// thread, which may be the main thread or a pjsua worker inside a callback).
+    func shutdown(wait: Bool = true) {
         pthread_mutex_lock(mutex)
         if joined {
             pthread_mutex_unlock(mutex)
@@ -131,15 +141,40 @@ public final class PJSUAExecutor: SerialExecutor, @unchecked Sendable {
         }
         stopping = true
         joined = true
+        let wake = sleeping
+        sleeping = false
         pthread_mutex_unlock(mutex)
-        pthread_cond_signal(condition)
+        if wake { pthread_cond_signal(condition) }
         guard let thread else { return }
-        if isCurrent {
-            cpjsua_thread_detach(thread)
-        } else {
+        if wait && !isCurrent {
             cpjsua_thread_join(thread)
+        } else {
+            cpjsua_thread_detach(thread)
         }
     }
+
+    /// The queue's current capacity in jobs (tests check that it shrinks after a burst).
+    var queueCapacity: Int {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return jobs.capacity
+    }
+
+    /// Jobs are taken from `head`; the consumed prefix is dropped once it is both large and at
+    /// least half of the array (so each job is moved at most once on average), and a drained
+    /// queue gives back a burst's memory. Called with `mutex` held.
+    private func compactQueue() {
+        if head == jobs.count {
+            jobs.removeAll(keepingCapacity: jobs.capacity <= Self.retainedCapacity)
+            head = 0
+        } else if head >= Self.retainedCapacity && head * 2 >= jobs.count {
+            jobs.removeSubrange(0..<head)
+            head = 0
+        }
+    }
+
+    /// The queue capacity kept across idle periods.
+    static let retainedCapacity = 256
 
     private func threadMain(name: String) {
         PJLibrary.acquire()
@@ -173,10 +208,7 @@ public final class PJSUAExecutor: SerialExecutor, @unchecked Sendable {
             }
             let job = jobs[head]
             head += 1
-            if head == jobs.count {
-                jobs.removeAll(keepingCapacity: true)
-                head = 0
-            }
+            compactQueue()
             pthread_mutex_unlock(mutex)
             switch job {
             case .job(let job): job.runSynchronously(on: executor)
