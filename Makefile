@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 
-.PHONY: all deps peers build demo test bench fuzz fuzz-smoke clean
+.PHONY: all deps peers build demo test apple-check bench fuzz fuzz-smoke clean
 
 all: build
 
@@ -25,7 +25,14 @@ test: deps peers
 	$(SWIFT) build $(SWIFT_FLAGS)
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
 	$(SWIFT) test $(SWIFT_FLAGS) --skip-build
+	$(MAKE) apple-check
 	$(MAKE) fuzz-smoke
+
+## make apple-check: typecheck the iOS-only adapters and the CallKit article's sample on Linux,
+## against stand-ins of Apple's declarations (Tests/AppleSDKStandIns).
+apple-check: deps
+	$(SWIFT) build $(SWIFT_FLAGS)
+	SWIFT=$(SWIFT) bash scripts/check-apple-code.sh
 
 ## make fuzz: the VoIP push payload parser under libFuzzer for 30 s (FUZZ_SECONDS to change).
 FUZZ_SECONDS ?= 30
