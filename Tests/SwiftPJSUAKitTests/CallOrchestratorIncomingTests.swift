@@ -190,4 +190,14 @@ struct CallOrchestratorIncomingTests {
         _ = await quiet.push("c2")
         #expect(quiet.engine.log.isEmpty)
     }
+
+    @Test func wakeAccountSetAfterLaunchIsRecoveredOnTheNextPush() async {
+        let h = await Harness()
+        _ = await h.push("c1")
+        await h.core.setWakeAccount("alice")
+        _ = await h.push("c2")
+        await h.core.setWakeAccount(nil)
+        _ = await h.push("c3")
+        #expect(h.engine.log == ["recover alice"])
+    }
 }

@@ -33,6 +33,8 @@ public actor CallOrchestrator<Engine: CallEngine, Provider: CallProvider, Audio:
     private var orphanOrder: [Handle] = []
     private var nextActionID: UInt64 = 0
     private var eventPump: Task<Void, Never>?
+    /// The account re-registered on a push; starts as the configuration's.
+    private var wakeAccount: Engine.AccountHandle?
     /// Whether the platform audio session is active (between activation and deactivation).
     public private(set) var isAudioSessionActive = false
 
@@ -48,6 +50,14 @@ public actor CallOrchestrator<Engine: CallEngine, Provider: CallProvider, Audio:
         self.provider = provider
         self.audioSession = audioSession
         self.configuration = configuration
+        self.wakeAccount = configuration.wakeAccount
+    }
+
+    /// Sets the account re-registered when a push arrives (nil: none), replacing
+    /// ``OrchestratorConfiguration/wakeAccount``. An app creates the orchestrator at launch, before
+    /// the engine has started and its account exists; it calls this once the account is added.
+    public func setWakeAccount(_ account: Engine.AccountHandle?) {
+        wakeAccount = account
     }
 
     /// Subscribes to the engine's call events; does nothing when already started.
@@ -548,7 +558,7 @@ public actor CallOrchestrator<Engine: CallEngine, Provider: CallProvider, Audio:
     }
 
     private func wakeNetwork() async {
-        guard let account = configuration.wakeAccount else { return }
+        guard let account = wakeAccount else { return }
         do {
             try await engine.recoverNetwork(for: account)
         } catch {
