@@ -1,34 +1,59 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// The C module `PJSIP` comes from two places, and sources write `import PJSIP` in both cases:
-// - Apple hosts: the `PJSIP` product of swift-pjsip (an iOS/macOS xcframework of pjproject 2.17).
-// - Linux: a system library found through pkg-config (`libpjproject`), which
-//   `scripts/install-pjproject.sh` builds from Debian's source archive.
-// The Apple dependency is declared only when the manifest is evaluated on an Apple host, so that
-// package resolution on Linux never needs the network.
-#if canImport(Darwin)
-let pjsipPackages: [Package.Dependency] = [
-    .package(url: "https://github.com/laconicman/swift-pjsip", from: "0.2.1"),
-]
-let pjsipTargets: [Target] = []
-let pjsip: Target.Dependency = .product(name: "PJSIP", package: "swift-pjsip")
-#else
-let pjsipPackages: [Package.Dependency] = []
-let pjsipTargets: [Target] = [
-    .systemLibrary(
-        name: "PJSIP",
-        path: "Sources/PJSIP",
-        pkgConfig: "libpjproject",
-        providers: [.apt(["(built by scripts/install-pjproject.sh)"])]
-    ),
-]
-let pjsip: Target.Dependency = "PJSIP"
-#endif
+// Where the C module `PJSIP` (pjproject's C API) comes from; sources write `import PJSIP` on both:
+// - iOS: the `PJSIP` product of swift-pjsip, a static libpjproject.a in an xcframework
+//   (pjproject 2.17, video on, PJSUA_MAX_CALLS 8). It carries no linker settings (a binary
+//   target cannot), so SwiftPJSUA declares the system frameworks it needs.
+// - Linux: a system library found through pkg-config (`swift-pjsua-pjproject`, written by
+//   `scripts/install-pjproject.sh`, which builds pjproject from Debian's source archive).
+// - macOS: not supported (swift-pjsip has no macOS slice, and the pkg-config path is untested on
+//   a Mac), so not declared.
+// Everything Swift cannot import from either module's headers lives in CPJSUASupport, one C
+// target built on every platform against that platform's headers.
+//
+// The swift-pjsip dependency is declared only when the manifest is evaluated on an Apple host,
+// so that resolution on Linux never needs the network. SWIFTPJSUA_MANIFEST_AS_APPLE=1 evaluates
+// the Apple branch on Linux: `make manifest-check` dumps it (nothing is resolved) and checks it.
+let appleBranch: Bool = {
+    #if canImport(Darwin)
+    return true
+    #else
+    return Context.environment["SWIFTPJSUA_MANIFEST_AS_APPLE"] == "1"
+    #endif
+}()
+
+let pjsipPackages: [Package.Dependency]
+let pjsipTargets: [Target]
+let pjsip: Target.Dependency
+if appleBranch {
+    pjsipPackages = [.package(url: "https://github.com/laconicman/swift-pjsip", from: "0.2.1")]
+    pjsipTargets = []
+    pjsip = .product(name: "PJSIP", package: "swift-pjsip", condition: .when(platforms: [.iOS]))
+} else {
+    pjsipPackages = []
+    pjsipTargets = [
+        .systemLibrary(
+            name: "PJSIP",
+            path: "Sources/PJSIP",
+            pkgConfig: "swift-pjsua-pjproject",
+            providers: [.apt(["(built by scripts/install-pjproject.sh)"])]
+        ),
+    ]
+    pjsip = "PJSIP"
+}
+
+// What swift-pjsip's static libpjproject.a needs from the SDK (its README): audio units and
+// sessions, video capture/encode/render (video is built in), Network.framework TLS, and libc++
+// (pjproject's C++ parts).
+let pjsipLinkerSettings: [LinkerSetting] = [
+    "AVFoundation", "AudioToolbox", "CoreAudio", "CoreMedia", "CoreVideo", "VideoToolbox",
+    "MetalKit", "Network", "Security",
+].map { .linkedFramework($0, .when(platforms: [.iOS])) } + [.linkedLibrary("c++", .when(platforms: [.iOS]))]
 
 let package = Package(
     name: "swift-pjsua",
-    platforms: [.iOS(.v17), .macOS(.v14)],
+    platforms: [.iOS(.v17)],
     products: [
         .library(name: "SwiftPJSUA", targets: ["SwiftPJSUA"]),
         .library(name: "SwiftPJSUAKit", targets: ["SwiftPJSUAKit"]),
@@ -37,8 +62,18 @@ let package = Package(
     ],
     dependencies: pjsipPackages,
     targets: pjsipTargets + [
-        .target(name: "SwiftPJSUA", dependencies: [pjsip]),
-        .target(name: "SwiftPJSUAKit", dependencies: ["SwiftPJSUA"]),
+        .target(name: "CPJSUASupport", dependencies: [pjsip]),
+        .target(
+            name: "SwiftPJSUA",
+            dependencies: [pjsip, "CPJSUASupport"],
+            resources: [.copy("PrivacyInfo.xcprivacy")],
+            linkerSettings: pjsipLinkerSettings
+        ),
+        .target(
+            name: "SwiftPJSUAKit",
+            dependencies: ["SwiftPJSUA"],
+            linkerSettings: ["CallKit", "PushKit", "AVFAudio"].map { .linkedFramework($0, .when(platforms: [.iOS])) }
+        ),
         .executableTarget(name: "softphone", dependencies: ["SwiftPJSUA"]),
         // Benchmarks: the Swift engine against a plain-C loop over the same library and against
         // the reference pjsua app (`make bench`).
@@ -48,7 +83,7 @@ let package = Package(
         // Shared by the test targets (which all run in one process, one pjsua engine at a time)
         // and the benchmarks: engine turns, peer processes, free ports.
         .target(name: "PJSUATestSupport", dependencies: ["SwiftPJSUA"], path: "Tests/PJSUATestSupport"),
-        .testTarget(name: "SwiftPJSUATests", dependencies: ["SwiftPJSUA", "PJSUATestSupport"]),
+        .testTarget(name: "SwiftPJSUATests", dependencies: ["SwiftPJSUA", "CPJSUASupport", "PJSUATestSupport"]),
         .testTarget(name: "SwiftPJSUAKitTests", dependencies: ["SwiftPJSUAKit", "SwiftPJSUA", "PJSUATestSupport"]),
         .testTarget(name: "softphoneTests", dependencies: ["softphone"]),
     ],

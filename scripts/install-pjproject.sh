@@ -10,6 +10,7 @@
 #   PJPROJECT_SRC=<dir|tarball> scripts/... build from this source instead of Debian's
 #   PJPROJECT_PREFIX=/usr/local             where to install (default /usr/local)
 #   PJPROJECT_FORCE=1                       rebuild even if a matching build is installed
+#   PJPROJECT_VIDEO=0                       build audio-only (no video libraries installed)
 set -euo pipefail
 
 PREFIX="${PJPROJECT_PREFIX:-/usr/local}"
@@ -23,14 +24,42 @@ CONFIG_SITE="$HERE/pjproject-config_site.h"
 
 BUILD_DEPS=(build-essential pkg-config xz-utils libssl-dev libopus-dev libbcg729-dev libsrtp2-dev
     libgsm1-dev libspeex-dev libspeexdsp-dev libasound2-dev libsamplerate0-dev uuid-dev)
+# Video (PJMEDIA_HAS_VIDEO, as in the iOS binary): H.264 through OpenH264, VP8/VP9 through
+# libvpx, colour conversion through libyuv, SDL 2 rendering, V4L2 capture.
+VIDEO_DEPS=(libopenh264-dev libvpx-dev libyuv-dev libsdl2-dev libv4l-dev)
 
 step() { printf '==> %s\n' "$*"; }
 die() { printf 'install-pjproject: error: %s\n' "$*" >&2; exit 1; }
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
-# The configuration this script builds: a change to it (or to config_site.h) forces a rebuild.
-# Computed once, from absolute paths, before the build changes directory.
-CONFIG_ID=$(cat "$HERE/$(basename "${BASH_SOURCE[0]}")" "$CONFIG_SITE" | sha256sum | cut -c1-16)
+VIDEO="${PJPROJECT_VIDEO:-1}"
+case "$VIDEO" in 0|1) ;; *) die "PJPROJECT_VIDEO must be 0 or 1, not '$VIDEO'" ;; esac
+if [ "$VIDEO" = 1 ]; then BUILD_DEPS+=("${VIDEO_DEPS[@]}"); fi
+
+# The configuration this script builds: a change to it (or to config_site.h, or the video choice)
+# forces a rebuild. Computed once, from absolute paths, before the build changes directory.
+CONFIG_ID=$( (cat "$HERE/$(basename "${BASH_SOURCE[0]}")" "$CONFIG_SITE"; echo "video=$VIDEO") | sha256sum | cut -c1-16)
+
+# The Debian archive this machine's apt already uses (a local mirror or proxy works as for apt
+# itself): the first URI of a deb822 `.sources` entry or a sources.list `deb` line whose suite is
+# a release (not -security, -updates or -backports). DEBIAN_MIRROR overrides; deb.debian.org last.
+debian_mirror() {
+    if [ -n "${DEBIAN_MIRROR:-}" ]; then echo "$DEBIAN_MIRROR"; return; fi
+    local found
+    found=$(awk '
+        /^[[:space:]]*#/ { next }
+        /^deb(-src)?[[:space:]]/ {  # one-line format: deb [options] URI suite components
+            i = 2; if ($i ~ /^\[/) { while ($i !~ /\]$/) i++; i++ }
+            if ($(i+1) !~ /-(security|updates|backports)$/ && $i ~ /debian/) { print $i; exit }
+            next
+        }
+        /^[[:space:]]*$/ { if (uri != "" && ok) { print uri; exit } uri = ""; ok = 0; next }
+        /^URIs:/ { uri = $2 }
+        /^Suites:/ { for (j = 2; j <= NF; j++) if ($j !~ /-(security|updates|backports)$/) ok = 1 }
+        END { if (uri != "" && ok) print uri }
+    ' /etc/apt/sources.list.d/*.sources /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | grep -m1 -i debian || true)
+    echo "${found:-http://deb.debian.org/debian}"
+}
 
 version_ge() { # version_ge A B: A >= B
     [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n1)" = "$2" ]
@@ -39,7 +68,7 @@ version_ge() { # version_ge A B: A >= B
 already_installed() {
     [ -f "$STAMP" ] || return 1
     [ -x "$PREFIX/bin/pjsua" ] || return 1
-    pkg-config --exists libpjproject 2>/dev/null || return 1
+    pkg-config --exists libpjproject swift-pjsua-pjproject 2>/dev/null || return 1
     grep -qx "config=$CONFIG_ID" "$STAMP" || return 1
     version_ge "$(pkg-config --modversion libpjproject)" "$MIN_VERSION"
 }
@@ -80,7 +109,8 @@ if [ -n "${PJPROJECT_SRC:-}" ]; then
 else
     APT="$WORK/apt"
     mkdir -p "$APT/lists/partial" "$APT/cache/archives/partial" "$APT/dl"
-    echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian sid main" >"$APT/sources.list"
+    mirror=$(debian_mirror)
+    echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror sid main" >"$APT/sources.list"
     aptopts=(-o "Dir::Etc::SourceList=$APT/sources.list" -o Dir::Etc::SourceParts=/dev/null
              -o "Dir::State::Lists=$APT/lists" -o "Dir::Cache=$APT/cache" -o APT::Sandbox::User=root)
     step "fetching the index of Debian sid sources (private apt configuration; log: $LOG)"
@@ -108,10 +138,22 @@ sed -i 's/ bdimad_dev\.o//' "$SRC/pjmedia/build/Makefile"
 
 cd "$SRC"
 step "configuring (log: $LOG)"
+# --with-external-*: the DFSG tree has no bundled GSM/Speex/SRTP/libyuv, so Debian's are linked.
+# Video is on by default (as in the iOS binary, so that "calls are audio-only unless asked" is
+# tested on a library that can do video): OpenH264, libvpx, libyuv, SDL, V4L2. FFmpeg is left out
+# (--disable-ffmpeg): the codecs and conversion above cover what the engine uses.
+# iLBC/G.722.1 are dropped (their sources are not in the DFSG tree); libwebrtc (AEC) likewise.
+if [ "$VIDEO" = 1 ]; then
+    video_flags=(--with-external-yuv --disable-ffmpeg)
+else
+    video_flags=(--disable-video --disable-libyuv)
+    sed -i 's/^#define PJMEDIA_HAS_VIDEO .*/#define PJMEDIA_HAS_VIDEO        0/' pjlib/include/pj/config_site.h
+fi
 CFLAGS="-O2 -fPIC" ./configure --prefix="$PREFIX" \
-    --enable-shared --enable-epoll --disable-video \
+    --enable-shared --enable-epoll \
     --with-external-gsm --with-external-speex --with-external-srtp --enable-libsamplerate \
-    --disable-ilbc-codec --disable-g7221-codec --disable-libyuv --disable-libwebrtc \
+    "${video_flags[@]}" \
+    --disable-ilbc-codec --disable-g7221-codec --disable-libwebrtc \
     >>"$LOG" 2>&1 || die "configure failed"
 step "building with $(nproc) jobs (about a minute on 2 cores)"
 make dep >>"$LOG" 2>&1 || die "make dep failed"
@@ -125,4 +167,11 @@ as_root ldconfig
 as_root mkdir -p "$STAMP_DIR"
 printf 'version=%s\nconfig=%s\n' "$VERSION" "$CONFIG_ID" | as_root tee "$STAMP" >/dev/null
 pkg-config --exists libpjproject || die "libpjproject.pc is not visible to pkg-config after install"
+# SwiftPM refuses -D flags from pkg-config ("prohibited flag(s)", a warning on every build); the
+# module's shim.h defines what they did (PJ_AUTOCONF, endianness). So the Swift module reads a .pc
+# of its own with the same libraries and only the include path.
+pcdir=$(pkg-config --variable=pcfiledir libpjproject)
+sed -e 's/^Name:.*/Name: swift-pjsua-pjproject/' \
+    -e 's/^Description:.*/Description: pjproject for the swift-pjsua Swift module (no -D flags)/' \
+    -e '/^Cflags:/s/ -D[^ ]*//g' "$pcdir/libpjproject.pc" | as_root tee "$pcdir/swift-pjsua-pjproject.pc" >/dev/null
 step "pjproject $VERSION installed in $PREFIX (pjsua app: $PREFIX/bin/pjsua)"

@@ -10,3 +10,6 @@
 #define PJSUA_MAX_RECORDERS      64
 /* Closed ioqueue keys linger before reuse, so size for call rate, not only concurrency. */
 #define PJ_IOQUEUE_MAX_HANDLES   2048
+/* Video on, as in the iOS binary (swift-pjsip): the engine keeps calls audio-only with its call
+ * settings (vid_cnt 0) unless video is asked for, and the tests check that on this build. */
+#define PJMEDIA_HAS_VIDEO        1

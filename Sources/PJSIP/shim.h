@@ -1,9 +1,14 @@
 #ifndef SWIFT_PJSUA_PJSIP_SHIM_H
 #define SWIFT_PJSUA_PJSIP_SHIM_H
 
-/* libpjproject.pc passes these as -D flags, which SwiftPM drops for system libraries
- * ("prohibited flags"); the headers need them to select the autoconf configuration that the
- * library was built with. */
+/* The Linux `PJSIP` module: pjproject's C API as installed by scripts/install-pjproject.sh. On iOS
+ * the module of the same name comes from swift-pjsip and is, like this one, PJ_AUTOCONF plus
+ * pjsua. What Swift cannot import from these headers (arithmetic macros, limits, threads) lives
+ * in the CPJSUASupport target, which is built on both platforms.
+ *
+ * libpjproject.pc passes these as -D flags, which SwiftPM refuses for system libraries; the
+ * install script writes swift-pjsua-pjproject.pc without them and they are defined here. The
+ * headers need them to select the autoconf configuration the library was built with. */
 #ifndef PJ_AUTOCONF
 #  define PJ_AUTOCONF 1
 #endif
@@ -19,28 +24,5 @@
 
 /* The C API of pjsua1 (and everything it includes: pjsip, pjmedia, pjnath, pjlib). */
 #include <pjsua-lib/pjsua.h>
-
-/* Status codes that pjproject defines as arithmetic macros, which Swift cannot import. */
-enum {
-    SWIFTPJSUA_EINVALIDURI = PJSIP_EINVALIDURI,
-    SWIFTPJSUA_EINVALIDREQURI = PJSIP_EINVALIDREQURI,
-    SWIFTPJSUA_EINVALIDSCHEME = PJSIP_EINVALIDSCHEME,
-    SWIFTPJSUA_EAUD_NODEFDEV = PJMEDIA_EAUD_NODEFDEV,
-    SWIFTPJSUA_EAUD_INVDEV = PJMEDIA_EAUD_INVDEV,
-    SWIFTPJSUA_EAUD_SYSERR = PJMEDIA_EAUD_SYSERR,
-    SWIFTPJSUA_EAUD_INIT = PJMEDIA_EAUD_INIT,
-    SWIFTPJSUA_EAUD_NODEV = PJMEDIA_EAUD_NODEV,
-    SWIFTPJSUA_ETOOMANY = PJ_ETOOMANY,
-    SWIFTPJSUA_ETIMEDOUT = PJ_ETIMEDOUT,
-    SWIFTPJSUA_ENOTFOUND = PJ_ENOTFOUND,
-    SWIFTPJSUA_EBUSY = PJ_EBUSY,
-    SWIFTPJSUA_SIP_EBUSY = PJSIP_EBUSY,
-    SWIFTPJSUA_EINVAL = PJ_EINVAL,
-    SWIFTPJSUA_SND_DEFAULT_CAPTURE_DEV = PJSUA_SND_DEFAULT_CAPTURE_DEV,
-    SWIFTPJSUA_SND_DEFAULT_PLAYBACK_DEV = PJSUA_SND_DEFAULT_PLAYBACK_DEV,
-    SWIFTPJSUA_MAX_CALLS = PJSUA_MAX_CALLS,
-    SWIFTPJSUA_MAX_ACC = PJSUA_MAX_ACC,
-    SWIFTPJSUA_MAX_CONF_PORTS = PJSUA_MAX_CONF_PORTS,
-};
 
 #endif

@@ -1,3 +1,4 @@
+import CPJSUASupport
 import PJSIP
 
 extension PJSUA.Account {
@@ -178,7 +179,7 @@ extension PJSUA {
         // pjsua_acc_modify already re-registers when the Contact changed; a REGISTER in flight
         // (PJ_EBUSY, PJSIP_EBUSY) carries the new Contact too, and its outcome arrives as an event.
         let status = pjsua_acc_set_registration(slot, 1)
-        guard status == pjSuccess || status == Int32(SWIFTPJSUA_EBUSY) || status == Int32(SWIFTPJSUA_SIP_EBUSY) else {
+        guard status == pjSuccess || status == cpjsua_status_ebusy || status == cpjsua_status_sip_ebusy else {
             throw PJSUAError(status: status, operation: "cannot re-register \(account)")
         }
     }

@@ -1,3 +1,4 @@
+import CPJSUASupport
 import PJSIP
 
 extension PJSUA {
@@ -44,7 +45,7 @@ extension PJSUA {
         // Re-opening from a clean state is what CallKit needs after an interruption.
         pjsua_set_no_snd_dev()
         nullDeviceActive = false
-        let status = pjsua_set_snd_dev(Int32(SWIFTPJSUA_SND_DEFAULT_CAPTURE_DEV), Int32(SWIFTPJSUA_SND_DEFAULT_PLAYBACK_DEV))
+        let status = pjsua_set_snd_dev(cpjsua_snd_default_capture_dev, cpjsua_snd_default_playback_dev)
         guard status == pjSuccess else {
             pjsua_set_no_snd_dev()
             throw PJSUAError(status: status, operation: "cannot open the default sound device", as: .noSoundDevice)

@@ -1,3 +1,4 @@
+import CPJSUASupport
 import PJSIP
 
 extension PJSUA {
@@ -23,9 +24,10 @@ extension PJSUA {
         }
         let token = HandleToken.next()
         var slot: pjsua_call_id = -1
+        var setting = Self.callSetting()
         try withCStringArena { arena throws(PJSUAError) in
             var destination = arena.pj(uri)
-            try check(pjsua_call_make_call(accountSlot, &destination, nil, HandleToken.pointer(token), nil, &slot),
+            try check(pjsua_call_make_call(accountSlot, &destination, &setting, HandleToken.pointer(token), nil, &slot),
                       "cannot call \(Validation.quoted(uri))")
         }
         return Call(slot: slot, token: token)
@@ -34,13 +36,31 @@ extension PJSUA {
     /// Answers an incoming call with a provisional (180 ringing, 183 progress) or final (200)
     /// response; can be called again to move from 180 to 200.
     ///
-    /// Drives `pjsua_call_answer()`.
+    /// Drives `pjsua_call_answer2()` with audio-only call settings: an offered video stream is
+    /// declined (`m=video 0` in the answer).
     public func answer(_ call: Call, code: Int = 200) throws {
         let slot = try resolve(call)
         guard (100...699).contains(code) else {
             throw PJSUAError(.invalidArgument, "answer code \(code) is not a SIP status code (100...699)")
         }
-        try check(pjsua_call_answer(slot, UInt32(code), nil, nil), "cannot answer \(call) with \(code)")
+        var setting = Self.callSetting()
+        try check(pjsua_call_answer2(slot, &setting, UInt32(code), nil, nil), "cannot answer \(call) with \(code)")
+    }
+
+    /// The call settings of every call the engine places, answers or re-INVITEs: one audio
+    /// stream and no video.
+    ///
+    /// pjsua's defaults (`pjsua_call_setting_default`) offer and accept video whenever the
+    /// library was built with it, as the iOS binary and our Linux build are; a call that the app
+    /// (and CallKit) believe to be audio-only must not send camera frames. pjsua keeps the
+    /// settings given at make-call or answer time for the call's later re-INVITEs and UPDATEs,
+    /// and for answering the peer's re-offers.
+    static func callSetting() -> pjsua_call_setting {
+        var setting = pjsua_call_setting()
+        pjsua_call_setting_default(&setting)
+        setting.aud_cnt = 1
+        setting.vid_cnt = 0
+        return setting
     }
 
     /// Rejects an incoming call (486 Busy Here by default; 603 Decline is the other common one).
@@ -91,10 +111,12 @@ extension PJSUA {
 
     /// Takes a call off hold (re-INVITE offering `a=sendrecv`).
     ///
-    /// Drives `pjsua_call_reinvite()` with `PJSUA_CALL_UNHOLD`.
+    /// Drives `pjsua_call_reinvite2()` with `PJSUA_CALL_UNHOLD` and the audio-only call settings.
     public func resume(_ call: Call) throws {
         let slot = try resolve(call)
-        try check(pjsua_call_reinvite(slot, UInt32(PJSUA_CALL_UNHOLD.rawValue), nil), "cannot resume \(call)")
+        var setting = Self.callSetting()
+        setting.flag = UInt32(PJSUA_CALL_UNHOLD.rawValue)
+        try check(pjsua_call_reinvite2(slot, &setting, nil), "cannot resume \(call)")
     }
 
     /// Mutes or unmutes a call's microphone path (the sound device to the call); the remote
@@ -137,7 +159,7 @@ extension PJSUA {
         pjsua_ip_change_param_default(&parameters)
         let status = pjsua_handle_ip_change(&parameters)
         // A change already being handled (PJ_EBUSY / PJSIP_EBUSY, pjproject #3696) covers this one.
-        guard status == pjSuccess || status == Int32(SWIFTPJSUA_EBUSY) || status == Int32(SWIFTPJSUA_SIP_EBUSY) else {
+        guard status == pjSuccess || status == cpjsua_status_ebusy || status == cpjsua_status_sip_ebusy else {
             throw PJSUAError(status: status, operation: "pjsua_handle_ip_change")
         }
     }
@@ -158,6 +180,8 @@ extension PJSUA {
         public let media: MediaState
         /// Whether we placed the call.
         public let isOutgoing: Bool
+        /// Whether the call has an active video stream.
+        public let hasVideo: Bool
     }
 
     /// The current state of a live call.
@@ -168,7 +192,8 @@ extension PJSUA {
         return CallInfo(call: call, state: CallState(info.state), sipCallID: String(pj: info.call_id),
                         remote: String(pj: info.remote_info),
                         lastStatus: SIPStatus(code: Int(info.last_status.rawValue), reason: String(pj: info.last_status_text)),
-                        media: MediaState(info.media_status), isOutgoing: info.role == PJSIP_ROLE_UAC)
+                        media: MediaState(info.media_status), isOutgoing: info.role == PJSIP_ROLE_UAC,
+                        hasVideo: hasActiveVideo(info))
     }
 
     /// The calls currently alive.

@@ -1,3 +1,4 @@
+import CPJSUASupport
 import PJSIP
 
 /// The one error type of SwiftPJSUA: a ``Code`` naming what went wrong, PJSIP's `pj_status_t`
@@ -71,12 +72,12 @@ public struct PJSUAError: Error, Sendable, Equatable, CustomStringConvertible {
     init(status: pj_status_t, operation: String, as override: Code? = nil) {
         var code: Code
         switch status {
-        case Int32(SWIFTPJSUA_ETOOMANY): code = .tooMany
-        case Int32(SWIFTPJSUA_ETIMEDOUT): code = .timedOut
-        case Int32(SWIFTPJSUA_EAUD_NODEFDEV), Int32(SWIFTPJSUA_EAUD_INVDEV), Int32(SWIFTPJSUA_EAUD_SYSERR),
-             Int32(SWIFTPJSUA_EAUD_INIT), Int32(SWIFTPJSUA_EAUD_NODEV):
+        case cpjsua_status_etoomany: code = .tooMany
+        case cpjsua_status_etimedout: code = .timedOut
+        case cpjsua_status_eaud_nodefdev, cpjsua_status_eaud_invdev, cpjsua_status_eaud_syserr,
+             cpjsua_status_eaud_init, cpjsua_status_eaud_nodev:
             code = .noSoundDevice
-        case Int32(SWIFTPJSUA_EINVALIDURI), Int32(SWIFTPJSUA_EINVALIDREQURI), Int32(SWIFTPJSUA_EINVALIDSCHEME):
+        case cpjsua_status_einvaliduri, cpjsua_status_einvalidrequri, cpjsua_status_einvalidscheme:
             code = .invalidURI
         default: code = .pjsip
         }

@@ -30,7 +30,7 @@ struct Output: Sendable {
             emit("callState", ["call": call.description, "state": state.rawValue, "sipCallID": sipCallID,
                                "code": lastStatus.code, "reason": lastStatus.reason],
                  human: "\(call) \(state) (\(lastStatus))")
-        case let .callMedia(call, state):
+        case let .callMedia(call, state, _):
             emit("media", ["call": call.description, "state": state.rawValue], human: "\(call) media \(state)")
         case let .registration(account, state):
             emit("registration", ["account": account.description, "code": state.status.code, "reason": state.status.reason,

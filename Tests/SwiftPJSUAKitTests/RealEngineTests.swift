@@ -108,6 +108,29 @@ struct RealEngineTests {
         }
     }
 
+    @Test func establishedAudioCallReachesTheCoreAsMediaWithoutVideoAndNoUpdateIsReported() async throws {
+        try await withStartedEngine { phone, transport in
+            let provider = FakeProvider()
+            let core = CallOrchestrator(engine: phone, provider: provider, audioSession: FakeAudioSession())
+            await core.start()
+            var events = phone.callEvents().makeAsyncIterator()
+            let caller = try await phone.makeCall(to: transport.uri(user: "kit"))
+            guard await eventually("the INVITE is reported", timeout: .seconds(10), { provider.newIncomingUUIDs.count == 1 }) else { return }
+            let uuid = try #require(provider.newIncomingUUIDs.first)
+            try await core.answerCall(uuid: uuid)
+            var media: Bool?
+            while media == nil, let event = await events.next() {
+                if case let .mediaChanged(call, hasVideo) = event, call == caller { media = hasVideo }
+            }
+            #expect(media == false, "the engine's media event reaches the core, audio-only")
+            await eventually("the call is established", timeout: .seconds(10)) { await core.call(uuid)?.isConnected == true }
+            #expect(provider.updates.isEmpty, "no video, nothing to update")
+            #expect(await core.call(uuid)?.update.hasVideo == false)
+            try await phone.hangup(caller)
+            await core.stop()
+        }
+    }
+
     @Test func holdAndMuteGoThroughThePJSUAAdapterToTheEngine() async throws {
         try await withStartedEngine { phone, transport in
             var events = phone.events.makeAsyncIterator()

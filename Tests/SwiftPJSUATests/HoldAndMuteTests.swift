@@ -13,11 +13,11 @@ struct HoldAndMuteTests {
             try await log.mediaActive(caller)
             try await phone.hold(caller)
             try await log.first("caller on local hold") { event -> Void? in
-                if case let .callMedia(c, .localHold) = event, c == caller { return () }
+                if case let .callMedia(c, .localHold, _) = event, c == caller { return () }
                 return nil
             }
             try await log.first("callee sees remote hold") { event -> Void? in
-                if case let .callMedia(c, .remoteHold) = event, c == callee { return () }
+                if case let .callMedia(c, .remoteHold, _) = event, c == callee { return () }
                 return nil
             }
             try await phone.resume(caller)

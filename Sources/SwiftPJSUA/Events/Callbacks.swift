@@ -83,14 +83,24 @@ func accountHandle(_ slot: pjsua_acc_id) -> PJSUA.Account {
     PJSUA.Account(slot: slot, token: HandleToken.token(pjsua_acc_get_user_data(slot)))
 }
 
-/// A call's audio media (`pjsua_call_info.media`, a fixed C array), with their indices.
-func audioMedia(_ info: pjsua_call_info) -> [(index: Int, media: pjsua_call_media_info)] {
+/// A call's media of one type (`pjsua_call_info.media`, a fixed C array), with their indices.
+func media(_ type: pjmedia_type, of info: pjsua_call_info) -> [(index: Int, media: pjsua_call_media_info)] {
     withUnsafeBytes(of: info.media) { raw in
         let media = raw.bindMemory(to: pjsua_call_media_info.self)
         return (0..<min(Int(info.media_cnt), media.count))
-            .filter { media[$0].type == PJMEDIA_TYPE_AUDIO }
+            .filter { media[$0].type == type }
             .map { ($0, media[$0]) }
     }
+}
+
+/// A call's audio media, with their indices.
+func audioMedia(_ info: pjsua_call_info) -> [(index: Int, media: pjsua_call_media_info)] {
+    media(PJMEDIA_TYPE_AUDIO, of: info)
+}
+
+/// Whether a call has an active video stream.
+func hasActiveVideo(_ info: pjsua_call_info) -> Bool {
+    media(PJMEDIA_TYPE_VIDEO, of: info).contains { $0.media.status == PJSUA_CALL_MEDIA_ACTIVE && $0.media.dir != PJMEDIA_DIR_NONE }
 }
 
 /// The audio conference slots of a call whose audio is flowing (active or held by the peer).
@@ -141,7 +151,7 @@ private func onCallMediaState(_ callID: pjsua_call_id) {
     var info = pjsua_call_info()
     guard pjsua_call_get_info(callID, &info) == pjSuccess else { return }
     connectToSoundDevice(call, info)
-    CallbackContext.publish(.callMedia(call: call, state: PJSUA.MediaState(info.media_status)))
+    CallbackContext.publish(.callMedia(call: call, state: PJSUA.MediaState(info.media_status), hasVideo: hasActiveVideo(info)))
 }
 
 private func onRegState(_ accID: pjsua_acc_id, _ info: UnsafeMutablePointer<pjsua_reg_info>?) {

@@ -6,9 +6,10 @@ extension PJSUA {
         case incomingCall(account: Account, call: Call, sipCallID: String, from: String, offeredVideo: Bool)
         /// A call changed state (`on_call_state`). `lastStatus` is the last SIP status seen.
         case callState(call: Call, state: CallState, sipCallID: String, lastStatus: SIPStatus)
-        /// A call's audio changed state (`on_call_media_state`). When it becomes active, the engine
-        /// has already connected the call to the audio device both ways.
-        case callMedia(call: Call, state: MediaState)
+        /// A call's media changed (`on_call_media_state`): `state` is its audio; `hasVideo` whether a
+        /// video stream is active (never, unless video was asked for). When the audio becomes
+        /// active, the engine has already connected the call to the audio device both ways.
+        case callMedia(call: Call, state: MediaState, hasVideo: Bool)
         /// A REGISTER transaction finished (`on_reg_state2`).
         case registration(account: Account, state: RegistrationState)
         /// A DTMF digit arrived on a call (`on_dtmf_digit2`), RFC 2833/4733 or SIP INFO.

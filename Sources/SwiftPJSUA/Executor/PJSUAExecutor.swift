@@ -1,12 +1,6 @@
+import CPJSUASupport
+import Foundation
 import PJSIP
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The serial executor every `PJSUA` actor runs on: one dedicated POSIX thread, registered with
 /// PJLIB, that runs enqueued jobs in FIFO order and sleeps on a condition variable while idle.
@@ -19,8 +13,8 @@ import Darwin
 /// all run here, so nothing enters PJSIP from GCD or Swift-concurrency threads.
 public final class PJSUAExecutor: SerialExecutor, @unchecked Sendable {
     // @unchecked Sendable: `jobs`, `head`, `stopping`, `sleeping`, `joined` are guarded by `mutex` (with `condition`
-    // to wake the thread); `thread` is written once before any job can be enqueued and read only
-    // after; `descriptor` is touched only by the executor thread itself.
+    // to wake the thread); `thread` is written once in init, before any job can be enqueued, and
+    // freed in deinit; `descriptor` is touched only by the executor thread itself.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
     private enum Work {
@@ -33,7 +27,8 @@ public final class PJSUAExecutor: SerialExecutor, @unchecked Sendable {
     /// Whether the thread waits (or is about to wait) on `condition`; guarded by `mutex`.
     private var sleeping = false
     private var joined = false
-    private var thread: pthread_t
+    /// The thread (started and joined by CPJSUASupport, where pthread_t's per-platform type stays).
+    private var thread: OpaquePointer?
     /// The `pj_thread_desc` (an array of `long`) PJLIB keeps a pointer to while the thread runs.
     private let descriptor: UnsafeMutablePointer<Int>
     private static let descriptorCount = MemoryLayout<pj_thread_desc>.size / MemoryLayout<Int>.stride
@@ -49,16 +44,16 @@ public final class PJSUAExecutor: SerialExecutor, @unchecked Sendable {
         pthread_cond_init(condition, nil)
         descriptor = .allocate(capacity: Self.descriptorCount)
         descriptor.initialize(repeating: 0, count: Self.descriptorCount)
-        thread = pthread_t_zero()
 
         let box = Unmanaged.passRetained(ThreadStart(executor: self, name: name))
-        var created = pthread_t_zero()
-        let rc = pthread_create(&created, nil, { raw in
-            let start = Unmanaged<ThreadStart>.fromOpaque(raw!).takeRetainedValue()
+        var created: OpaquePointer?
+        let rc = cpjsua_thread_start(&created, { raw in
+            guard let raw else { return }
+            let start = Unmanaged<ThreadStart>.fromOpaque(raw).takeRetainedValue()
             start.executor.threadMain(name: start.name)
-            return nil
         }, box.toOpaque())
-        precondition(rc == 0, "pthread_create failed for the PJSUA executor: \(rc)")
+        // Only resource exhaustion (EAGAIN) fails here; an engine without its thread cannot exist.
+        precondition(rc == 0, "cannot start the PJSUA executor thread: \(String(cString: strerror(rc)))")
         pthread_mutex_lock(mutex)
         thread = created
         // Wait until the thread has registered with PJLIB, so that callers can rely on it.
@@ -78,11 +73,13 @@ public final class PJSUAExecutor: SerialExecutor, @unchecked Sendable {
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
         descriptor.deallocate()
+        cpjsua_thread_free(thread)
     }
 
     /// Whether the calling thread is this executor's thread.
     public var isCurrent: Bool {
-        pthread_equal(pthread_self(), thread) != 0
+        guard let thread else { return false }
+        return cpjsua_thread_is_current(thread) != 0
     }
 
     public func enqueue(_ job: consuming ExecutorJob) {
@@ -136,10 +133,11 @@ public final class PJSUAExecutor: SerialExecutor, @unchecked Sendable {
         joined = true
         pthread_mutex_unlock(mutex)
         pthread_cond_signal(condition)
+        guard let thread else { return }
         if isCurrent {
-            pthread_detach(thread)
+            cpjsua_thread_detach(thread)
         } else {
-            pthread_join(thread, nil)
+            cpjsua_thread_join(thread)
         }
     }
 
@@ -196,12 +194,4 @@ private final class ThreadStart {
         self.executor = executor
         self.name = name
     }
-}
-
-private func pthread_t_zero() -> pthread_t {
-    #if canImport(Darwin)
-    return pthread_self()
-    #else
-    return 0
-    #endif
 }

@@ -1,10 +1,5 @@
+import Foundation
 import PJSIP
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 extension String {
     /// Copies a `pj_str_t` (pointer plus length, not NUL-terminated) into a Swift string.

@@ -1,12 +1,6 @@
 import Foundation
 import PJSIP
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Checks on user input made before any of it reaches PJSIP, so that errors name the bad input.
 enum Validation {
     /// The longest URI accepted (PJSIP's `PJSIP_MAX_URL_SIZE` buffers are 256 bytes).

@@ -1,3 +1,4 @@
+import CPJSUASupport
 import PJSIP
 
 extension PJSUA {
@@ -141,7 +142,7 @@ extension PJSUA {
     }
 
     /// The most simultaneous calls this PJSIP build supports (`PJSUA_MAX_CALLS`).
-    public static let maxCallsLimit = Int(SWIFTPJSUA_MAX_CALLS)
+    public static let maxCallsLimit = Int(cpjsua_max_calls)
     /// The most accounts this PJSIP build supports (`PJSUA_MAX_ACC`).
-    public static let maxAccountsLimit = Int(SWIFTPJSUA_MAX_ACC)
+    public static let maxAccountsLimit = Int(cpjsua_max_acc)
 }

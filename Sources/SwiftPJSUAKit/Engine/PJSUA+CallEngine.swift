@@ -90,11 +90,8 @@ extension PJSUA: CallEngine {
             }
             return .callState(call: call, state: phase, sipCallID: sipCallID,
                               lastStatus: SIPStatusCode(lastStatus.code, lastStatus.reason))
-        case .callMedia:
-            // Not translated until the engine's media event says whether video is active
-            // (`callMedia(call:state:hasVideo:)`); until then the call UI keeps hasVideo false,
-            // which is right for an engine that answers and calls audio-only.
-            return nil
+        case let .callMedia(call, _, hasVideo):
+            return .mediaChanged(call: call, hasVideo: hasVideo)
         case .registration, .dtmf:
             return nil
         }

@@ -130,7 +130,7 @@ actor Agent {
             } else {
                 await respond(call)
             }
-        case let .callMedia(call, .active) where ours.contains(call):
+        case let .callMedia(call, .active, _) where ours.contains(call):
             if let play { _ = try? await phone.play(play, into: call, loop: true) }
             if let recordDirectory, recorders[call] == nil {
                 recordingNumber += 1

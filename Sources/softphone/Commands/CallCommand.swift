@@ -54,7 +54,7 @@ enum CallCommand {
             var recorder: PJSUA.Recorder?
             if play != nil || record != nil || dtmf != nil {
                 _ = await watcher.first(within: 5) { event -> Void? in
-                    if case let .callMedia(c, .active) = event, c == call { return () }
+                    if case let .callMedia(c, .active, _) = event, c == call { return () }
                     return nil
                 }
                 if let play { _ = try await phone.play(play, into: call, loop: true) }

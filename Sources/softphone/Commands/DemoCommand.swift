@@ -40,7 +40,7 @@ enum DemoCommand {
                 return Int32(1)
             }
             _ = await watcher.first(within: 5) { event -> Void? in
-                if case let .callMedia(c, .active) = event, c == call { return () }
+                if case let .callMedia(c, .active, _) = event, c == call { return () }
                 return nil
             }
             _ = try await phone.play(tone, into: call, loop: true)

@@ -103,7 +103,7 @@ final class EventLog: @unchecked Sendable {
     /// Waits for a call's audio to become active.
     func mediaActive(_ call: PJSUA.Call, timeout: Duration = .seconds(10)) async throws {
         try await first("\(call) media active", timeout: timeout) { event in
-            if case let .callMedia(c, .active) = event, c == call { return () }
+            if case let .callMedia(c, .active, _) = event, c == call { return () }
             return nil
         }
     }

@@ -1,0 +1,71 @@
+#ifndef CPJSUA_SUPPORT_H
+#define CPJSUA_SUPPORT_H
+
+/*
+ * What the Swift engine needs from pjproject but cannot import from its headers: status codes
+ * and limits that pjproject defines as arithmetic macros, and the executor's thread start-up
+ * (pthread_t is a pointer on Darwin and an integer on Linux, so Swift code using it would differ
+ * per platform).
+ *
+ * This target is built on every platform against that platform's pjproject headers (Linux: the
+ * `PJSIP` system library found through pkg-config; iOS: swift-pjsip's xcframework), so the values
+ * are those of the library actually linked: PJSUA_MAX_CALLS is 128 in our Linux build and 8 in
+ * the iOS binary. This header deliberately includes no pjproject header, so that pjproject's
+ * declarations reach Swift through one module only (`PJSIP`).
+ */
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* pj_status_t values (pjproject: PJ_ERRNO_START_STATUS + n, PJSIP_ERRNO_START_PJSIP + n, ...). */
+extern const int32_t cpjsua_status_einvaliduri;        /* PJSIP_EINVALIDURI */
+extern const int32_t cpjsua_status_einvalidrequri;   /* PJSIP_EINVALIDREQURI */
+extern const int32_t cpjsua_status_einvalidscheme;   /* PJSIP_EINVALIDSCHEME */
+extern const int32_t cpjsua_status_eaud_nodefdev;    /* PJMEDIA_EAUD_NODEFDEV */
+extern const int32_t cpjsua_status_eaud_invdev;      /* PJMEDIA_EAUD_INVDEV */
+extern const int32_t cpjsua_status_eaud_syserr;      /* PJMEDIA_EAUD_SYSERR */
+extern const int32_t cpjsua_status_eaud_init;        /* PJMEDIA_EAUD_INIT */
+extern const int32_t cpjsua_status_eaud_nodev;       /* PJMEDIA_EAUD_NODEV */
+extern const int32_t cpjsua_status_etoomany;         /* PJ_ETOOMANY */
+extern const int32_t cpjsua_status_etimedout;        /* PJ_ETIMEDOUT */
+extern const int32_t cpjsua_status_enotfound;        /* PJ_ENOTFOUND */
+extern const int32_t cpjsua_status_ebusy;            /* PJ_EBUSY */
+extern const int32_t cpjsua_status_sip_ebusy;        /* PJSIP_EBUSY */
+extern const int32_t cpjsua_status_einval;           /* PJ_EINVAL */
+
+/* Default sound device ids (PJSUA_SND_DEFAULT_CAPTURE_DEV / _PLAYBACK_DEV). */
+extern const int32_t cpjsua_snd_default_capture_dev;
+extern const int32_t cpjsua_snd_default_playback_dev;
+
+/* Build limits of the linked library (config_site.h). */
+extern const int32_t cpjsua_max_calls;       /* PJSUA_MAX_CALLS */
+extern const int32_t cpjsua_max_acc;         /* PJSUA_MAX_ACC */
+extern const int32_t cpjsua_max_conf_ports;  /* PJSUA_MAX_CONF_PORTS */
+/* Whether the library was built with video (PJMEDIA_HAS_VIDEO): 1 or 0. */
+extern const int32_t cpjsua_has_video;
+
+/* A joinable POSIX thread, owned by the caller. */
+typedef struct cpjsua_thread cpjsua_thread;
+
+/* Starts a thread that runs body(context). Returns 0 and sets *thread, or an errno value. */
+int cpjsua_thread_start(cpjsua_thread *_Nullable *_Nonnull thread,
+                        void (*_Nonnull body)(void *_Nullable context),
+                        void *_Nullable context);
+/* Whether the calling thread is `thread`: valid once cpjsua_thread_start returned, until
+ * cpjsua_thread_free. */
+int cpjsua_thread_is_current(const cpjsua_thread *_Nonnull thread);
+/* Waits for the thread to end. Call once, and never from the thread itself. */
+void cpjsua_thread_join(cpjsua_thread *_Nonnull thread);
+/* Lets the thread end on its own (for a thread that must stop itself). Call once. */
+void cpjsua_thread_detach(cpjsua_thread *_Nonnull thread);
+/* Frees the handle once the thread was joined or detached. */
+void cpjsua_thread_free(cpjsua_thread *_Nullable thread);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
