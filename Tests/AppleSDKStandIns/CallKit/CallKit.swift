@@ -140,10 +140,8 @@ open class CXHandle: NSObject, NSCopying {
 
 /// callkit/cxcallcontroller (M: no Sendable)
 open class CXCallController: NSObject {
-    /// callkit/cxcallcontroller/init() (private serial queue)
-    override public convenience init() { self.init(queue: .main) }
-    /// callkit/cxcallcontroller/init(queue:)
-    public init(queue: dispatch_queue_t) {}
+    /// callkit/cxcallcontroller/init() (A: `convenience init()`, on a private serial queue)
+    override public init() {}
 
     /// callkit/cxcallcontroller/request(_:completion:)
     open func request(_ transaction: CXTransaction, completion: @escaping @Sendable ((any Error)?) -> Void) {}
@@ -154,10 +152,8 @@ open class CXCallController: NSObject {
 
 /// callkit/cxtransaction
 open class CXTransaction: NSObject {
-    /// callkit/cxtransaction/init(action:)
-    public convenience init(action: CXAction) { self.init(actions: [action]) }
-    /// callkit/cxtransaction/init(actions:)
-    public init(actions: [CXAction]) {}
+    /// callkit/cxtransaction/init(action:) (A: `convenience init(action:)`)
+    public init(action: CXAction) {}
 }
 
 // MARK: - Actions

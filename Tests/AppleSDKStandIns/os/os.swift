@@ -25,18 +25,17 @@ public struct Logger: Sendable {
 public struct OSLogType: Equatable, RawRepresentable, Sendable {
     public let rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
-    public init(_ rawValue: UInt8) { self.rawValue = rawValue }
 
     /// os/oslogtype/default
-    public static let `default` = OSLogType(0x00)
+    public static let `default` = OSLogType(rawValue: 0x00)
     /// os/oslogtype/info
-    public static let info = OSLogType(0x01)
+    public static let info = OSLogType(rawValue: 0x01)
     /// os/oslogtype/debug
-    public static let debug = OSLogType(0x02)
+    public static let debug = OSLogType(rawValue: 0x02)
     /// os/oslogtype/error
-    public static let error = OSLogType(0x10)
+    public static let error = OSLogType(rawValue: 0x10)
     /// os/oslogtype/fault
-    public static let fault = OSLogType(0x11)
+    public static let fault = OSLogType(rawValue: 0x11)
 }
 
 /// os/oslogmessage
