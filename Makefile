@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 
-.PHONY: all deps peers build demo test manifest-check bench fuzz fuzz-smoke clean
+.PHONY: all deps peers build demo test manifest-check apple-check bench fuzz fuzz-smoke clean
 
 all: build
 
@@ -26,11 +26,18 @@ test: deps peers
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
 	$(SWIFT) test $(SWIFT_FLAGS) --skip-build
 	$(MAKE) manifest-check
+	$(MAKE) apple-check
 	$(MAKE) fuzz-smoke
 
 ## make manifest-check: evaluate Package.swift's iOS branch here, as an Apple host would, and check it.
 manifest-check:
 	python3 scripts/check-manifest.py
+
+## make apple-check: typecheck the iOS-only adapters and the CallKit article's sample on Linux,
+## against stand-ins of Apple's declarations (Tests/AppleSDKStandIns).
+apple-check: deps
+	$(SWIFT) build $(SWIFT_FLAGS)
+	SWIFT=$(SWIFT) bash scripts/check-apple-code.sh
 
 ## make fuzz: the VoIP push payload parser under libFuzzer for 30 s (FUZZ_SECONDS to change).
 FUZZ_SECONDS ?= 30

@@ -23,27 +23,38 @@ struct CallOrchestratorIncomingTests {
         let outcome = await h.push("c1", uuid: UUID())
         let uuid = CallIdentity.uuid(forSIPCallID: "c1")
         #expect(outcome == .repeatedCall(uuid))
-        #expect(h.provider.reports.count == 2)
-        #expect(h.provider.newIncomingUUIDs == [uuid])
-        #expect(h.provider.reports.last == .repeatedPush(uuid))
+        // The push is posted under a fresh placeholder UUID, ended at once; the call is untouched.
+        let posted = h.provider.newIncomingUUIDs
+        #expect(posted.count == 2)
+        #expect(posted.first == uuid)
+        #expect(posted.last != uuid)
+        #expect(h.provider.refusedCount == 0)
+        #expect(h.provider.reports.last.map { $0 == .ended(posted[1], .failed) } == true)
         #expect(await h.core.liveCalls.count == 1)
+        #expect(await h.core.call(uuid) != nil)
     }
 
     @Test func inviteArrivingThroughTheEngineStreamIsReported() async {
         let h = await Harness()
         h.engine.emit(.incomingCall(call: call, sipCallID: "c1", from: "sip:alice@example.com", offeredVideo: true))
         await eventually("the INVITE is reported") { h.provider.newIncomingUUIDs.count == 1 }
+        // Offered video does not make a video call: the engine answers audio-only.
         #expect(h.provider.reports.first == .newIncoming(CallIdentity.uuid(forSIPCallID: "c1"),
-                                                         CallUpdate(remoteHandle: "sip:alice@example.com", hasVideo: true)))
+                                                         CallUpdate(remoteHandle: "sip:alice@example.com", hasVideo: false)))
     }
 
-    @Test func duplicatePushesReportTheCallOnceAndAcknowledgeEachRepeat() async {
+    @Test func duplicatePushesPostAPlaceholderEachAndLeaveTheCallAlone() async {
         let h = await Harness()
+        let uuid = CallIdentity.uuid(forSIPCallID: "c1")
         _ = await h.push("c1")
-        _ = await h.push("c1")
-        _ = await h.push("c1")
-        #expect(h.provider.newIncomingUUIDs.count == 1)
-        #expect(h.provider.reports.filter { if case .repeatedPush = $0 { true } else { false } }.count == 2)
+        #expect(await h.push("c1") == .repeatedCall(uuid))
+        #expect(await h.push("c1") == .repeatedCall(uuid))
+        let posted = h.provider.newIncomingUUIDs
+        #expect(posted.count == 3, "every push ends in a posted call")
+        #expect(Set(posted).count == 3)
+        #expect(h.provider.refusedCount == 0)
+        #expect(Set(h.provider.endings.map(\.0)) == Set(posted.dropFirst()), "each placeholder is ended, the call is not")
+        #expect(await h.core.call(uuid) != nil)
     }
 
     @Test func inviteRetransmissionIsIgnored() async {
@@ -69,9 +80,15 @@ struct CallOrchestratorIncomingTests {
         let outcome = await h.push("c1")
         let uuid = CallIdentity.uuid(forSIPCallID: "c1")
         #expect(outcome == .reportedAndEnded(uuid, .unanswered))
-        #expect(h.provider.reports == [
-            .newIncoming(uuid, CallUpdate(remoteHandle: "sip:alice@example.com")), .ended(uuid, .unanswered),
-            .newIncoming(uuid, CallUpdate(remoteHandle: "sip:alice@example.com")), .ended(uuid, .unanswered),
+        // The late push is posted under a fresh UUID (the provider would refuse the ended call's
+        // UUID, and a refused report leaves the push unreported), then ended at once.
+        let posted = h.provider.newIncomingUUIDs
+        #expect(posted.count == 2)
+        #expect(posted.first == uuid)
+        #expect(posted.last != uuid)
+        #expect(h.provider.refusedCount == 0)
+        #expect(h.provider.reports.suffix(2) == [
+            .newIncoming(posted[1], CallUpdate(remoteHandle: "sip:alice@example.com")), .ended(posted[1], .failed),
         ])
     }
 
@@ -82,7 +99,11 @@ struct CallOrchestratorIncomingTests {
         await h.invite(call, "c1")
         let uuid = CallIdentity.uuid(forSIPCallID: "c1")
         #expect(outcome == .reportedAndEnded(uuid, .unanswered))
-        #expect(h.provider.endings.map(\.1) == [.unanswered])
+        #expect(h.provider.endings.first.map { $0 == (uuid, .unanswered) } == true, "the pushed call ends as missed")
+        // The cancelling push itself is posted under a placeholder, ended at once.
+        #expect(h.provider.newIncomingUUIDs.count == 2)
+        #expect(h.provider.refusedCount == 0)
+        #expect(h.provider.endings.count == 2)
         #expect(h.engine.log == ["reject #1 603"])
     }
 
@@ -168,5 +189,15 @@ struct CallOrchestratorIncomingTests {
         let quiet = await Harness()
         _ = await quiet.push("c2")
         #expect(quiet.engine.log.isEmpty)
+    }
+
+    @Test func wakeAccountSetAfterLaunchIsRecoveredOnTheNextPush() async {
+        let h = await Harness()
+        _ = await h.push("c1")
+        await h.core.setWakeAccount("alice")
+        _ = await h.push("c2")
+        await h.core.setWakeAccount(nil)
+        _ = await h.push("c3")
+        #expect(h.engine.log == ["recover alice"])
     }
 }

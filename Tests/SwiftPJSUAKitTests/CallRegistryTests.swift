@@ -9,25 +9,26 @@ struct CallRegistryTests {
 
     @Test func pushThenInviteGiveOneCallWithTheCallIDUUID() throws {
         var registry = CallRegistry<FakeCall>()
-        guard case let .newCall(pushed) = registry.notePush(VoIPPushPayload(sipCallID: "c1")) else {
+        guard case let .newCall(pushed) = registry.notePush(VoIPPushPayload(sipCallID: "c1", hasVideo: true)) else {
             Issue.record("first push is not a new call")
             return
         }
-        guard case let .matchedPush(matched) = registry.noteInvite(handle: a, sipCallID: "c1", from: "sip:x", offeredVideo: true) else {
+        guard case let .matchedPush(matched) = registry.noteInvite(handle: a, sipCallID: "c1", from: "sip:x") else {
             Issue.record("INVITE did not match the push")
             return
         }
         #expect(pushed.uuid == CallIdentity.uuid(forSIPCallID: "c1"))
         #expect(matched.uuid == pushed.uuid)
         #expect(matched.handle == a)
-        #expect(matched.update.hasVideo)
+        #expect(!pushed.update.hasVideo, "the engine answers audio-only: a push offering video is not a video call")
+        #expect(!matched.update.hasVideo)
         #expect(registry.liveCalls.count == 1)
         #expect(registry.call(handle: a)?.uuid == pushed.uuid)
     }
 
     @Test func inviteThenPushGiveOneCallAndThePushIsARepeat() {
         var registry = CallRegistry<FakeCall>()
-        guard case let .newCall(call) = registry.noteInvite(handle: a, sipCallID: "c1", from: "sip:x", offeredVideo: false) else {
+        guard case let .newCall(call) = registry.noteInvite(handle: a, sipCallID: "c1", from: "sip:x") else {
             Issue.record("INVITE is not a new call")
             return
         }
@@ -44,7 +45,7 @@ struct CallRegistryTests {
         var registry = CallRegistry<FakeCall>()
         let server = UUID()
         _ = registry.notePush(VoIPPushPayload(sipCallID: "c1", uuid: server))
-        _ = registry.noteInvite(handle: a, sipCallID: "c1", from: "sip:x", offeredVideo: false)
+        _ = registry.noteInvite(handle: a, sipCallID: "c1", from: "sip:x")
         #expect(registry.call(handle: a)?.uuid == server)
     }
 
@@ -60,12 +61,12 @@ struct CallRegistryTests {
 
     @Test func sameHandleTwiceIsARetransmissionAndANewHandleIsADuplicateLeg() {
         var registry = CallRegistry<FakeCall>()
-        _ = registry.noteInvite(handle: a, sipCallID: "c1", from: "sip:x", offeredVideo: false)
-        guard case .retransmission = registry.noteInvite(handle: a, sipCallID: "c1", from: "sip:x", offeredVideo: false) else {
+        _ = registry.noteInvite(handle: a, sipCallID: "c1", from: "sip:x")
+        guard case .retransmission = registry.noteInvite(handle: a, sipCallID: "c1", from: "sip:x") else {
             Issue.record("same handle is not a retransmission")
             return
         }
-        guard case .duplicateLeg = registry.noteInvite(handle: b, sipCallID: "c1", from: "sip:x", offeredVideo: false) else {
+        guard case .duplicateLeg = registry.noteInvite(handle: b, sipCallID: "c1", from: "sip:x") else {
             Issue.record("second handle is not a duplicate leg")
             return
         }
@@ -75,8 +76,8 @@ struct CallRegistryTests {
     @Test func cancellingPushForAnUnknownCallIsReportedEndedAndItsLateInviteRefused() {
         var registry = CallRegistry<FakeCall>()
         let sighting = registry.notePush(VoIPPushPayload(sipCallID: "c1", isCancelled: true))
-        #expect(sighting == .alreadyEnded(uuid: CallIdentity.uuid(forSIPCallID: "c1"), update: CallUpdate(), reason: .unanswered))
-        guard case .alreadyEnded = registry.noteInvite(handle: a, sipCallID: "c1", from: "sip:x", offeredVideo: false) else {
+        #expect(sighting == .cancelledUnknownCall(uuid: CallIdentity.uuid(forSIPCallID: "c1"), update: CallUpdate()))
+        guard case .alreadyEnded = registry.noteInvite(handle: a, sipCallID: "c1", from: "sip:x") else {
             Issue.record("late INVITE was not refused")
             return
         }
@@ -96,7 +97,7 @@ struct CallRegistryTests {
 
     @Test func pushForACallThatAlreadyEndedKeepsItsUUIDAndReason() {
         var registry = CallRegistry<FakeCall>()
-        guard case let .newCall(call) = registry.noteInvite(handle: a, sipCallID: "c1", from: "sip:x", offeredVideo: false) else {
+        guard case let .newCall(call) = registry.noteInvite(handle: a, sipCallID: "c1", from: "sip:x") else {
             Issue.record("INVITE is not a new call")
             return
         }
@@ -107,6 +108,20 @@ struct CallRegistryTests {
         }
         #expect(uuid == call.uuid)
         #expect(reason == .unanswered)
+    }
+
+    @Test func hasVideoChangesOnlyWhenTheMediaDoes() {
+        var registry = CallRegistry<FakeCall>()
+        guard case let .newCall(call) = registry.noteInvite(handle: a, sipCallID: "c1", from: "sip:x") else {
+            Issue.record("INVITE is not a new call")
+            return
+        }
+        #expect(!call.update.hasVideo)
+        #expect(registry.setHasVideo(false, for: call.uuid) == nil, "no change, nothing to report")
+        #expect(registry.setHasVideo(true, for: call.uuid)?.update.hasVideo == true)
+        #expect(registry.call(call.uuid)?.update.hasVideo == true)
+        #expect(registry.setHasVideo(true, for: call.uuid) == nil)
+        #expect(registry.setHasVideo(true, for: UUID()) == nil)
     }
 
     @Test func outgoingCallAttachesItsHandleAndLearnsItsCallID() {
@@ -120,7 +135,7 @@ struct CallRegistryTests {
         #expect(attached?.handle == a)
         registry.learnSIPCallID("out-1", for: uuid)
         #expect(registry.call(sipCallID: "out-1")?.uuid == uuid)
-        guard case .duplicateLeg = registry.noteInvite(handle: b, sipCallID: "out-1", from: "sip:x", offeredVideo: false) else {
+        guard case .duplicateLeg = registry.noteInvite(handle: b, sipCallID: "out-1", from: "sip:x") else {
             Issue.record("an INVITE looping back with our own Call-ID was not a duplicate")
             return
         }
@@ -129,7 +144,7 @@ struct CallRegistryTests {
     @Test func endedCallMemoryIsBounded() {
         var registry = CallRegistry<FakeCall>(endedCallMemory: 2)
         for index in 0..<3 {
-            _ = registry.noteInvite(handle: FakeCall(id: index), sipCallID: "c\(index)", from: "x", offeredVideo: false)
+            _ = registry.noteInvite(handle: FakeCall(id: index), sipCallID: "c\(index)", from: "x")
             registry.end(CallIdentity.uuid(forSIPCallID: "c\(index)"), reason: .remoteEnded)
         }
         let oldest = registry.endedCall(CallIdentity.uuid(forSIPCallID: "c0"))

@@ -40,12 +40,13 @@ struct RealEngineTests {
 
             try await core.answerCall(uuid: uuid)
             await eventually("the call is established", timeout: .seconds(10)) { await core.call(uuid)?.isConnected == true }
-            #expect(provider.newIncomingUUIDs == [uuid])
+            #expect(provider.newIncomingUUIDs.first == uuid)
+            #expect(provider.newIncomingUUIDs.count == 2, "the call, and the push posted as a placeholder")
             #expect(await core.liveCalls.count == 1)
 
             try await phone.hangup(caller)
-            await eventually("the remote hang-up is reported", timeout: .seconds(10)) { provider.endings.count == 1 }
-            #expect(provider.endings.first?.1 == .remoteEnded)
+            await eventually("the remote hang-up is reported", timeout: .seconds(10)) { provider.endings.contains { $0.0 == uuid } }
+            #expect(provider.endings.first { $0.0 == uuid }?.1 == .remoteEnded)
             await core.stop()
         }
     }
@@ -77,6 +78,55 @@ struct RealEngineTests {
             try await core.endCall(uuid: server)
             await eventually("the caller sees the hang-up", timeout: .seconds(10)) { reachedState(caller, .disconnected, in: engine.events) != nil }
             #expect(provider.endings.isEmpty, "a call the user ended is not reported back as ended")
+            await core.stop()
+        }
+    }
+
+    @Test func callsAfterAnEngineRestartAreReportedAndTheOldRunsCallsEnded() async throws {
+        let configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null)
+        try await withStartedEngine(configuration) { phone, transport in
+            let provider = FakeProvider()
+            let core = CallOrchestrator(engine: phone, provider: provider, audioSession: FakeAudioSession())
+            await core.start()
+            _ = try await phone.makeCall(to: transport.uri(user: "before"))
+            guard await eventually("the first run's call is reported", timeout: .seconds(10), { provider.newIncomingUUIDs.count == 1 }) else { return }
+            let first = try #require(provider.newIncomingUUIDs.first)
+
+            await phone.shutdown()
+            await eventually("the first run's call is reported ended", timeout: .seconds(10)) {
+                provider.endings.contains { $0.0 == first }
+            }
+            await eventually("no call of the first run is left") { await core.liveCalls.isEmpty }
+
+            let restarted = try await phone.start(configuration)
+            _ = try await phone.makeCall(to: restarted.uri(user: "after"))
+            guard await eventually("the second run's call is reported", timeout: .seconds(10), { provider.newIncomingUUIDs.count == 2 }) else { return }
+            let second = try #require(provider.newIncomingUUIDs.last)
+            #expect(second != first)
+            #expect(await core.call(second)?.handle != nil)
+            await core.stop()
+        }
+    }
+
+    @Test func establishedAudioCallReachesTheCoreAsMediaWithoutVideoAndNoUpdateIsReported() async throws {
+        try await withStartedEngine { phone, transport in
+            let provider = FakeProvider()
+            let core = CallOrchestrator(engine: phone, provider: provider, audioSession: FakeAudioSession())
+            await core.start()
+            var events = phone.callEvents().makeAsyncIterator()
+            let caller = try await phone.makeCall(to: transport.uri(user: "kit"))
+            guard await eventually("the INVITE is reported", timeout: .seconds(10), { provider.newIncomingUUIDs.count == 1 }) else { return }
+            let uuid = try #require(provider.newIncomingUUIDs.first)
+            try await core.answerCall(uuid: uuid)
+            var media: Bool?
+            while media == nil, let event = await events.next() {
+                if case let .mediaChanged(call, hasVideo) = event, call == caller { media = hasVideo }
+            }
+            #expect(media == false, "the engine's media event reaches the core, audio-only")
+            await eventually("the call is established", timeout: .seconds(10)) { await core.call(uuid)?.isConnected == true }
+            #expect(provider.updates.isEmpty, "no video, nothing to update")
+            #expect(await core.call(uuid)?.update.hasVideo == false)
+            try await phone.hangup(caller)
             await core.stop()
         }
     }

@@ -1,4 +1,7 @@
-#if canImport(AVFoundation) && os(iOS)
+// iOS only (CallKit, PushKit and AVAudioSession are iOS APIs here). SWIFTPJSUA_APPLE_STANDINS is
+// set only by scripts/check-apple-code.sh, which compiles this file on Linux against stand-ins of
+// Apple's declarations (Tests/AppleSDKStandIns): SwiftPM itself never sees it.
+#if canImport(AVFoundation) && (os(iOS) || SWIFTPJSUA_APPLE_STANDINS)
 import AVFoundation
 
 /// The audio-session adapter: configures `AVAudioSession` for a voice call (play-and-record,

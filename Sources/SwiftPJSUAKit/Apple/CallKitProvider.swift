@@ -1,4 +1,7 @@
-#if canImport(CallKit) && os(iOS)
+// iOS only (CallKit, PushKit and AVAudioSession are iOS APIs here). SWIFTPJSUA_APPLE_STANDINS is
+// set only by scripts/check-apple-code.sh, which compiles this file on Linux against stand-ins of
+// Apple's declarations (Tests/AppleSDKStandIns): SwiftPM itself never sees it.
+#if canImport(CallKit) && (os(iOS) || SWIFTPJSUA_APPLE_STANDINS)
 import AVFoundation
 import CallKit
 import Foundation
@@ -14,6 +17,8 @@ public final class CallKitProvider: NSObject, CallProvider, CXProviderDelegate, 
     private let lock = NSLock()
     private var handler: (any CallActionHandling)?
     private var outstanding: [UUID: CXAction] = [:]
+    /// Audio-session, hold and mute events, delivered to the core in CallKit's order.
+    private let ordered = OrderedWork()
 
     /// The CallKit provider reports go to.
     public let provider: CXProvider
@@ -54,14 +59,9 @@ public final class CallKitProvider: NSObject, CallProvider, CXProviderDelegate, 
         try await provider.reportNewIncomingCall(with: uuid, update: Self.callUpdate(update))
     }
 
-    /// Reports the call again so PushKit sees the push reported; CallKit's "already exists"
-    /// refusal is expected and ignored.
-    public func reportRepeatedIncomingPush(uuid: UUID, update: CallUpdate) async {
-        do {
-            try await provider.reportNewIncomingCall(with: uuid, update: Self.callUpdate(update))
-        } catch {
-            // CXErrorCodeIncomingCallError.callUUIDAlreadyExists: the report is all PushKit needs.
-        }
+    /// Updates what CallKit shows about a call (video starting or stopping).
+    public func reportCallUpdated(uuid: UUID, update: CallUpdate) async {
+        provider.reportCall(with: uuid, updated: Self.callUpdate(update))
     }
 
     /// Reports that the outgoing call started connecting.
@@ -110,14 +110,14 @@ public final class CallKitProvider: NSObject, CallProvider, CXProviderDelegate, 
     public func provider(_ provider: CXProvider, perform action: CXSetHeldCallAction) {
         let uuid = action.callUUID
         let held = action.isOnHold
-        run(action) { handler in try await handler.setHeld(uuid: uuid, held: held) }
+        run(action, inOrder: true) { handler in try await handler.setHeld(uuid: uuid, held: held) }
     }
 
     /// Forwards a mute action to the core.
     public func provider(_ provider: CXProvider, perform action: CXSetMutedCallAction) {
         let uuid = action.callUUID
         let muted = action.isMuted
-        run(action) { handler in try await handler.setMuted(uuid: uuid, muted: muted) }
+        run(action, inOrder: true) { handler in try await handler.setMuted(uuid: uuid, muted: muted) }
     }
 
     /// Forwards a DTMF action to the core.
@@ -130,7 +130,7 @@ public final class CallKitProvider: NSObject, CallProvider, CXProviderDelegate, 
     /// Tells the core the audio session is live, so it opens the engine's audio device.
     public func provider(_ provider: CXProvider, didActivate audioSession: AVAudioSession) {
         guard let handler = currentHandler() else { return }
-        Task {
+        ordered.submit {
             do {
                 try await handler.audioSessionDidActivate()
             } catch {
@@ -142,7 +142,7 @@ public final class CallKitProvider: NSObject, CallProvider, CXProviderDelegate, 
     /// Tells the core the audio session ended, so it closes the engine's audio device.
     public func provider(_ provider: CXProvider, didDeactivate audioSession: AVAudioSession) {
         guard let handler = currentHandler() else { return }
-        Task { await handler.audioSessionDidDeactivate() }
+        ordered.submit { await handler.audioSessionDidDeactivate() }
     }
 
     // MARK: Helpers
@@ -151,15 +151,17 @@ public final class CallKitProvider: NSObject, CallProvider, CXProviderDelegate, 
         lock.withLock { handler }
     }
 
-    /// Keeps `action` under the lock while the core works, then fulfills or fails it.
-    private func run(_ action: CXAction, _ work: @escaping @Sendable (any CallActionHandling) async throws -> Void) {
+    /// Keeps `action` under the lock while the core works, then fulfills or fails it; with
+    /// `inOrder`, the work waits for the audio-session, hold and mute events before it.
+    private func run(_ action: CXAction, inOrder: Bool = false,
+                     _ work: @escaping @Sendable (any CallActionHandling) async throws -> Void) {
         guard let handler = currentHandler() else {
             action.fail()
             return
         }
         let id = action.uuid
         lock.withLock { outstanding[id] = action }
-        Task { [weak self] in
+        let job: @Sendable () async -> Void = { [weak self] in
             var succeeded = true
             do {
                 try await work(handler)
@@ -168,6 +170,7 @@ public final class CallKitProvider: NSObject, CallProvider, CXProviderDelegate, 
             }
             self?.finish(id, succeeded: succeeded)
         }
+        if inOrder { ordered.submit(job) } else { Task { await job() } }
     }
 
     private func finish(_ id: UUID, succeeded: Bool) {

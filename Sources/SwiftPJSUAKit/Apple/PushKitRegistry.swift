@@ -1,4 +1,7 @@
-#if canImport(PushKit) && os(iOS)
+// iOS only (CallKit, PushKit and AVAudioSession are iOS APIs here). SWIFTPJSUA_APPLE_STANDINS is
+// set only by scripts/check-apple-code.sh, which compiles this file on Linux against stand-ins of
+// Apple's declarations (Tests/AppleSDKStandIns): SwiftPM itself never sees it.
+#if canImport(PushKit) && (os(iOS) || SWIFTPJSUA_APPLE_STANDINS)
 import Foundation
 import PushKit
 
@@ -7,12 +10,11 @@ import PushKit
 ///
 /// It decides nothing: the payload is parsed by ``VoIPPushPayload`` and everything else is the core's.
 public final class PushKitRegistry: NSObject, PKPushRegistryDelegate, @unchecked Sendable {
-    // @unchecked Sendable: `handler`, `tokenHandler` and `completions` are guarded by `lock`;
-    // `registry` is an immutable reference only configured in `init`.
+    // @unchecked Sendable: `handler` and `tokenHandler` are guarded by `lock`; `registry` is an
+    // immutable reference only configured in `init`.
     private let lock = NSLock()
     private var handler: (any CallActionHandling)?
     private var tokenHandler: (@Sendable (Data?) -> Void)?
-    private var completions: [UUID: () -> Void] = [:]
     private let registry: PKPushRegistry
 
     /// Creates the registry; delegate callbacks arrive on `queue` (the main queue when nil).
@@ -50,9 +52,12 @@ public final class PushKitRegistry: NSObject, PKPushRegistryDelegate, @unchecked
     }
 
     /// Parses the push and hands it to the core, which reports it to CallKit; PushKit's completion
-    /// runs once the core has reported it.
+    /// runs once the core has reported it, even if this registry is released meanwhile (the work
+    /// holds the handler and the completion, never this object).
+    ///
+    /// A push that arrives before ``start(handler:onToken:)`` cannot be reported: call it at launch.
     public func pushRegistry(_ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload,
-                             for type: PKPushType, completion: @escaping () -> Void) {
+                             for type: PKPushType, completion: @escaping @Sendable () -> Void) {
         guard type == .voIP, let handler = lock.withLock({ handler }) else {
             completion()
             return
@@ -60,16 +65,7 @@ public final class PushKitRegistry: NSObject, PKPushRegistryDelegate, @unchecked
         let parsed = Result { () throws(PushPayloadError) in
             try VoIPPushPayload(dictionaryPayload: payload.dictionaryPayload)
         }
-        let id = UUID()
-        lock.withLock { completions[id] = completion }
-        Task { [weak self] in
-            _ = await handler.handleIncomingPush(parsed)
-            self?.complete(id)
-        }
-    }
-
-    private func complete(_ id: UUID) {
-        lock.withLock { completions.removeValue(forKey: id) }?()
+        handler.handleIncomingPush(parsed, completion: completion)
     }
 }
 #endif

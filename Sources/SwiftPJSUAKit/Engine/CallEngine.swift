@@ -8,7 +8,9 @@ public protocol CallEngine: Sendable {
     /// The engine's handle for an account (used to recover the network on a push).
     associatedtype AccountHandle: Hashable & Sendable
 
-    /// A new, independent subscription to the engine's call events, starting now.
+    /// A new, independent subscription to the engine's call events, starting now. It finishes
+    /// when the engine shuts down; one made while the engine is stopped receives the events of its
+    /// next run (the core subscribes again as soon as a subscription finishes).
     func callEvents() -> AsyncStream<CallEngineEvent<CallHandle>>
     /// Places an outgoing call to `destination` (a SIP URI).
     func placeCall(to destination: String) async throws -> CallHandle

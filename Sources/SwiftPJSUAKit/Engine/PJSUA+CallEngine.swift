@@ -3,7 +3,8 @@ import SwiftPJSUA
 /// PJSUA as the orchestration core's engine.
 extension PJSUA: CallEngine {
     /// Subscribes to ``PJSUA/events`` now and translates call events for the core; the
-    /// subscription ends when the returned stream is dropped or the engine shuts down.
+    /// subscription ends when the returned stream is dropped or the engine shuts down. A
+    /// subscription made while the engine is stopped receives the events of its next run.
     public nonisolated func callEvents() -> AsyncStream<CallEngineEvent<PJSUA.Call>> {
         let source = events
         let (stream, continuation) = AsyncStream<CallEngineEvent<PJSUA.Call>>.makeStream(bufferingPolicy: .unbounded)
@@ -89,7 +90,9 @@ extension PJSUA: CallEngine {
             }
             return .callState(call: call, state: phase, sipCallID: sipCallID,
                               lastStatus: SIPStatusCode(lastStatus.code, lastStatus.reason))
-        case .callMedia, .registration, .dtmf:
+        case let .callMedia(call, _, hasVideo):
+            return .mediaChanged(call: call, hasVideo: hasVideo)
+        case .registration, .dtmf:
             return nil
         }
     }

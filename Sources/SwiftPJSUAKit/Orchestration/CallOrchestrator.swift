@@ -33,6 +33,8 @@ public actor CallOrchestrator<Engine: CallEngine, Provider: CallProvider, Audio:
     private var orphanOrder: [Handle] = []
     private var nextActionID: UInt64 = 0
     private var eventPump: Task<Void, Never>?
+    /// The account re-registered on a push; starts as the configuration's.
+    private var wakeAccount: Engine.AccountHandle?
     /// Whether the platform audio session is active (between activation and deactivation).
     public private(set) var isAudioSessionActive = false
 
@@ -48,16 +50,45 @@ public actor CallOrchestrator<Engine: CallEngine, Provider: CallProvider, Audio:
         self.provider = provider
         self.audioSession = audioSession
         self.configuration = configuration
+        self.wakeAccount = configuration.wakeAccount
+    }
+
+    /// Sets the account re-registered when a push arrives (nil: none), replacing
+    /// ``OrchestratorConfiguration/wakeAccount``. An app creates the orchestrator at launch, before
+    /// the engine has started and its account exists; it calls this once the account is added.
+    public func setWakeAccount(_ account: Engine.AccountHandle?) {
+        wakeAccount = account
     }
 
     /// Subscribes to the engine's call events; does nothing when already started.
+    ///
+    /// The subscription outlives engine restarts: when the engine's event sequence ends (the
+    /// engine shut down), the core subscribes again at once, so the next run's calls are seen, and
+    /// ends what the finished run left behind (see ``engineEventsEnded()``).
     public func start() {
         guard eventPump == nil else { return }
-        let stream = engine.callEvents()
+        let engine = self.engine
+        let first = engine.callEvents()
         eventPump = Task { [weak self] in
-            for await event in stream {
+            var stream = first
+            while !Task.isCancelled {
+                var delivered = false
+                for await event in stream {
+                    guard let self else { return }
+                    delivered = true
+                    await self.process(event)
+                }
+                guard !Task.isCancelled else { return }
+                // Subscribe before anything else awaits: events of a run that starts meanwhile are
+                // kept by the new subscription.
+                stream = engine.callEvents()
                 guard let self else { return }
-                await self.process(event)
+                await self.engineEventsEnded()
+                if !delivered {
+                    // A sequence that ends at once, again and again, must not spin: an engine
+                    // that cannot be subscribed to yet is polled every 100 ms instead.
+                    try? await Task.sleep(for: .milliseconds(100))
+                }
             }
         }
     }
@@ -90,20 +121,22 @@ public actor CallOrchestrator<Engine: CallEngine, Provider: CallProvider, Audio:
     // MARK: - Pushes
 
     /// Handles a VoIP push whose payload was parsed (or failed to parse) by ``VoIPPushPayload``.
+    ///
+    /// Always posts a new incoming call to the provider first (see ``PushOutcome``).
     public func handleIncomingPush(_ parsed: Result<VoIPPushPayload, PushPayloadError>) async -> PushOutcome {
         switch parsed {
         case let .success(payload):
             return await handleIncomingPush(payload)
         case let .failure(error):
             // iOS ends an app that does not report a VoIP push, so even garbage gets a call.
-            let uuid = UUID()
-            await reportRequiredPush(uuid: uuid, update: CallUpdate())
-            await provider.reportCallEnded(uuid: uuid, reason: .failed)
-            return .invalidPayload(uuid, error)
+            let placeholder = await reportPlaceholder(update: CallUpdate())
+            return .invalidPayload(placeholder, error)
         }
     }
 
     /// Handles a VoIP push announcing an incoming call.
+    ///
+    /// Always posts a new incoming call to the provider first (see ``PushOutcome``).
     public func handleIncomingPush(_ payload: VoIPPushPayload) async -> PushOutcome {
         switch registry.notePush(payload) {
         case let .newCall(call):
@@ -114,23 +147,33 @@ public actor CallOrchestrator<Engine: CallEngine, Provider: CallProvider, Audio:
                 stopInviteTimer(call.uuid)
                 let refused = registry.end(call.uuid, reason: .failed)
                 failPending(call.uuid, .callEnded(call.uuid))
+                // The refused report does not count as reporting the push: the placeholder is its
+                // one retry under a fresh UUID.
+                await reportPlaceholder(update: call.update, retrying: false)
                 if let handle = refused?.handle { await decline(handle, code: 486) }
                 return .refusedBySystem(call.uuid)
             }
             await wakeNetwork()
             return .reportedNewCall(call.uuid)
         case let .repeated(call):
-            await provider.reportRepeatedIncomingPush(uuid: call.uuid, update: call.update)
+            // The provider knows this UUID already and would refuse it again.
+            await reportPlaceholder(update: call.update)
             return .repeatedCall(call.uuid)
         case let .cancelledKnownCall(call):
             stopInviteTimer(call.uuid)
             failPending(call.uuid, .callEnded(call.uuid))
-            await provider.reportRepeatedIncomingPush(uuid: call.uuid, update: call.update)
             await provider.reportCallEnded(uuid: call.uuid, reason: .unanswered)
+            await reportPlaceholder(update: call.update)
             return .reportedAndEnded(call.uuid, .unanswered)
+        case let .cancelledUnknownCall(uuid, update):
+            // A missed call the provider has never seen: report it under its own UUID.
+            if let posted = await postPushReport(uuid: uuid, update: update) {
+                await provider.reportCallEnded(uuid: posted, reason: posted == uuid ? .unanswered : .failed)
+            }
+            return .reportedAndEnded(uuid, .unanswered)
         case let .alreadyEnded(uuid, update, reason):
-            await reportRequiredPush(uuid: uuid, update: update)
-            await provider.reportCallEnded(uuid: uuid, reason: reason)
+            // The provider already saw `uuid` (and saw it end): reporting it again would be refused.
+            await reportPlaceholder(update: update)
             return .reportedAndEnded(uuid, reason)
         }
     }
@@ -259,24 +302,50 @@ public actor CallOrchestrator<Engine: CallEngine, Provider: CallProvider, Audio:
         await audioSessionDidDeactivate()
     }
 
+    /// The engine's event sequence ended (the engine shut down): its calls are gone without
+    /// their DISCONNECTED events. Ends, as ``CallEndReason/failed``, every call that belonged to that
+    /// run (those with an engine handle, and outgoing calls still being placed), fails their
+    /// waiting actions and forgets buffered events (engine handles are reused by the next run).
+    ///
+    /// Incoming calls announced by a push whose INVITE has not arrived are kept: their INVITE
+    /// reaches the next run, and their invite timer still bounds the wait.
+    func engineEventsEnded() async {
+        orphanEvents = [:]
+        orphanOrder = []
+        for call in registry.liveCalls where call.handle != nil || call.direction == .outgoing {
+            registry.end(call.uuid, reason: .failed)
+            stopInviteTimer(call.uuid)
+            failPending(call.uuid, .callEnded(call.uuid))
+            if !call.isEndingLocally { await provider.reportCallEnded(uuid: call.uuid, reason: .failed) }
+        }
+    }
+
     // MARK: - Engine events
 
     /// Handles one engine event (the event pump started by ``start()`` calls this).
     func process(_ event: CallEngineEvent<Handle>) async {
         switch event {
-        case let .incomingCall(handle, sipCallID, from, offeredVideo):
-            await handleInvite(handle: handle, sipCallID: sipCallID, from: from, offeredVideo: offeredVideo)
+        case let .incomingCall(handle, sipCallID, from, _):
+            await handleInvite(handle: handle, sipCallID: sipCallID, from: from)
         case let .callState(handle, state, sipCallID, lastStatus):
             guard let call = registry.call(handle: handle) else {
                 bufferOrphan(event, of: handle)
                 return
             }
             await handleState(of: call, state: state, sipCallID: sipCallID, lastStatus: lastStatus)
+        case let .mediaChanged(handle, hasVideo):
+            guard let call = registry.call(handle: handle) else {
+                bufferOrphan(event, of: handle)
+                return
+            }
+            if let updated = registry.setHasVideo(hasVideo, for: call.uuid) {
+                await provider.reportCallUpdated(uuid: updated.uuid, update: updated.update)
+            }
         }
     }
 
-    private func handleInvite(handle: Handle, sipCallID: String, from: String, offeredVideo: Bool) async {
-        switch registry.noteInvite(handle: handle, sipCallID: sipCallID, from: from, offeredVideo: offeredVideo) {
+    private func handleInvite(handle: Handle, sipCallID: String, from: String) async {
+        switch registry.noteInvite(handle: handle, sipCallID: sipCallID, from: from) {
         case let .newCall(call):
             do {
                 try await provider.reportNewIncomingCall(uuid: call.uuid, update: call.update)
@@ -461,16 +530,35 @@ public actor CallOrchestrator<Engine: CallEngine, Provider: CallProvider, Audio:
         }
     }
 
-    private func reportRequiredPush(uuid: UUID, update: CallUpdate) async {
-        do {
-            try await provider.reportNewIncomingCall(uuid: uuid, update: update)
-        } catch {
-            // The report is what iOS requires; a refusal (the UUID is known, Do Not Disturb) is fine.
+    /// Posts a new incoming call for a push under `uuid`; when the provider refuses it, for any
+    /// reason, retries once under a fresh UUID (a refused report does not count as reporting the
+    /// push). Returns the UUID posted, nil when both were refused (Do Not Disturb refuses every
+    /// report; nothing more can be done).
+    private func postPushReport(uuid: UUID, update: CallUpdate, retrying: Bool = true) async -> UUID? {
+        for candidate in retrying ? [uuid, UUID()] : [uuid] {
+            do {
+                try await provider.reportNewIncomingCall(uuid: candidate, update: update)
+                return candidate
+            } catch {
+                continue
+            }
         }
+        return nil
+    }
+
+    /// Reports a push that announces no new call under a fresh UUID and ends it at once as
+    /// ``CallEndReason/failed``; returns the UUID posted (the first tried when none was).
+    /// `retrying: false` when the placeholder already is the retry of a refused report.
+    @discardableResult
+    private func reportPlaceholder(update: CallUpdate, retrying: Bool = true) async -> UUID {
+        let uuid = UUID()
+        guard let posted = await postPushReport(uuid: uuid, update: update, retrying: retrying) else { return uuid }
+        await provider.reportCallEnded(uuid: posted, reason: .failed)
+        return posted
     }
 
     private func wakeNetwork() async {
-        guard let account = configuration.wakeAccount else { return }
+        guard let account = wakeAccount else { return }
         do {
             try await engine.recoverNetwork(for: account)
         } catch {

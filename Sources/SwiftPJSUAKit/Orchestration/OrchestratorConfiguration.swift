@@ -6,7 +6,8 @@ public struct OrchestratorConfiguration<AccountHandle: Hashable & Sendable>: Sen
     /// ``CallOrchestratorError/timedOut(_:)`` (the call is then ended as failed).
     public var pendingActionTimeout: Duration
     /// The account re-registered when a push arrives, so the network path is fresh before the
-    /// INVITE; nil skips the network wake.
+    /// INVITE; nil skips the network wake. ``CallOrchestrator/setWakeAccount(_:)`` replaces it
+    /// once the account exists.
     public var wakeAccount: AccountHandle?
     /// Whether incoming calls get 180 Ringing once reported to the call UI.
     public var sendsRinging: Bool

@@ -4,7 +4,8 @@ public struct CallUpdate: Sendable, Hashable {
     public var remoteHandle: String?
     /// The remote party's display name, when known.
     public var displayName: String?
-    /// Whether the call offers video.
+    /// Whether the call has an active video stream (false until the engine reports one: the
+    /// engine answers and calls audio-only, whatever the push or the INVITE offered).
     public var hasVideo: Bool
 
     /// Creates an update.

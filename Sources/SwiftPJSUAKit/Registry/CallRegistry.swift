@@ -36,7 +36,9 @@ public struct CallRegistry<Handle: Hashable & Sendable>: Sendable {
 
     /// Records a VoIP push.
     public mutating func notePush(_ payload: VoIPPushPayload) -> PushSighting<Handle> {
-        let update = CallUpdate(remoteHandle: payload.caller, displayName: payload.displayName, hasVideo: payload.hasVideo)
+        // hasVideo starts false whatever the push offers: the engine answers audio-only, and the
+        // call UI follows the media actually negotiated (``setHasVideo(_:for:)``).
+        let update = CallUpdate(remoteHandle: payload.caller, displayName: payload.displayName, hasVideo: false)
         if var existing = call(sipCallID: payload.sipCallID) ?? payload.uuid.flatMap({ calls[$0] }) {
             existing.announcedByPush = true
             calls[existing.uuid] = existing
@@ -52,7 +54,7 @@ public struct CallRegistry<Handle: Hashable & Sendable>: Sendable {
         let uuid = CallIdentity.uuid(forSIPCallID: payload.sipCallID, serverUUID: payload.uuid)
         if payload.isCancelled {
             remember(EndedCall(uuid: uuid, sipCallID: payload.sipCallID, reason: .unanswered))
-            return .alreadyEnded(uuid: uuid, update: update, reason: .unanswered)
+            return .cancelledUnknownCall(uuid: uuid, update: update)
         }
         let call = LogicalCall<Handle>(uuid: uuid, direction: .incoming, sipCallID: payload.sipCallID, handle: nil,
                                        update: update, announcedByPush: true, isConnected: false, isEndingLocally: false)
@@ -60,14 +62,15 @@ public struct CallRegistry<Handle: Hashable & Sendable>: Sendable {
         return .newCall(call)
     }
 
-    /// Records an incoming INVITE (the engine's incoming-call event).
-    public mutating func noteInvite(handle: Handle, sipCallID: String, from: String, offeredVideo: Bool) -> InviteSighting<Handle> {
+    /// Records an incoming INVITE (the engine's incoming-call event). The call UI's `hasVideo`
+    /// starts false even when the INVITE offers video: the engine answers audio-only, and
+    /// ``setHasVideo(_:for:)`` follows the media actually negotiated.
+    public mutating func noteInvite(handle: Handle, sipCallID: String, from: String) -> InviteSighting<Handle> {
         if let known = call(handle: handle) { return .retransmission(known) }
         if var pushed = call(sipCallID: sipCallID) {
             guard pushed.handle == nil, pushed.direction == .incoming else { return .duplicateLeg(pushed) }
             pushed.handle = handle
             if pushed.update.remoteHandle == nil { pushed.update.remoteHandle = from }
-            pushed.update.hasVideo = pushed.update.hasVideo || offeredVideo
             calls[pushed.uuid] = pushed
             uuidByHandle[handle] = pushed.uuid
             return .matchedPush(pushed)
@@ -75,7 +78,7 @@ public struct CallRegistry<Handle: Hashable & Sendable>: Sendable {
         if let ended = endedByCallID[sipCallID] { return .alreadyEnded(ended) }
         let call = LogicalCall<Handle>(uuid: CallIdentity.uuid(forSIPCallID: sipCallID), direction: .incoming,
                                        sipCallID: sipCallID, handle: handle,
-                                       update: CallUpdate(remoteHandle: from, hasVideo: offeredVideo),
+                                       update: CallUpdate(remoteHandle: from, hasVideo: false),
                                        announcedByPush: false, isConnected: false, isEndingLocally: false)
         if let clash = calls[call.uuid] { return .duplicateLeg(clash) }
         insert(call)
@@ -114,6 +117,15 @@ public struct CallRegistry<Handle: Hashable & Sendable>: Sendable {
         guard let before = calls[uuid] else { return nil }
         calls[uuid]?.isConnected = true
         return before
+    }
+
+    /// Records whether a call has an active video stream; returns the updated call when that
+    /// changed what the call UI shows, nil when the call is unknown or nothing changed.
+    public mutating func setHasVideo(_ hasVideo: Bool, for uuid: UUID) -> LogicalCall<Handle>? {
+        guard var call = calls[uuid], call.update.hasVideo != hasVideo else { return nil }
+        call.update.hasVideo = hasVideo
+        calls[uuid] = call
+        return call
     }
 
     /// Marks a call as being ended by the user here; nil when unknown.

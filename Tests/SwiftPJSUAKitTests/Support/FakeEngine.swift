@@ -17,6 +17,10 @@ final class FakeEngine: CallEngine, @unchecked Sendable {
     private var failing: Set<String> = []
     private var sessionActive = false
     private var violations: [String] = []
+    private var subscriptions = 0
+    private var deviceOpen = false
+    private var heldCalls: Set<FakeCall> = []
+    private var mutedCalls: Set<FakeCall> = []
 
     /// Every operation, in order, e.g. `answer #3`, `reject #3 603`, `enableAudio`.
     var log: [String] { lock.withLock { operations } }
@@ -29,6 +33,32 @@ final class FakeEngine: CallEngine, @unchecked Sendable {
 
     /// Simulates the platform's audio session state, to catch early device openings.
     func setSessionActive(_ active: Bool) { lock.withLock { sessionActive = active } }
+
+    /// How many times the core subscribed to the events.
+    var subscriptionCount: Int { lock.withLock { subscriptions } }
+
+    /// Whether the audio device is open (last enableAudio not followed by disableAudio).
+    var isDeviceOpen: Bool { lock.withLock { deviceOpen } }
+
+    /// Whether audio flows on `call`: the device is open and the call is neither held nor muted.
+    func audioFlows(on call: FakeCall) -> Bool {
+        lock.withLock { deviceOpen && !heldCalls.contains(call) && !mutedCalls.contains(call) }
+    }
+
+    func isHeld(_ call: FakeCall) -> Bool { lock.withLock { heldCalls.contains(call) } }
+    func isMuted(_ call: FakeCall) -> Bool { lock.withLock { mutedCalls.contains(call) } }
+
+    /// Ends every current subscription, like PJSUA's shutdown; later subscriptions get the events
+    /// emitted afterwards (the next run's).
+    func finishEvents() {
+        let finished = lock.withLock {
+            let all = continuations
+            continuations = []
+            deviceOpen = false
+            return all
+        }
+        for continuation in finished { continuation.finish() }
+    }
 
     func emit(_ event: CallEngineEvent<FakeCall>) {
         for continuation in lock.withLock({ continuations }) { continuation.yield(event) }
@@ -46,7 +76,10 @@ final class FakeEngine: CallEngine, @unchecked Sendable {
 
     func callEvents() -> AsyncStream<CallEngineEvent<FakeCall>> {
         let (stream, continuation) = AsyncStream<CallEngineEvent<FakeCall>>.makeStream()
-        lock.withLock { continuations.append(continuation) }
+        lock.withLock {
+            subscriptions += 1
+            continuations.append(continuation)
+        }
         return stream
     }
 
@@ -65,8 +98,19 @@ final class FakeEngine: CallEngine, @unchecked Sendable {
     func answerCall(_ call: FakeCall) async throws { try record("answer \(call)", "answer") }
     func hangUpCall(_ call: FakeCall) async throws { try record("hangup \(call)", "hangup") }
     func rejectCall(_ call: FakeCall, code: Int) async throws { try record("reject \(call) \(code)", "reject") }
-    func setCallHeld(_ call: FakeCall, held: Bool) async throws { try record("hold \(call) \(held)", "hold") }
-    func setCallMuted(_ call: FakeCall, muted: Bool) async throws { try record("mute \(call) \(muted)", "mute") }
+    func setCallHeld(_ call: FakeCall, held: Bool) async throws {
+        try record("hold \(call) \(held)", "hold")
+        lock.withLock {
+            if held { heldCalls.insert(call) } else { heldCalls.remove(call) }
+        }
+    }
+
+    func setCallMuted(_ call: FakeCall, muted: Bool) async throws {
+        try record("mute \(call) \(muted)", "mute")
+        lock.withLock {
+            if muted { mutedCalls.insert(call) } else { mutedCalls.remove(call) }
+        }
+    }
     func sendDigits(_ digits: String, on call: FakeCall) async throws { try record("dtmf \(call) \(digits)", "dtmf") }
 
     func enableAudioDevice() async throws {
@@ -74,9 +118,13 @@ final class FakeEngine: CallEngine, @unchecked Sendable {
             if !sessionActive { violations.append("enableAudio while the session is inactive") }
         }
         try record("enableAudio", "enableAudio")
+        lock.withLock { deviceOpen = true }
     }
 
-    func disableAudioDevice() async { try? record("disableAudio", "") }
+    func disableAudioDevice() async {
+        try? record("disableAudio", "")
+        lock.withLock { deviceOpen = false }
+    }
 
     func recoverNetwork(for account: String) async throws { try record("recover \(account)", "recover") }
 }
