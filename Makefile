@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 
-.PHONY: all deps peers build demo test manifest-check apple-check bench fuzz fuzz-smoke clean
+.PHONY: all deps peers build demo test asan asan-engine tsan manifest-check apple-check bench fuzz fuzz-smoke clean
 
 all: build
 
@@ -25,9 +25,28 @@ test: deps peers
 	$(SWIFT) build $(SWIFT_FLAGS)
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
 	$(SWIFT) test $(SWIFT_FLAGS) --skip-build
+	$(MAKE) asan-engine
 	$(MAKE) manifest-check
 	$(MAKE) apple-check
 	$(MAKE) fuzz-smoke
+
+## make asan / make tsan: the whole suite under AddressSanitizer (with LeakSanitizer) or
+## ThreadSanitizer, in their own build directories. Swift Testing only (--disable-xctest: the
+## package has no XCTest tests, and the XCTest runner's own objects are reported as leaks).
+## make test runs the engine's tests under ASan (asan-engine).
+ASAN = --sanitize=address --scratch-path .build/asan
+TSAN = --sanitize=thread --scratch-path .build/tsan
+asan: deps peers
+	$(SWIFT) build $(SWIFT_FLAGS) --build-tests $(ASAN)
+	$(SWIFT) test $(SWIFT_FLAGS) --skip-build --disable-xctest $(ASAN)
+
+asan-engine: deps peers
+	$(SWIFT) build $(SWIFT_FLAGS) --build-tests $(ASAN)
+	$(SWIFT) test $(SWIFT_FLAGS) --skip-build --disable-xctest $(ASAN) --filter SwiftPJSUATests
+
+tsan: deps peers
+	$(SWIFT) build $(SWIFT_FLAGS) --build-tests $(TSAN)
+	$(SWIFT) test $(SWIFT_FLAGS) --skip-build --disable-xctest $(TSAN)
 
 ## make manifest-check: evaluate Package.swift's iOS branch here, as an Apple host would, and check it.
 manifest-check:

@@ -96,7 +96,7 @@ extension PJSUA {
             config.unreg_timeout = UInt32(unregisterTimeout)
             config.reg_timeout = UInt32(configuration.registrationExpiry)
             config.register_on_acc_add = configuration.registerOnAdd ? 1 : 0
-            config.rtp_cfg.port = UInt32(rtpPort)
+            Self.setMediaBinding(&config, port: rtpPort, address: mediaBindAddress, arena)
             if let registrar = configuration.registrar { config.reg_uri = arena.pj(registrar) }
             if let pushParameters { config.reg_contact_uri_params = arena.pj(pushParameters) }
             withUnsafeMutableBytes(of: &config.proxy) { raw in
@@ -126,7 +126,30 @@ extension PJSUA {
         try check(pjsua_acc_add_local(transport.id, 1, &slot), "pjsua_acc_add_local")
         let token = HandleToken.next()
         pjsua_acc_set_user_data(slot, HandleToken.pointer(token))
+        // pjsua_acc_add_local uses the default media settings; give the local account ours.
+        guard let pool = pjsua_pool_create("swiftpjsua-acc", 1024, 1024) else {
+            throw PJSUAError(.pjsip, "cannot allocate a pool for the local account's settings")
+        }
+        defer { pj_pool_release(pool) }
+        var config = pjsua_acc_config()
+        try check(pjsua_acc_get_config(slot, pool, &config), "pjsua_acc_get_config")
+        let (port, address) = (rtpPort, mediaBindAddress)
+        try withCStringArena { arena throws(PJSUAError) in
+            Self.setMediaBinding(&config, port: port, address: address, arena)
+            try check(pjsua_acc_modify(slot, &config), "pjsua_acc_modify")
+        }
         return Account(slot: slot, token: token)
+    }
+
+    /// Media of an account's calls: RTP from the configured port, bound to the engine's bind
+    /// address and advertised in the SDP with it (pjsua's `rtp_cfg.bound_addr`; without it RTP
+    /// binds to every address and the SDP names the host's first interface, so a peer reached on
+    /// loopback would send media off loopback).
+    private static func setMediaBinding(_ config: inout pjsua_acc_config, port: Int, address: String?, _ arena: CStringArena) {
+        config.rtp_cfg.port = UInt32(port)
+        guard let address else { return }
+        config.rtp_cfg.bound_addr = arena.pj(address)
+        if address.contains(":") { config.ipv6_media_use = PJSUA_IPV6_ENABLED_USE_IPV6_ONLY }
     }
 
     /// The pjsua slot of a live account, or a typed error for a stale or unknown handle.

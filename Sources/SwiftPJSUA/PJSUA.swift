@@ -266,6 +266,7 @@ public actor PJSUA {
             media.has_ioqueue = configuration.dedicatedMediaThread ? 1 : 0
             media.thread_cnt = configuration.dedicatedMediaThread ? 1 : 0
             self.rtpPort = configuration.rtpPort
+            self.mediaBindAddress = configuration.bindAddress
             self.unregisterTimeout = configuration.unregisterTimeoutMilliseconds
             try check(pjsua_init(&config, &logging, &media), "pjsua_init")
         }
@@ -280,6 +281,8 @@ public actor PJSUA {
     /// count it).
     var nullDeviceActive = false
     var rtpPort = 4000
+    /// The address RTP binds to and the SDP advertises: the configured bind address, if any.
+    var mediaBindAddress: String?
     var unregisterTimeout = 2000
     /// Callers of ``shutdown()`` that arrived while another shutdown was under way.
     var shutdownWaiters: [CheckedContinuation<Void, Never>] = []

@@ -64,7 +64,12 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Everything the child printed so far.
     public var output: String {
-        (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+        // FileHandle rather than String(contentsOfFile:): the latter leaks its buffer in this
+        // toolchain's FoundationEssentials (readBytesFromFile), which LeakSanitizer reports
+        // under `make asan`.
+        guard let handle = FileHandle(forReadingAtPath: logPath) else { return "" }
+        defer { try? handle.close() }
+        return String(decoding: (try? handle.readToEnd()) ?? Data(), as: UTF8.self)
     }
 
     /// The exit status once the process has exited (reaping it), nil while it runs; a death by
@@ -136,11 +141,13 @@ public final class LoopbackSocket {
     public let descriptor: Int32
     public let port: Int
 
-    public init(udp: Bool = true) throws {
+    /// A socket on a free port (0) or on `port`; throws if it cannot be bound.
+    public init(udp: Bool = true, on requested: Int = 0) throws {
         let fd = socket(AF_INET, Int32(udp ? SOCK_DGRAM.rawValue : SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(requested).bigEndian
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
@@ -154,6 +161,11 @@ public final class LoopbackSocket {
         }
         descriptor = fd
         port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Binds `port` on 127.0.0.1 (UDP) for as long as the result lives.
+    public static func occupying(_ port: Int) throws -> LoopbackSocket {
+        try LoopbackSocket(udp: true, on: port)
     }
 
     /// Sends `text` as one UDP datagram to 127.0.0.1:`port`; returns whether it went out whole.

@@ -93,6 +93,14 @@ public actor CallOrchestrator<Engine: CallEngine, Provider: CallProvider, Audio:
         }
     }
 
+    // The event pump holds the engine (to subscribe again after a restart) and waits on its
+    // events: an orchestrator released without stop() must end it, or the pump would keep the
+    // engine (its thread, pjsua) alive for good.
+    deinit {
+        eventPump?.cancel()
+        for timer in inviteTimers.values { timer.cancel() }
+    }
+
     /// Stops listening to the engine and fails every waiting action with
     /// ``CallOrchestratorError/callEnded(_:)``.
     public func stop() {
