@@ -48,11 +48,13 @@ extension PJSUA {
     }
 
     /// The call settings of every call the engine places, answers or re-INVITEs: one audio
-    /// stream and no video.
+    /// stream, no video and no real-time text.
     ///
     /// pjsua's defaults (`pjsua_call_setting_default`) offer and accept video whenever the
     /// library was built with it, as the iOS binary and our Linux build are; a call that the app
-    /// (and CallKit) believe to be audio-only must not send camera frames. pjsua keeps the
+    /// (and CallKit) believe to be audio-only must not send camera frames. pjproject 2.17's
+    /// defaults also add a T.140 real-time text stream (`m=text`) to every call, with its own RTP
+    /// sockets and conference port; nothing in the engine uses it. pjsua keeps the
     /// settings given at make-call or answer time for the call's later re-INVITEs and UPDATEs,
     /// and for answering the peer's re-offers.
     static func callSetting() -> pjsua_call_setting {
@@ -60,6 +62,7 @@ extension PJSUA {
         pjsua_call_setting_default(&setting)
         setting.aud_cnt = 1
         setting.vid_cnt = 0
+        setting.txt_cnt = 0
         return setting
     }
 

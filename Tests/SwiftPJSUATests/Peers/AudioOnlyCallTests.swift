@@ -18,6 +18,8 @@ struct AudioOnlyCallTests {
         #expect(defaults.vid_cnt == 1)
         #expect(PJSUA.callSetting().vid_cnt == 0)
         #expect(PJSUA.callSetting().aud_cnt == 1)
+        #expect(defaults.txt_cnt == 1, "pjproject's default adds a real-time text stream")
+        #expect(PJSUA.callSetting().txt_cnt == 0)
     }
 
     @Test func ourOfferAndOurHoldAndResumeReinvitesHaveNoVideo() async throws {
