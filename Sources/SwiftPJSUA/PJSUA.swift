@@ -111,6 +111,7 @@ public actor PJSUA {
             try initialise(configuration)
             let transport = try openTransport(kind: configuration.transport, ipv6: configuration.ipv6,
                                               port: configuration.port, bindAddress: configuration.bindAddress)
+            try installAdmission(configuration.admission)
             try check(pjsua_start(), "pjsua_start")
             try setAudioDevice(configuration.audioDevice)
             defaultAccount = try addLocalAccount(on: transport)
@@ -236,6 +237,7 @@ public actor PJSUA {
             try Validation.ipAddress(address, ipv6: configuration.ipv6, what: "bind address")
         }
         try Validation.headerValue(configuration.userAgent, what: "user agent")
+        try configuration.admission.validate()
     }
 
     private func initialise(_ configuration: Configuration) throws(PJSUAError) {
@@ -266,6 +268,7 @@ public actor PJSUA {
             media.has_ioqueue = configuration.dedicatedMediaThread ? 1 : 0
             media.thread_cnt = configuration.dedicatedMediaThread ? 1 : 0
             self.rtpPort = configuration.rtpPort
+            self.maxCalls = configuration.maxCalls
             self.mediaBindAddress = configuration.bindAddress
             self.unregisterTimeout = configuration.unregisterTimeoutMilliseconds
             try check(pjsua_init(&config, &logging, &media), "pjsua_init")
@@ -281,6 +284,7 @@ public actor PJSUA {
     /// count it).
     var nullDeviceActive = false
     var rtpPort = 4000
+    var maxCalls = PJSUA.maxCallsLimit
     /// The address RTP binds to and the SDP advertises: the configured bind address, if any.
     var mediaBindAddress: String?
     var unregisterTimeout = 2000

@@ -49,6 +49,22 @@ extern const int32_t cpjsua_max_call_media;
 /* Whether the library was built with video (PJMEDIA_HAS_VIDEO): 1 or 0. */
 extern const int32_t cpjsua_has_video;
 
+/* Admission control (Admission.c): new INVITEs past these limits get 503 with Retry-After. */
+typedef struct cpjsua_admission_policy {
+    int32_t max_calls;            /* refuse while this many calls are in progress; < 0: no limit */
+    double max_rate;              /* new calls per second; <= 0: no limit */
+    double burst;                 /* calls admitted at once after a quiet spell; <= 0: max_rate */
+    int32_t retry_after_seconds;  /* the Retry-After value */
+} cpjsua_admission_policy;
+
+/* Registers the admission module with pjsua's endpoint (after pjsua_init, on a thread PJLIB
+ * knows). Returns 0 or a pj_status_t. pjsua_destroy unregisters it. */
+int cpjsua_admission_install(void);
+/* Replaces the policy (any thread). */
+void cpjsua_admission_set(const cpjsua_admission_policy *_Nonnull policy);
+/* INVITEs refused so far in this process. */
+uint64_t cpjsua_admission_refused(void);
+
 /* A joinable POSIX thread, owned by the caller. */
 typedef struct cpjsua_thread cpjsua_thread;
 

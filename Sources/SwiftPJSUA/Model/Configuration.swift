@@ -91,6 +91,9 @@ extension PJSUA {
         /// idle wake-ups (pjmedia's worker polls every 10 ms). Turn it on for many simultaneous
         /// calls with media.
         public var dedicatedMediaThread: Bool
+        /// When new incoming calls are refused with 503 and Retry-After; by default, once
+        /// ``maxCalls`` calls are in progress.
+        public var admission: AdmissionControl
 
         /// Creates a configuration; every parameter has a sensible default.
         public init(
@@ -98,7 +101,8 @@ extension PJSUA {
             ipv6: Bool = false, userAgent: String = "swift-pjsua", maxCalls: Int = PJSUA.maxCallsLimit,
             audioDevice: AudioDeviceMode = .none, rtpPort: Int = 4000, logLevel: LogLevel = .off,
             logSIPMessages: Bool = false, logHandler: LogHandler? = nil,
-            unregisterTimeoutMilliseconds: Int = 2000, dedicatedMediaThread: Bool = false
+            unregisterTimeoutMilliseconds: Int = 2000, dedicatedMediaThread: Bool = false,
+            admission: AdmissionControl = AdmissionControl()
         ) {
             self.port = port
             self.transport = transport
@@ -113,6 +117,7 @@ extension PJSUA {
             self.logHandler = logHandler
             self.unregisterTimeoutMilliseconds = unregisterTimeoutMilliseconds
             self.dedicatedMediaThread = dedicatedMediaThread
+            self.admission = admission
         }
     }
 

@@ -1,0 +1,109 @@
+/*
+ * Admission control: a pjsip module that refuses new INVITEs with 503 Service Unavailable and
+ * Retry-After once the engine holds as many calls as it may, or new calls arrive faster than
+ * the configured rate.
+ *
+ * Why C, and why a module: the decision has to come before pjsua's own module sees the INVITE,
+ * because pjsua allocates the call's media (RTP sockets, ioqueue keys, a conference port) before
+ * it calls on_incoming_call. A module one priority step ahead of pjsua's answers statelessly,
+ * on pjsua's worker thread, without a transaction or any Swift code in the path, which is what
+ * keeps the engine serving under overload instead of spending itself on calls it then drops.
+ */
+#ifndef PJ_AUTOCONF
+#  define PJ_AUTOCONF 1
+#endif
+#include <pjsua.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include "CPJSUASupport.h"
+
+static pthread_mutex_t admission_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Guarded by admission_lock. */
+static cpjsua_admission_policy admission_policy = { -1, 0, 0, 1 };
+static double admission_tokens = 0;
+static pj_timestamp admission_refill;
+static int admission_refill_valid = 0;
+
+static atomic_uint_fast64_t admission_refused;
+
+static pj_bool_t admission_on_rx_request(pjsip_rx_data *rdata);
+
+static pjsip_module admission_module = {
+    NULL, NULL,                                     /* prev, next */
+    { "mod-swiftpjsua-admission", 24 },             /* name */
+    -1,                                             /* id */
+    PJSIP_MOD_PRIORITY_APPLICATION - 1,             /* before pjsua's module */
+    NULL, NULL, NULL, NULL,                         /* load, start, stop, unload */
+    &admission_on_rx_request,                       /* on_rx_request */
+    NULL, NULL, NULL, NULL,                         /* on_rx_response, on_tx_*, on_tsx_state */
+};
+
+/* Whether a new call may be admitted now; takes a token from the rate bucket when it is. */
+static int admission_admit(unsigned calls_in_progress, int *retry_after) {
+    int admit = 1;
+    pthread_mutex_lock(&admission_lock);
+    *retry_after = admission_policy.retry_after_seconds;
+    if (admission_policy.max_calls >= 0 && (long)calls_in_progress >= (long)admission_policy.max_calls) {
+        admit = 0;
+    } else if (admission_policy.max_rate > 0) {
+        pj_timestamp now;
+        pj_get_timestamp(&now);
+        double burst = admission_policy.burst > 0 ? admission_policy.burst : admission_policy.max_rate;
+        if (!admission_refill_valid) {
+            admission_tokens = burst;
+            admission_refill_valid = 1;
+        } else {
+            double elapsed = pj_elapsed_usec(&admission_refill, &now) / 1e6;
+            admission_tokens += elapsed * admission_policy.max_rate;
+            if (admission_tokens > burst) admission_tokens = burst;
+        }
+        admission_refill = now;
+        if (admission_tokens >= 1) {
+            admission_tokens -= 1;
+        } else {
+            admit = 0;
+        }
+    }
+    pthread_mutex_unlock(&admission_lock);
+    return admit;
+}
+
+static pj_bool_t admission_on_rx_request(pjsip_rx_data *rdata) {
+    pjsip_msg *msg = rdata->msg_info.msg;
+    /* Only new calls: an INVITE outside any dialog (a re-INVITE carries a To tag). */
+    if (msg->line.req.method.id != PJSIP_INVITE_METHOD) return PJ_FALSE;
+    if (rdata->msg_info.to == NULL || rdata->msg_info.to->tag.slen != 0) return PJ_FALSE;
+
+    int retry_after = 1;
+    if (admission_admit(pjsua_call_get_count(), &retry_after)) return PJ_FALSE;
+
+    char value[16];
+    pj_ansi_snprintf(value, sizeof(value), "%d", retry_after > 0 ? retry_after : 1);
+    pj_str_t name = pj_str("Retry-After");
+    pj_str_t text = pj_str(value);
+    pjsip_hdr headers;
+    pj_list_init(&headers);
+    pjsip_generic_string_hdr *header = pjsip_generic_string_hdr_create(rdata->tp_info.pool, &name, &text);
+    if (header != NULL) pj_list_push_back(&headers, header);
+    pj_str_t reason = pj_str("Service Unavailable");
+    pjsip_endpt_respond_stateless(pjsua_get_pjsip_endpt(), rdata, PJSIP_SC_SERVICE_UNAVAILABLE, &reason,
+                                  &headers, NULL);
+    atomic_fetch_add(&admission_refused, 1);
+    return PJ_TRUE;
+}
+
+int cpjsua_admission_install(void) {
+    if (admission_module.id != -1) return 0;  /* pjsua_destroy unregisters it (id back to -1) */
+    return pjsip_endpt_register_module(pjsua_get_pjsip_endpt(), &admission_module);
+}
+
+void cpjsua_admission_set(const cpjsua_admission_policy *policy) {
+    pthread_mutex_lock(&admission_lock);
+    admission_policy = *policy;
+    admission_refill_valid = 0;
+    pthread_mutex_unlock(&admission_lock);
+}
+
+uint64_t cpjsua_admission_refused(void) {
+    return atomic_load(&admission_refused);
+}

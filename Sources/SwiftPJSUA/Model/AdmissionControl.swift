@@ -1,0 +1,46 @@
+extension PJSUA {
+    /// When the engine refuses new incoming calls: each INVITE past a limit is answered at once
+    /// with `503 Service Unavailable` and `Retry-After`, before pjsua allocates anything for it
+    /// (no call slot, no RTP sockets, no event), so that an overloaded engine keeps serving the
+    /// calls it has instead of spending itself on calls it would then drop.
+    ///
+    /// Re-INVITEs and every other request of established calls are never refused.
+    public struct AdmissionControl: Sendable, Hashable {
+        /// The most calls in progress (both directions, ringing included) before new INVITEs are
+        /// refused; nil uses ``Configuration/maxCalls``, 0 refuses every new call (draining a
+        /// server before maintenance).
+        public var maxCallsInProgress: Int?
+        /// The most new incoming calls per second (a token bucket); nil for no rate limit.
+        public var maxNewCallsPerSecond: Double?
+        /// How many calls may arrive at once after a quiet spell; nil uses the rate (one second's
+        /// worth).
+        public var burst: Double?
+        /// The `Retry-After` value of the 503, in seconds (1...86400).
+        public var retryAfterSeconds: Int
+
+        /// Creates a policy; the default refuses only what ``Configuration/maxCalls`` cannot hold.
+        public init(maxCallsInProgress: Int? = nil, maxNewCallsPerSecond: Double? = nil, burst: Double? = nil,
+                    retryAfterSeconds: Int = 1) {
+            self.maxCallsInProgress = maxCallsInProgress
+            self.maxNewCallsPerSecond = maxNewCallsPerSecond
+            self.burst = burst
+            self.retryAfterSeconds = retryAfterSeconds
+        }
+
+        /// Rejects values C would misread.
+        func validate() throws(PJSUAError) {
+            if let limit = maxCallsInProgress, !(0...PJSUA.maxCallsLimit).contains(limit) {
+                throw PJSUAError(.invalidArgument, "maxCallsInProgress \(limit) is out of range 0...\(PJSUA.maxCallsLimit)")
+            }
+            if let rate = maxNewCallsPerSecond, !(rate > 0 && rate.isFinite) {
+                throw PJSUAError(.invalidArgument, "maxNewCallsPerSecond must be a positive number, not \(rate)")
+            }
+            if let burst, !(burst >= 1 && burst.isFinite) {
+                throw PJSUAError(.invalidArgument, "burst must be at least 1, not \(burst)")
+            }
+            guard (1...86_400).contains(retryAfterSeconds) else {
+                throw PJSUAError(.invalidArgument, "retryAfterSeconds \(retryAfterSeconds) is out of range 1...86400")
+            }
+        }
+    }
+}

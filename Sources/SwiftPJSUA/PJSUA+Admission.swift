@@ -1,0 +1,31 @@
+import CPJSUASupport
+
+extension PJSUA {
+    /// Replaces the admission policy of the running engine (see ``AdmissionControl``); takes
+    /// effect for the next INVITE.
+    public func setAdmissionControl(_ policy: AdmissionControl) throws {
+        try requireRunning()
+        try policy.validate()
+        applyAdmission(policy)
+    }
+
+    /// How many new calls admission control has refused with 503 in this process.
+    public nonisolated var refusedCallCount: Int {
+        Int(cpjsua_admission_refused())
+    }
+
+    /// Installs the admission module (once per pjsua instance) and its policy.
+    func installAdmission(_ policy: AdmissionControl) throws(PJSUAError) {
+        try check(cpjsua_admission_install(), "cannot install admission control")
+        applyAdmission(policy)
+    }
+
+    private func applyAdmission(_ policy: AdmissionControl) {
+        var c = cpjsua_admission_policy(
+            max_calls: Int32(policy.maxCallsInProgress ?? maxCalls),
+            max_rate: policy.maxNewCallsPerSecond ?? 0,
+            burst: policy.burst ?? 0,
+            retry_after_seconds: Int32(policy.retryAfterSeconds))
+        cpjsua_admission_set(&c)
+    }
+}

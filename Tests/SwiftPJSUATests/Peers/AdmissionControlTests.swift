@@ -1,0 +1,94 @@
+import Foundation
+import PJSUATestSupport
+import SwiftPJSUA
+import Testing
+
+/// New INVITEs past the admission limits get 503 with Retry-After, before any call exists.
+@Suite("Admission control")
+struct AdmissionControlTests {
+    @Test func aDrainingEngineRefusesEveryNewCallWith503AndRetryAfter() async throws {
+        let configuration = PJSUA.Configuration(port: 0, bindAddress: "127.0.0.1", audioDevice: .null,
+                                                admission: .init(maxCallsInProgress: 0, retryAfterSeconds: 30))
+        try await withEngine(configuration) { phone, transport, log in
+            let refusedBefore = phone.refusedCallCount
+            let peer = try sipp(["-sf", scenario("uac-expect-503.xml"), "-s", "drain", "127.0.0.1:\(transport.port)"], name: "sipp-503")
+            #expect(try await peer.waitForExit() == 0, "no 503 with Retry-After: \(peer.output.suffix(2000))")
+            #expect(phone.refusedCallCount == refusedBefore + 1)
+            #expect(try await phone.activeCalls().isEmpty)
+            #expect(!log.all.contains { if case .incomingCall = $0 { true } else { false } })
+        }
+    }
+
+    @Test func callsPastTheInProgressLimitAreRefusedUntilOneEnds() async throws {
+        let configuration = PJSUA.Configuration(port: 0, bindAddress: "127.0.0.1", audioDevice: .null,
+                                                admission: .init(maxCallsInProgress: 2))
+        try await withEngine(configuration) { phone, transport, log in
+            // A self-call holds two calls in progress (our outgoing leg and the incoming one).
+            let caller = try await phone.makeCall(to: transport.uri(user: "first"))
+            let callee = try await log.incomingCall().call
+            try await phone.answer(callee)
+            try await log.state(caller, .confirmed)
+            let refused = try sipp(["-sf", scenario("uac-expect-503.xml"), "-s", "full", "127.0.0.1:\(transport.port)"], name: "sipp-full")
+            #expect(try await refused.waitForExit() == 0, "\(refused.output.suffix(2000))")
+            try await phone.hangup(caller)
+            try await log.state(callee, .disconnected)
+            try await waitUntil("both legs gone") { try await phone.activeCalls().isEmpty }
+            let admitted = try sipp(["-sn", "uac", "-d", "200", "127.0.0.1:\(transport.port)"], name: "sipp-admitted")
+            let incoming = try await log.first("the admitted call") { event -> PJSUA.Call? in
+                if case let .incomingCall(_, call, _, _, _) = event, call != callee { return call }
+                return nil
+            }
+            try await phone.answer(incoming)
+            #expect(try await admitted.waitForExit() == 0, "\(admitted.output.suffix(2000))")
+        }
+    }
+
+    /// Rate limit: with 1 call/s and a burst of 2, four calls placed at once: two are admitted,
+    /// two are refused (our own outgoing legs end with 503).
+    @Test func callsArrivingFasterThanTheRateAreRefused() async throws {
+        let configuration = PJSUA.Configuration(port: 0, bindAddress: "127.0.0.1", audioDevice: .null,
+                                                admission: .init(maxNewCallsPerSecond: 1, burst: 2))
+        try await withEngine(configuration) { phone, transport, log in
+            var callers: [PJSUA.Call] = []
+            for index in 0..<4 { callers.append(try await phone.makeCall(to: transport.uri(user: "rate-\(index)"))) }
+            func refusedCount() -> Int {
+                callers.filter { caller in
+                    log.all.contains { event in
+                        if case let .callState(c, .disconnected, _, status) = event, c == caller, status.code == 503 { return true }
+                        return false
+                    }
+                }.count
+            }
+            try await waitUntil("two calls refused with 503") { refusedCount() == 2 }
+            try await waitUntil("two incoming calls") {
+                log.all.filter { if case .incomingCall = $0 { true } else { false } }.count == 2
+            }
+            // And no more: the refused ones never became calls here.
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(log.all.filter { if case .incomingCall = $0 { true } else { false } }.count == 2)
+            #expect(refusedCount() == 2)
+        }
+    }
+
+    @Test func badPoliciesAreRejectedWithTypedErrors() async throws {
+        let policies: [(PJSUA.AdmissionControl, String)] = [
+            (.init(maxCallsInProgress: -1), "maxCallsInProgress"),
+            (.init(maxCallsInProgress: PJSUA.maxCallsLimit + 1), "maxCallsInProgress"),
+            (.init(maxNewCallsPerSecond: 0), "maxNewCallsPerSecond"),
+            (.init(maxNewCallsPerSecond: .nan), "maxNewCallsPerSecond"),
+            (.init(maxNewCallsPerSecond: 5, burst: 0.5), "burst"),
+            (.init(retryAfterSeconds: 0), "retryAfterSeconds"),
+        ]
+        try await withEngine { phone, _, _ in
+            for (policy, mention) in policies {
+                do {
+                    try await phone.setAdmissionControl(policy)
+                    Issue.record("accepted \(policy)")
+                } catch let error as PJSUAError {
+                    #expect(error.code == .invalidArgument)
+                    #expect(error.message.contains(mention), "\(error.message)")
+                }
+            }
+        }
+    }
+}
