@@ -34,7 +34,8 @@ test: deps peers
 ## ThreadSanitizer, in their own build directories. Swift Testing only (--disable-xctest: the
 ## package has no XCTest tests, and the XCTest runner's own objects are reported as leaks).
 ## make test runs the engine's tests under ASan (asan-engine).
-ASAN = --sanitize=address --scratch-path .build/asan
+# lld: gold prints a page of "cannot export local symbol" warnings for the ASan runtime.
+ASAN = --sanitize=address --scratch-path .build/asan -Xswiftc -use-ld=lld
 TSAN = --sanitize=thread --scratch-path .build/tsan
 asan: deps peers
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests $(ASAN)
