@@ -2,15 +2,37 @@ import Dispatch
 import Foundation
 
 /// SIGINT and SIGTERM as an async wait, so commands shut the engine down cleanly on either.
+///
+/// The first signal starts the clean shutdown (BYE to live calls, unregistration). A second one
+/// means the user will not wait for it, say for an unregistration the registrar never answers:
+/// the process exits at once. Either way the exit status is ``exitStatus(for:)`` of the first
+/// signal, whatever the command.
 final class Signals: @unchecked Sendable {
     // @unchecked Sendable: `received` and `waiters` are guarded by `lock`; the dispatch sources
-    // are created once in init and only cancelled by deinit.
+    // are created once in init and never released (the instance lives as long as the process).
     private let lock = NSLock()
     private var received: Int32?
     private var waiters: [CheckedContinuation<Int32, Never>] = []
     private var sources: [DispatchSourceSignal] = []
 
-    init() {
+    /// The process's one instance (signal dispositions are process-wide). Commands that run until
+    /// a signal take it when they start; before that, a signal ends the process the default way,
+    /// which a shell reports with the same status.
+    static let shared = Signals()
+
+    /// The exit status after `signal`: 128 + its number (130 for SIGINT, 143 for SIGTERM), what a
+    /// shell reports for a process the signal killed.
+    static func exitStatus(for signal: Int32) -> Int32 { 128 + signal }
+
+    static func name(of signal: Int32) -> String {
+        switch signal {
+        case SIGINT: "SIGINT"
+        case SIGTERM: "SIGTERM"
+        default: "signal \(signal)"
+        }
+    }
+
+    private init() {
         for number in [SIGINT, SIGTERM] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
@@ -20,14 +42,19 @@ final class Signals: @unchecked Sendable {
         }
     }
 
-    deinit { sources.forEach { $0.cancel() } }
-
     private func deliver(_ number: Int32) {
         lock.lock()
-        if received == nil { received = number }
+        let first = received
+        if first == nil { received = number }
         let pending = waiters
         waiters = []
         lock.unlock()
+        if let first {
+            // Runs on a dispatch queue, not in a signal handler, so writing is safe; _exit skips
+            // atexit handlers, which could wait on the very engine threads that are stuck.
+            FileHandle.standardError.write(Data("softphone: \(Self.name(of: number)) again: exiting without a clean shutdown\n".utf8))
+            _exit(Self.exitStatus(for: first))
+        }
         pending.forEach { $0.resume(returning: number) }
     }
 
@@ -50,5 +77,12 @@ final class Signals: @unchecked Sendable {
                 lock.unlock()
             }
         }
+    }
+
+    /// Reports that a signal cut the command short; returns the exit status for it.
+    func interrupted(_ output: Output) -> Int32 {
+        let number = pending ?? SIGINT
+        output.emit("interrupted", ["signal": Self.name(of: number)], human: "softphone: interrupted (\(Self.name(of: number)))")
+        return Self.exitStatus(for: number)
     }
 }

@@ -10,7 +10,9 @@ commands:
   call       place a call
   register   register an account with a registrar
 Run `softphone <command> --help` for a command's options.
-Exit codes: 0 success, 1 call or registration failed, 2 usage or bad input.
+Exit codes: 0 success, 1 call or registration failed, 2 usage or bad input,
+  130 on SIGINT and 143 on SIGTERM (128 + the signal number), for every command. The first
+  signal shuts down cleanly (hangs up, unregisters); a second one exits at once.
 """
 
 struct Command {
@@ -54,7 +56,7 @@ if argv.contains("--help") || argv.contains("-h") {
     exit(0)
 }
 
-let code: Int32
+var code: Int32
 do {
     let arguments = try Arguments(argv, spec: command.spec)
     code = try await command.run(arguments)
@@ -71,4 +73,7 @@ do {
     FileHandle.standardError.write(Data("softphone: \(error)\n".utf8))
     code = 1
 }
+// A signal decides the status whatever the command made of it (a call it cut short may have
+// failed, or ended in time for a 0).
+if let signal = Signals.shared.pending { code = Signals.exitStatus(for: signal) }
 exit(code)

@@ -9,7 +9,7 @@ enum AnswerCommand {
                             [--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR] [--json | --quiet]
       Answers every incoming call with CODE (default 200; 180/183 only ring, 4xx-6xx reject), optionally
       after MS milliseconds; plays FILE into and records each call into DIR; hangs up after SECONDS;
-      exits after N calls have ended, or on SIGINT/SIGTERM. Prints a "listening" line first;
+      exits after N calls have ended (status 0), or on SIGINT/SIGTERM (130/143). Prints a "listening" line first;
       --quiet prints nothing else (for load tests); --media-thread gives RTP its own worker thread.
     """
 
@@ -37,7 +37,7 @@ enum AnswerCommand {
         }
         let account = try AccountOptions(arguments, required: false)
 
-        let signals = Signals()
+        let signals = Signals.shared
         let phone = PJSUA()
         let events = phone.events
         var configuration = listen.configuration()
@@ -61,7 +61,7 @@ enum AnswerCommand {
         await phone.shutdown()
         await loop.value
         output.emit("done", ["calls": await agent.completed], human: "done: \(await agent.completed) call(s)")
-        return 0
+        return signals.pending.map(Signals.exitStatus(for:)) ?? 0
     }
 }
 

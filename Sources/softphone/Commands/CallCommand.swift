@@ -8,7 +8,8 @@ enum CallCommand {
                           [--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR]
                           [--play FILE.wav] [--record FILE.wav] [--dtmf DIGITS] [--seconds N] [--timeout N] [--json]
       Calls <sip-uri>, stays connected N seconds (default 5), then hangs up. Exits 0 when the call
-      connected, 1 when it failed (with the SIP reason), 2 on bad input.
+      connected, 1 when it failed (with the SIP reason), 2 on bad input, 130/143 on SIGINT/SIGTERM
+      (hanging up first).
     """
 
     static let spec = OptionSpec(
@@ -27,7 +28,7 @@ enum CallCommand {
         let dtmf = arguments.string("dtmf")
         let account = try AccountOptions(arguments, required: false)
 
-        let signals = Signals()
+        let signals = Signals.shared
         return try await withPhone(listen.configuration(), output: output) { phone, _, watcher in
             var from: PJSUA.Account?
             if let configuration = account.configuration {
@@ -38,15 +39,22 @@ enum CallCommand {
                         if case let .registration(a, state) = event, a == added { return state }
                         return nil
                     }
-                    guard let registration, registration.isRegistered else {
-                        let reason = registration.map { "\($0.status)" } ?? "no answer from the registrar"
-                        return fail(output, "registration failed: \(reason)")
+                    guard let registration else {
+                        if signals.pending != nil { return signals.interrupted(output) }
+                        return fail(output, "registration failed: no answer from the registrar within \(Int(timeout)) s")
+                    }
+                    guard registration.isRegistered else {
+                        return fail(output, "registration failed: \(registration.status)")
                     }
                 }
             }
             let call = try await phone.makeCall(to: destination, from: from)
             guard let outcome = await watcher.state(of: call, in: [.confirmed, .disconnected], within: timeout, signals: signals) else {
-                return fail(output, signals.pending != nil ? "interrupted" : "call not answered within \(Int(timeout)) s")
+                if signals.pending != nil {
+                    // The engine's shutdown cancels the unanswered call.
+                    return signals.interrupted(output)
+                }
+                return fail(output, "call not answered within \(Int(timeout)) s")
             }
             guard outcome.state == .confirmed else {
                 return fail(output, "call failed: \(outcome.status)")
@@ -70,7 +78,7 @@ enum CallCommand {
             } else if let recorder {
                 try? await phone.stop(recorder)
             }
-            return 0
+            return signals.pending != nil ? signals.interrupted(output) : 0
         }
     }
 

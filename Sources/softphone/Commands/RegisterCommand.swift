@@ -7,7 +7,8 @@ enum RegisterCommand {
     usage: softphone register --account <sip-uri> --registrar <sip-uri> --username U --password-env VAR
                               [--listen <udp|tcp>:<host>:<port>] [--seconds N] [--timeout N] [--json]
       Registers, stays registered N seconds (default 0), then unregisters. Exits 0 when registered,
-      1 when the registrar refused (with its status), 2 on bad input.
+      1 when the registrar refused (with its status) or did not answer within --timeout (default
+      30 s), 2 on bad input, 130/143 on SIGINT/SIGTERM (unregistering first).
     """
 
     static let spec = OptionSpec(
@@ -22,25 +23,31 @@ enum RegisterCommand {
         let options = try AccountOptions(arguments, required: true)
         guard let configuration = options.configuration else { throw UsageError("--account is required") }
 
-        let signals = Signals()
+        let signals = Signals.shared
         return try await withPhone(listen.configuration(audio: .none), output: output) { phone, _, watcher in
             let account = try await phone.addAccount(configuration)
             let state = await watcher.first(within: timeout, signals: signals) { event -> PJSUA.RegistrationState? in
                 if case let .registration(a, state) = event, a == account { return state }
                 return nil
             }
-            guard let state, state.isRegistered else {
-                return CallCommand.fail(output, "registration failed: \(state.map { "\($0.status)" } ?? "no answer from the registrar")")
+            guard let state else {
+                if signals.pending != nil { return signals.interrupted(output) }
+                return CallCommand.fail(output, "registration failed: no answer from the registrar within \(Int(timeout)) s")
+            }
+            guard state.isRegistered else {
+                return CallCommand.fail(output, "registration failed: \(state.status)")
             }
             if seconds > 0 {
                 _ = await watcher.first(within: seconds, signals: signals) { _ -> Void? in nil }
             }
+            // A signal ends the stay early; unregistering still happens (a second signal skips it).
+            let code = signals.pending != nil ? signals.interrupted(output) : 0
             try? await phone.setRegistration(account, enabled: false)
             _ = await watcher.first(within: 5) { event -> Void? in
                 if case let .registration(a, state) = event, a == account, state.isUnregistration { return () }
                 return nil
             }
-            return 0
+            return code
         }
     }
 }

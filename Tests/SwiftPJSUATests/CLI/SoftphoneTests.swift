@@ -28,6 +28,12 @@ func jsonLines(_ output: String) -> [[String: Any]] {
     }
 }
 
+/// Waits until `socket` (a peer that never answers) has received a datagram.
+func waitForDatagram(on socket: LoopbackSocket, seconds: Int32) -> Bool {
+    var entry = pollfd(fd: socket.descriptor, events: Int16(POLLIN), revents: 0)
+    return poll(&entry, 1, seconds * 1000) == 1
+}
+
 @Suite("The softphone CLI, driven as a subprocess")
 struct SoftphoneTests {
     @Test func demoConnectsAndDetectsTheToneAtTheFarEnd() async throws {
@@ -94,9 +100,60 @@ struct SoftphoneTests {
             let agent = try ChildProcess(try softphone(), ["answer", "--json"] + extra, name: "softphone-signal")
             try await agent.waitForOutput("\"listening\"")
             agent.signal(signal)
-            #expect(try await agent.waitForExit(timeout: .seconds(10)) == 0, "\(agent.output)")
+            #expect(try await agent.waitForExit(timeout: .seconds(10)) == 128 + signal, "\(agent.output)")
             #expect(agent.output.contains("\"done\""))
         }
+    }
+
+    @Test(arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])
+    func aSignalWhileTheRegistrarIsSilentSaysInterruptedAndExitsWithTheSignalsStatus(signal: Int32, status: Int32) async throws {
+        await EngineTurns.shared.acquire()
+        defer { Task { await EngineTurns.shared.release() } }
+        let registrar = try LoopbackSocket()
+        let process = try ChildProcess(try softphone(), ["register", "--account", "sip:a@127.0.0.1", "--registrar",
+                                                        "sip:127.0.0.1:\(registrar.port)", "--timeout", "30"], name: "softphone-register")
+        #expect(waitForDatagram(on: registrar, seconds: 10), "no REGISTER arrived: \(process.output)")
+        process.signal(signal)
+        #expect(try await process.waitForExit(timeout: .seconds(10)) == status, "\(process.output)")
+        #expect(process.output.contains("interrupted"), "\(process.output)")
+        #expect(!process.output.contains("no answer from the registrar"), "\(process.output)")
+    }
+
+    @Test func aSignalWhileACallRingsUnansweredSaysInterruptedAndExitsWith143() async throws {
+        await EngineTurns.shared.acquire()
+        defer { Task { await EngineTurns.shared.release() } }
+        let callee = try LoopbackSocket()
+        let process = try ChildProcess(try softphone(), ["call", "sip:x@127.0.0.1:\(callee.port)", "--listen", "udp:127.0.0.1:0",
+                                                        "--timeout", "30", "--json"], name: "softphone-call")
+        #expect(waitForDatagram(on: callee, seconds: 10), "no INVITE arrived: \(process.output)")
+        process.signal(SIGTERM)
+        #expect(try await process.waitForExit(timeout: .seconds(10)) == 143, "\(process.output)")
+        #expect(jsonLines(process.output).contains { $0["event"] as? String == "interrupted" && $0["signal"] as? String == "SIGTERM" },
+                "\(process.output)")
+    }
+
+    /// The registrar accepts the registration and then ignores the unregistration, so the clean
+    /// shutdown after the first Ctrl-C waits for it (5 s or more); the second Ctrl-C must end the
+    /// process at once, with the same status.
+    @Test func aSecondSIGINTDuringAStuckShutdownExitsAtOnceWith130() async throws {
+        await EngineTurns.shared.acquire()
+        defer { Task { await EngineTurns.shared.release() } }
+        let registrar = try sipp(["-sf", scenario("uas-register-then-silent.xml")], name: "sipp-silent-registrar")
+        defer { registrar.stop() }
+        let process = try ChildProcess(try softphone(), ["register", "--account", "sip:a@127.0.0.1", "--registrar",
+                                                        "sip:127.0.0.1:\(registrar.sippPort)", "--seconds", "60", "--json"],
+                                       name: "softphone-stuck")
+        try await process.waitForOutput("\"registered\":true")
+        process.signal(SIGINT)
+        try await process.waitForOutput("\"interrupted\"")
+        // Stuck: the unregistration goes unanswered.
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(process.isRunning, "the shutdown was not stuck, so this proves nothing: \(process.output)")
+        let start = ContinuousClock.now
+        process.signal(SIGINT)
+        #expect(try await process.waitForExit(timeout: .seconds(3)) == 130, "\(process.output)")
+        #expect(ContinuousClock.now - start < .seconds(1), "\(process.output)")
+        #expect(process.output.contains("exiting without a clean shutdown"), "\(process.output)")
     }
 
     /// The caller plays a tone and sends DTMF; the answering softphone records the call and

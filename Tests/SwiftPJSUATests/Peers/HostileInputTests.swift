@@ -1,0 +1,298 @@
+import Foundation
+import SwiftPJSUA
+import PJSUATestSupport
+import Testing
+
+/// Unusual and malformed SIP sent by sipp (Tests/Peers/sipp/hostile-*.xml) to a running engine.
+/// Each scenario states the status codes it must receive, so sipp's exit status is the verdict on
+/// the wire; ``runHostile(_:transport:sippArguments:incoming:)`` then checks what every scenario
+/// must leave behind: every incoming call ended with one DISCONNECTED, and a normal call to the
+/// engine's own address still works.
+///
+/// Where PJSIP 2.17 (or the engine's use of it) gets something wrong, the test states the right
+/// behaviour inside `withKnownIssue`, naming the place in pjproject: it keeps failing quietly
+/// until the defect is fixed, then reports that the known issue is gone.
+@Suite("Hostile input: unusual and malformed SIP against a running engine", .serialized)
+struct HostileInputTests {
+    @Test func hugeHeadersWithinPJSIPsPacketSizeAreServedAndAnOversizedDatagramIsDroppedUnanswered() async throws {
+        // PJSIP reads a UDP datagram into a PJSIP_MAX_PKT_LEN (4000) byte buffer: 3 kB headers fit;
+        // a 6 kB OPTIONS is cut at 4000 bytes, loses Call-ID and CSeq, and gets no answer (no 513).
+        let run = try await runHostile("hostile-huge-header.xml")
+        #expect(run.sippStatus == 0, "\(run.sippOutput)")
+        #expect(run.incomingCalls.count == 1)
+    }
+
+    @Test func aUDPInviteCutAtPJSIPsPacketSizeIsRejectedNotTakenAsAnInviteWithoutSDP() async throws {
+        // The SDP starts past byte 4000 of a 4.7 kB datagram. RFC 3261 18.3: a datagram that ends
+        // before its Content-Length is an error; a request SHOULD get 400.
+        let run = try await runHostile("hostile-truncated-invite.xml", incoming: .reject(603))
+        withKnownIssue("""
+            PJSIP 2.17 truncates UDP datagrams at PJSIP_MAX_PKT_LEN without noticing \
+            (sip_transport_udp.c, udp_on_read_complete reads into rdata->pkt_info.packet), and \
+            the parser takes the rest of a datagram as the body whatever Content-Length says \
+            (sip_parser.c, int_parse_msg): the INVITE becomes an INVITE without SDP and rings.
+            """) {
+            #expect(run.sippStatus == 0, "\(run.sippOutput)")
+            #expect(run.incomingCalls.isEmpty)
+        }
+    }
+
+    @Test func a64KBBodyOverTCPIsDiscardedUnansweredAndTheConnectionKeepsServing() async throws {
+        let run = try await runHostile("hostile-huge-body-tcp.xml", transport: .tcp)
+        // The INVITE overflowed PJSIP's 4000-byte TCP buffer: no answer, no call, and a later
+        // OPTIONS on the same connection got its 200.
+        #expect(run.sippStatus == 0, "\(run.sippOutput)")
+        #expect(run.incomingCalls.isEmpty)
+        withKnownIssue("""
+            After discarding an oversized message PJSIP 2.17 keeps the tail of its body in the \
+            TCP buffer (sip_transport.c, pjsip_tpmgr_receive_packet, PJSIP_ERXOVERFLOW) and \
+            parses it together with the next message, so the next request is dropped too.
+            """) {
+            #expect(run.sippLog.contains("follow-up answered"), "sipp log: \(run.sippLog)")
+        }
+    }
+
+    @Test func aCallWrittenInCompactHeaderFormsIsAnsweredAndEnded() async throws {
+        let run = try await runHostile("hostile-compact-headers.xml")
+        #expect(run.sippStatus == 0, "\(run.sippOutput)")
+        let call = try #require(run.incomingCalls.first)
+        #expect(call.from.contains("sip:compact@127.0.0.1"), "\(call.from)")
+        #expect(run.states(of: call.call).contains(.confirmed))
+    }
+
+    @Test func oddButLegalCallIDAndDisplayNameArriveIntactInTheIncomingCall() async throws {
+        // Every punctuation mark RFC 3261's `word` allows in a Call-ID (sipp's -cid_str doubles %).
+        let callID = #"odd.!%*_+`'~()<>:\"/[]?{}@x.example"#
+        // A quoted-string display name with escaped quote and backslash, and UTF-8.
+        let display = #"Dr. \"Q\" O\\Brien – Zoë 日本"#
+        let run = try await runHostile("hostile-odd-identities.xml", sippArguments: [
+            "-cid_str", callID.replacingOccurrences(of: "%", with: "%%"), "-set", "display", display,
+        ])
+        #expect(run.sippStatus == 0, "\(run.sippOutput)")
+        let call = try #require(run.incomingCalls.first)
+        #expect(call.sipCallID == callID)
+        #expect(call.from.hasPrefix("\"\(display)\""), "\(call.from)")
+        #expect(call.from.contains("<sip:odd@127.0.0.1"), "\(call.from)")
+        #expect(run.disconnectedCallIDs == [callID])
+    }
+
+    @Test func aVeryLongCallIDAndDisplayNameAreServedAndReportedWhole() async throws {
+        let callID = "long-" + String(repeating: "0123456789", count: 20) + "@x.example"
+        let display = String(repeating: "Long Name ", count: 30)
+        let run = try await runHostile("hostile-odd-identities.xml", sippArguments: ["-cid_str", callID, "-set", "display", display])
+        // On the wire all is well: the call is answered and ended.
+        #expect(run.sippStatus == 0, "\(run.sippOutput)")
+        let call = try #require(run.incomingCalls.first)
+        withKnownIssue("""
+            The engine reads the Call-ID and the remote party from pjsua_call_info, whose buffers \
+            are call_id[128] and remote_info[PJSIP_MAX_URL_SIZE = 256] (pjsua.h): a longer \
+            Call-ID is cut to 127 characters, and a longer From prints as "<-error: uri too long->".
+            """) {
+            #expect(call.sipCallID == callID)
+            #expect(call.from.contains(display), "\(call.from)")
+        }
+    }
+
+    @Test func aMultipartMixedInviteIsAnsweredFromItsSDPPart() async throws {
+        // The scenario checks that the 200 answers the SDP part (PCMU alone) rather than offering.
+        let run = try await runHostile("hostile-multipart.xml")
+        #expect(run.sippStatus == 0, "\(run.sippOutput)")
+        let call = try #require(run.incomingCalls.first)
+        #expect(run.mediaActive(call.call) >= 1)
+    }
+
+    @Test func anInviteWithoutSDPGetsOurOfferInThe200AndTheAnswerInTheACK() async throws {
+        let run = try await runHostile("hostile-no-sdp.xml")
+        #expect(run.sippStatus == 0, "\(run.sippOutput)")
+        let call = try #require(run.incomingCalls.first)
+        // Media can only become active once the ACK's answer is applied.
+        #expect(run.mediaActive(call.call) >= 1)
+        #expect(run.states(of: call.call).contains(.confirmed))
+    }
+
+    @Test func anOfferWithNoCommonCodecGets488AndNoCall() async throws {
+        let run = try await runHostile("hostile-no-common-codec.xml")
+        #expect(run.sippStatus == 0, "\(run.sippOutput)")
+        #expect(run.incomingCalls.isEmpty)
+    }
+
+    @Test func aByeAndACancelForUnknownDialogsGet481() async throws {
+        let run = try await runHostile("hostile-unknown-dialog.xml")
+        #expect(run.sippStatus == 0, "\(run.sippOutput)")
+        #expect(run.events.isEmpty, "\(run.events)")
+    }
+
+    @Test func fiftyReInvitesInARowAreEachAnsweredAndTheCallStaysUp() async throws {
+        let run = try await runHostile("hostile-reinvite-storm.xml")
+        #expect(run.sippStatus == 0, "\(run.sippOutput)")
+        let call = try #require(run.incomingCalls.first)
+        let states = run.states(of: call.call)
+        #expect(states.filter { $0 == .confirmed }.count == 1, "\(states)")
+        #expect(states.last == .disconnected)
+        // The first offer and each of the 50 re-offers were negotiated.
+        #expect(run.mediaActive(call.call) >= 51)
+    }
+
+    @Test func fiveHundredOptionsAsFastAsSippSendsThemAreAllAnswered200() async throws {
+        let run = try await runHostile("hostile-options.xml", sippArguments: ["-m", "500", "-r", "5000", "-rp", "1000"])
+        // sipp exits 0 only when all 500 got their 200.
+        #expect(run.sippStatus == 0, "\(run.sippOutput)")
+        #expect(run.sippOutput.contains("Successful call"))
+        #expect(run.events.isEmpty)
+    }
+}
+
+// MARK: - The shared check
+
+/// What the engine does with the incoming calls of a scenario.
+enum IncomingPolicy {
+    case answer
+    case reject(Int)
+}
+
+/// What one hostile scenario left behind.
+struct HostileRun {
+    let sippStatus: Int32
+    let sippOutput: String
+    /// Lines the scenario logged with `<log>`.
+    let sippLog: String
+    /// The engine's events during the scenario (before the self-call).
+    let events: [PJSUA.Event]
+
+    var incomingCalls: [(call: PJSUA.Call, sipCallID: String, from: String)] {
+        events.compactMap { event in
+            if case let .incomingCall(_, call, id, from, _) = event { return (call, id, from) }
+            return nil
+        }
+    }
+
+    func states(of call: PJSUA.Call) -> [PJSUA.CallState] {
+        events.compactMap { event in
+            if case let .callState(c, state, _, _) = event, c == call { return state }
+            return nil
+        }
+    }
+
+    var disconnectedCallIDs: [String] {
+        events.compactMap { event in
+            if case let .callState(_, .disconnected, id, _) = event { return id }
+            return nil
+        }
+    }
+
+    /// How many times the call's media became active.
+    func mediaActive(_ call: PJSUA.Call) -> Int {
+        events.filter { event in
+            if case let .callMedia(c, .active, _) = event { return c == call }
+            return false
+        }.count
+    }
+}
+
+/// Starts an engine on loopback (`transport`), runs the sipp scenario `file` against it (one
+/// call unless `sippArguments` says otherwise), answering or rejecting each incoming call, and
+/// checks that the engine stays consistent: every incoming call ends with exactly one
+/// DISCONNECTED and nothing follows it, no call state shows up for a call never announced, and
+/// afterwards a call to the engine's own address connects and ends normally.
+func runHostile(_ file: String, transport kind: PJSUA.TransportKind = .udp, sippArguments: [String] = [],
+                incoming policy: IncomingPolicy = .answer) async throws -> HostileRun {
+    let configuration = PJSUA.Configuration(port: 0, transport: kind, bindAddress: "127.0.0.1", audioDevice: .null)
+    return try await withEngine(configuration) { phone, transport, log in
+        let responder = respond(to: phone.events, on: phone, policy)
+        let peer = try hostileSipp(file, transport: kind, target: "127.0.0.1:\(transport.port)", arguments: sippArguments)
+        let status = try await peer.waitForExit(timeout: .seconds(30))
+        let sippLog = (try? String(contentsOfFile: peer.scenarioLogPath, encoding: .utf8)) ?? ""
+
+        // Every call announced ends, once.
+        let announced = log.all.compactMap { event -> PJSUA.Call? in
+            if case let .incomingCall(_, call, _, _, _) = event { return call }
+            return nil
+        }
+        for call in announced {
+            try await log.state(call, .disconnected)
+        }
+        // Late retransmissions or stray callbacks would show up now.
+        try await Task.sleep(for: .milliseconds(100))
+        let events = log.all
+        for call in announced {
+            let states = events.compactMap { event -> PJSUA.CallState? in
+                if case let .callState(c, state, _, _) = event, c == call { return state }
+                return nil
+            }
+            #expect(states.filter { $0 == .disconnected }.count == 1, "\(call): \(states)")
+            #expect(states.last == .disconnected, "\(call): \(states)")
+        }
+        let stray = events.filter { event in
+            if case let .callState(call, _, _, _) = event { return !announced.contains(call) }
+            return false
+        }
+        #expect(stray.isEmpty, "call states for calls never announced: \(stray)")
+
+        responder.cancel()
+        await responder.value
+        try await expectSelfCallWorks(phone, transport, log, after: events.count)
+        return HostileRun(sippStatus: status, sippOutput: String(peer.output.suffix(3000)), sippLog: sippLog, events: events)
+    }
+}
+
+/// Answers (or rejects) every incoming call of the engine until cancelled.
+private func respond(to events: PJSUA.Events, on phone: PJSUA, _ policy: IncomingPolicy) -> Task<Void, Never> {
+    Task {
+        for await event in events {
+            guard case let .incomingCall(_, call, _, _, _) = event else { continue }
+            switch policy {
+            case .answer: try? await phone.answer(call)
+            case let .reject(code): try? await phone.reject(call, code: code)
+            }
+        }
+    }
+}
+
+/// A normal call to the engine's own address: both legs confirm and both end with 200.
+private func expectSelfCallWorks(_ phone: PJSUA, _ transport: PJSUA.Transport, _ log: EventLog, after seen: Int) async throws {
+    let outgoing = try await phone.makeCall(to: transport.uri(user: "self"))
+    let incoming = try await log.first("the self-call's incoming leg") { event -> PJSUA.Call? in
+        if case let .incomingCall(_, call, _, _, _) = event, call != outgoing { return call }
+        return nil
+    } in: { Array(log.all.dropFirst(seen)) }
+    try await phone.answer(incoming)
+    try await log.state(outgoing, .confirmed)
+    try await log.state(incoming, .confirmed)
+    try await phone.hangup(outgoing)
+    #expect(try await log.state(outgoing, .disconnected).status.code == 200)
+    #expect(try await log.state(incoming, .disconnected).status.code == 200)
+}
+
+extension EventLog {
+    /// Like `first(_:timeout:_:)`, over the events `window` returns (e.g. only the latest ones).
+    func first<T>(_ what: String, timeout: Duration = .seconds(10), _ match: (PJSUA.Event) -> T?,
+                  in window: () -> [PJSUA.Event]) async throws -> T {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while true {
+            for event in window() {
+                if let value = match(event) { return value }
+            }
+            if ContinuousClock.now >= deadline { throw TimedOut(what: what) }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+}
+
+/// sipp running a hostile scenario against `target`, bounded, with its `<log>` lines in a file.
+private func hostileSipp(_ file: String, transport: PJSUA.TransportKind, target: String, arguments: [String]) throws -> ChildProcess {
+    let port = freeLoopbackPort(udp: transport == .udp)
+    let stem = NSTemporaryDirectory() + "sipp-\(file)-\(port)"
+    var all = ["-i", "127.0.0.1", "-p", "\(port)", "-sf", scenario(file), "-nostdin", "-timeout", "20s", "-timeout_error",
+               "-trace_err", "-error_file", stem + "-errors.log", "-trace_logs", "-log_file", stem + "-scenario.log"]
+    if transport == .tcp { all += ["-t", "t1"] }
+    if !arguments.contains("-m") { all += ["-m", "1"] }
+    return try ChildProcess("sipp", all + arguments + [target], name: "sipp-\(file)")
+}
+
+extension ChildProcess {
+    /// The file a hostile sipp run writes its `<log>` lines to.
+    var scenarioLogPath: String {
+        guard let index = arguments.firstIndex(of: "-log_file"), index + 1 < arguments.count else { return "" }
+        return arguments[index + 1]
+    }
+}
