@@ -12,6 +12,28 @@ enum CallbackContext {
     nonisolated(unsafe) private static var logHandler: PJSUA.LogHandler?  // guarded by `lock`
     nonisolated(unsafe) private static var muted: Set<PJSUA.Call> = []  // guarded by `lock`
     nonisolated(unsafe) private static var executor: PJSUAExecutor?  // guarded by `lock`
+    /// The Call-ID and remote party of incoming calls, read whole from their INVITE.
+    nonisolated(unsafe) private static var identities: [PJSUA.Call: InviteIdentity] = [:]  // guarded by `lock`
+
+    /// A call's identity as its INVITE carried it: `pjsua_call_info` keeps only 127 characters
+    /// of a Call-ID (`call_id[128]`) and prints a From longer than `PJSIP_MAX_URL_SIZE` (256)
+    /// as "<-error: uri too long->", so incoming calls' are read from the INVITE itself.
+    struct InviteIdentity {
+        let sipCallID: String
+        let remote: String
+    }
+
+    static func remember(_ identity: InviteIdentity, of call: PJSUA.Call) {
+        lock.withLock { identities[call] = identity }
+    }
+
+    static func identity(of call: PJSUA.Call) -> InviteIdentity? {
+        lock.withLock { identities[call] }
+    }
+
+    static func forget(_ call: PJSUA.Call) {
+        lock.withLock { _ = identities.removeValue(forKey: call) }
+    }
 
     static func activate(hub: EventHub, executor: PJSUAExecutor, logHandler: PJSUA.LogHandler?) {
         lock.lock()
@@ -28,6 +50,7 @@ enum CallbackContext {
         executor = nil
         logHandler = nil
         muted = []
+        identities = [:]
     }
 
     /// Schedules the audio wiring of `call` on the engine's executor thread (see ``AudioWiring``),
@@ -107,23 +130,45 @@ func accountHandle(_ slot: pjsua_acc_id) -> PJSUA.Account {
 
 private func onIncomingCall(_ accID: pjsua_acc_id, _ callID: pjsua_call_id, _ rdata: UnsafeMutablePointer<pjsip_rx_data>?) {
     let call = callHandle(callID)
+    let whole = rdata.flatMap(identity(of:))
+    if let whole { CallbackContext.remember(whole, of: call) }
     let event = withCallInfo(callID) { info in
         PJSUA.Event.incomingCall(
-            account: accountHandle(accID), call: call, sipCallID: String(pj: info.pointee.call_id),
-            from: String(pj: info.pointee.remote_info), offeredVideo: info.pointee.rem_vid_cnt > 0)
+            account: accountHandle(accID), call: call, sipCallID: whole?.sipCallID ?? String(pj: info.pointee.call_id),
+            from: whole?.remote ?? String(pj: info.pointee.remote_info), offeredVideo: info.pointee.rem_vid_cnt > 0)
     }
     if let event { CallbackContext.publish(event) }
 }
 
+/// The Call-ID and the printed From header URI of an INVITE, whole.
+private func identity(of rdata: UnsafeMutablePointer<pjsip_rx_data>) -> CallbackContext.InviteIdentity? {
+    guard let callID = rdata.pointee.msg_info.cid, let from = rdata.pointee.msg_info.from else { return nil }
+    // A From that fit a 4000-byte message prints within 4 kB.
+    var buffer = [CChar](repeating: 0, count: 4096)
+    let length = buffer.withUnsafeMutableBufferPointer { out in
+        pjsip_uri_print(PJSIP_URI_IN_FROMTO_HDR, UnsafeRawPointer(from.pointee.uri), out.baseAddress, out.count - 1)
+    }
+    guard length > 0 else { return nil }
+    let remote = buffer.withUnsafeBufferPointer { raw in
+        String(decoding: UnsafeRawBufferPointer(raw).prefix(Int(length)), as: UTF8.self)
+    }
+    return CallbackContext.InviteIdentity(sipCallID: String(pj: callID.pointee.id), remote: remote)
+}
+
 private func onCallState(_ callID: pjsua_call_id, _ event: UnsafeMutablePointer<pjsip_event>?) {
     let call = callHandle(callID)
+    let whole = CallbackContext.identity(of: call)
     let published = withCallInfo(callID) { info in
         PJSUA.Event.callState(
-            call: call, state: PJSUA.CallState(info.pointee.state), sipCallID: String(pj: info.pointee.call_id),
+            call: call, state: PJSUA.CallState(info.pointee.state),
+            sipCallID: whole?.sipCallID ?? String(pj: info.pointee.call_id),
             lastStatus: PJSUA.SIPStatus(code: Int(info.pointee.last_status.rawValue), reason: String(pj: info.pointee.last_status_text)))
     }
     guard let published else { return }
-    if case .callState(_, .disconnected, _, _) = published { CallbackContext.setMuted(call, false) }
+    if case .callState(_, .disconnected, _, _) = published {
+        CallbackContext.setMuted(call, false)
+        CallbackContext.forget(call)
+    }
     CallbackContext.publish(published)
 }
 

@@ -83,14 +83,12 @@ struct HostileInputTests {
         // On the wire all is well: the call is answered and ended.
         #expect(run.sippStatus == 0, "\(run.sippOutput)")
         let call = try #require(run.incomingCalls.first)
-        withKnownIssue("""
-            The engine reads the Call-ID and the remote party from pjsua_call_info, whose buffers \
-            are call_id[128] and remote_info[PJSIP_MAX_URL_SIZE = 256] (pjsua.h): a longer \
-            Call-ID is cut to 127 characters, and a longer From prints as "<-error: uri too long->".
-            """) {
-            #expect(call.sipCallID == callID)
-            #expect(call.from.contains(display), "\(call.from)")
-        }
+        // pjsua_call_info would cut the Call-ID to 127 characters (call_id[128]) and print this
+        // From as "<-error: uri too long->" (remote_info[256]): the engine reads both from the
+        // INVITE itself.
+        #expect(call.sipCallID == callID)
+        #expect(call.from.contains(display), "\(call.from)")
+        #expect(run.disconnectedCallIDs == [callID])
     }
 
     @Test func aMultipartMixedInviteIsAnsweredFromItsSDPPart() async throws {
