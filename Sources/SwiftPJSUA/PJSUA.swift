@@ -106,7 +106,8 @@ public actor PJSUA {
             phase = .idle
             throw error
         }
-        CallbackContext.activate(hub: hub, executor: executor, logHandler: configuration.logHandler)
+        CallbackContext.activate(hub: hub, executor: executor, logHandler: configuration.logHandler,
+                                 autoAnswerCode: configuration.autoAnswerCode)
         do {
             try initialise(configuration)
             let transport = try openTransport(kind: configuration.transport, ipv6: configuration.ipv6,
@@ -238,6 +239,9 @@ public actor PJSUA {
         }
         try Validation.headerValue(configuration.userAgent, what: "user agent")
         try configuration.admission.validate()
+        if let code = configuration.autoAnswerCode, !(code == 180 || code == 183 || code == 200 || (300...699).contains(code)) {
+            throw PJSUAError(.invalidArgument, "autoAnswerCode \(code) must be 180, 183, 200 or a final error status (300...699)")
+        }
     }
 
     private func initialise(_ configuration: Configuration) throws(PJSUAError) {

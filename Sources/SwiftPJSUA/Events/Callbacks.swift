@@ -35,12 +35,20 @@ enum CallbackContext {
         lock.withLock { _ = identities.removeValue(forKey: call) }
     }
 
-    static func activate(hub: EventHub, executor: PJSUAExecutor, logHandler: PJSUA.LogHandler?) {
+    nonisolated(unsafe) private static var autoAnswerCode: Int?  // guarded by `lock`
+
+    static func activate(hub: EventHub, executor: PJSUAExecutor, logHandler: PJSUA.LogHandler?, autoAnswerCode: Int?) {
         lock.lock()
         defer { lock.unlock() }
         self.hub = hub
         self.executor = executor
         self.logHandler = logHandler
+        self.autoAnswerCode = autoAnswerCode
+    }
+
+    /// The status code every incoming call is answered with inside the callback, if any.
+    static var automaticAnswer: Int? {
+        lock.withLock { autoAnswerCode }
     }
 
     static func deactivate() {
@@ -49,6 +57,7 @@ enum CallbackContext {
         hub = nil
         executor = nil
         logHandler = nil
+        autoAnswerCode = nil
         muted = []
         identities = [:]
     }
@@ -138,6 +147,16 @@ private func onIncomingCall(_ accID: pjsua_acc_id, _ callID: pjsua_call_id, _ rd
             from: whole?.remote ?? String(pj: info.pointee.remote_info), offeredVideo: info.pointee.rem_vid_cnt > 0)
     }
     if let event { CallbackContext.publish(event) }
+    // Configuration.autoAnswerCode: answered here, on pjsua's thread, after the event (so that
+    // subscribers see the call before its state changes). pjsua's own app answers the same way.
+    if let code = CallbackContext.automaticAnswer {
+        if code >= 300 {
+            pjsua_call_hangup(callID, UInt32(code), nil, nil)
+        } else {
+            var setting = PJSUA.callSetting()
+            pjsua_call_answer2(callID, &setting, UInt32(code), nil, nil)
+        }
+    }
 }
 
 /// The Call-ID and the printed From header URI of an INVITE, whole.

@@ -94,6 +94,12 @@ extension PJSUA {
         /// When new incoming calls are refused with 503 and Retry-After; by default, once
         /// ``maxCalls`` calls are in progress.
         public var admission: AdmissionControl
+        /// Answers every incoming call with this status code right inside pjsua's callback, with
+        /// no round trip to Swift before the response: 180 or 183 ring, 200 answers, 300...699
+        /// rejects. The ``Event/incomingCall(account:call:sipCallID:from:offeredVideo:)`` event is
+        /// still published, first. nil (the default): the app answers. For servers and bots that
+        /// answer everything: under load it saves a thread hop per call.
+        public var autoAnswerCode: Int?
 
         /// Creates a configuration; every parameter has a sensible default.
         public init(
@@ -102,7 +108,7 @@ extension PJSUA {
             audioDevice: AudioDeviceMode = .none, rtpPort: Int = 4000, logLevel: LogLevel = .off,
             logSIPMessages: Bool = false, logHandler: LogHandler? = nil,
             unregisterTimeoutMilliseconds: Int = 2000, dedicatedMediaThread: Bool = false,
-            admission: AdmissionControl = AdmissionControl()
+            admission: AdmissionControl = AdmissionControl(), autoAnswerCode: Int? = nil
         ) {
             self.port = port
             self.transport = transport
@@ -118,6 +124,7 @@ extension PJSUA {
             self.unregisterTimeoutMilliseconds = unregisterTimeoutMilliseconds
             self.dedicatedMediaThread = dedicatedMediaThread
             self.admission = admission
+            self.autoAnswerCode = autoAnswerCode
         }
     }
 

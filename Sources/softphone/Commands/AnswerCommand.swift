@@ -4,17 +4,19 @@ import SwiftPJSUA
 /// `softphone answer`: a user agent that answers calls until SIGINT/SIGTERM (or --max-calls).
 enum AnswerCommand {
     static let usage = """
-    usage: softphone answer [--listen <udp|tcp>:<host>:<port>] [--auto-answer CODE] [--answer-after MS]
+    usage: softphone answer [--listen <udp|tcp>:<host>:<port>] [--auto-answer CODE] [--answer-after MS] [--max-cps R]
                             [--max-calls N] [--hangup-after SECONDS] [--play FILE.wav] [--record-dir DIR]
                             [--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR] [--json | --quiet]
       Answers every incoming call with CODE (default 200; 180/183 only ring, 4xx-6xx reject), optionally
       after MS milliseconds; plays FILE into and records each call into DIR; hangs up after SECONDS;
       exits after N calls have ended (status 0), or on SIGINT/SIGTERM (130/143). Prints a "listening" line first;
-      --quiet prints nothing else (for load tests); --media-thread gives RTP its own worker thread.
+      --quiet prints nothing else (for load tests); --media-thread gives RTP its own worker thread;
+      --max-cps refuses new calls beyond R per second with 503 and Retry-After (admission control).
+      Without --answer-after the engine answers inside its callback (no round trip per call).
     """
 
     static let spec = OptionSpec(
-        valued: Set(["listen", "auto-answer", "answer-after", "max-calls", "hangup-after", "play", "record-dir"]).union(AccountOptions.valued),
+        valued: Set(["listen", "auto-answer", "answer-after", "max-calls", "hangup-after", "play", "record-dir", "max-cps"]).union(AccountOptions.valued),
         flags: Set(["json", "quiet", "media-thread"]).union(AccountOptions.flags))
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
@@ -25,6 +27,7 @@ enum AnswerCommand {
         let code = try arguments.integer("auto-answer", in: 100...699, default: 200) ?? 200
         let delay = try arguments.integer("answer-after", in: 0...3_600_000, default: 0) ?? 0
         let maxCalls = try arguments.integer("max-calls", in: 1...1_000_000_000)
+        let maxCPS = try arguments.integer("max-cps", in: 1...100_000)
         let hangupAfter = try arguments.seconds("hangup-after", in: 0...86_400)
         let play = arguments.string("play")
         if let play { _ = try WAVFile(contentsOf: play) }
@@ -42,13 +45,18 @@ enum AnswerCommand {
         let events = phone.events
         var configuration = listen.configuration()
         configuration.dedicatedMediaThread = arguments.has("media-thread")
+        if let maxCPS { configuration.admission.maxNewCallsPerSecond = Double(maxCPS) }
+        // Answering at once needs no decision from Swift: the engine answers in its callback
+        // (for the codes it takes there; others go through the agent).
+        let engineAnswers = delay == 0 && (code == 180 || code == 183 || code == 200 || code >= 300)
+        if engineAnswers { configuration.autoAnswerCode = code }
         let transport = try await phone.start(configuration)
         output.emit("listening", ["uri": transport.uri(), "transport": transport.kind.rawValue, "host": transport.host, "port": transport.port],
                     human: "listening on \(transport.uri())")
         if let configuration = account.configuration {
             try await phone.addAccount(configuration)
         }
-        let agent = Agent(phone: phone, output: output, quiet: quiet, code: code, delay: delay, maxCalls: maxCalls,
+        let agent = Agent(phone: phone, output: output, quiet: quiet, code: engineAnswers ? nil : code, delay: delay, maxCalls: maxCalls,
                           hangupAfter: hangupAfter, play: play, recordDirectory: recordDirectory)
         let loop = Task { await agent.run(events) }
         // Whichever comes first ends the agent: enough calls handled, or a signal.
@@ -70,7 +78,8 @@ actor Agent {
     let phone: PJSUA
     let output: Output
     let quiet: Bool
-    let code: Int
+    /// The response the agent sends itself; nil when the engine answers in its callback.
+    let code: Int?
     let delay: Int
     let maxCalls: Int?
     let hangupAfter: Double?
@@ -82,7 +91,7 @@ actor Agent {
     private var doneWaiters: [CheckedContinuation<Void, Never>] = []
     private var recordingNumber = 0
 
-    init(phone: PJSUA, output: Output, quiet: Bool, code: Int, delay: Int, maxCalls: Int?, hangupAfter: Double?, play: String?, recordDirectory: String?) {
+    init(phone: PJSUA, output: Output, quiet: Bool, code: Int?, delay: Int, maxCalls: Int?, hangupAfter: Double?, play: String?, recordDirectory: String?) {
         self.phone = phone
         self.output = output
         self.quiet = quiet
@@ -121,14 +130,16 @@ actor Agent {
         switch event {
         case let .incomingCall(_, call, _, _, _):
             ours.insert(call)
+            // Without `code` the engine has answered it already (Configuration.autoAnswerCode).
+            guard let code else { break }
             if delay > 0 {
                 try? await phone.answer(call, code: 180)
                 Task {
                     try? await Task.sleep(for: .milliseconds(delay))
-                    await self.respond(call)
+                    await self.respond(call, code: code)
                 }
             } else {
-                await respond(call)
+                await respond(call, code: code)
             }
         case let .callMedia(call, .active, _) where ours.contains(call):
             if let play { _ = try? await phone.play(play, into: call, loop: true) }
@@ -157,7 +168,7 @@ actor Agent {
         }
     }
 
-    private func respond(_ call: PJSUA.Call) async {
+    private func respond(_ call: PJSUA.Call, code: Int) async {
         do {
             if code >= 300 {
                 try await phone.reject(call, code: code)

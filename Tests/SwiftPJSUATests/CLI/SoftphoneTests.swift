@@ -53,6 +53,7 @@ struct SoftphoneTests {
         (["call", "sip:a@127.0.0.1", "--seconds", "-3"], "--seconds"),
         (["call", "not-a-uri", "--seconds", "0"], "invalid destination URI"),
         (["call", "sip:a@127.0.0.1", "--play", "/nonexistent.wav"], "nonexistent.wav"),
+        (["answer", "--max-cps", "0"], "--max-cps"),
         (["answer", "--listen", "udp:nowhere"], "--listen"),
         (["answer", "--auto-answer", "99"], "--auto-answer"),
         (["answer", "--record-dir", "/nonexistent-dir"], "--record-dir"),
