@@ -72,6 +72,51 @@ struct HoldAndMuteTests {
         }
     }
 
+    /// A mute racing media updates: the far end holds and resumes the muted call over and over
+    /// (each a media update on pjsua's worker) while the app toggles mute. Every wiring runs on
+    /// the engine's thread, so the two never interleave, and once the last mute is in place the
+    /// microphone path stays cut through further updates.
+    @Test func muteAndMediaUpdatesNeverInterleave() async throws {
+        try await withEngine { phone, transport, log in
+            let caller = try await phone.makeCall(to: transport.uri(user: "mute-race"))
+            let callee = try await log.incomingCall().call
+            try await phone.answer(callee)
+            try await log.mediaActive(caller)
+            let before = AudioWiring.Probe.counts
+            let toggling = Task {
+                for round in 0..<200 {
+                    try await phone.setMuted(caller, round.isMultiple(of: 2))
+                    try await Task.sleep(for: .milliseconds(2))
+                }
+            }
+            func holdAndResume() async throws {
+                try await phone.hold(callee)
+                try await waitUntil("held by the far end") {
+                    let near = try await phone.info(caller), far = try await phone.info(callee)
+                    return near.media == .remoteHold && far.media == .localHold
+                }
+                // The re-INVITE transaction must be over before the next one.
+                try await Task.sleep(for: .milliseconds(20))
+                try await phone.resume(callee)
+                try await waitUntil("active again") {
+                    let near = try await phone.info(caller), far = try await phone.info(callee)
+                    return near.media == .active && far.media == .active
+                }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            for _ in 0..<10 { try await holdAndResume() }
+            try await toggling.value
+            try await phone.setMuted(caller, true)
+            try await holdAndResume()
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(try await !phone.microphonePathConnected(caller), "the microphone is live on a muted call")
+            let after = AudioWiring.Probe.counts
+            #expect(after.onExecutor - before.onExecutor >= 200, "wirings: \(before) -> \(after)")
+            #expect(after.elsewhere == 0, "\(after.elsewhere) wirings ran off the engine's thread")
+            try await phone.hangup(caller)
+        }
+    }
+
     @Test func ipChangeHandlingReRegistersAndKeepsTheEngineUsable() async throws {
         try await withEngine { phone, transport, log in
             try await phone.handleIPChange()

@@ -1,3 +1,4 @@
+import Foundation
 import PJSIP
 
 /// Connects calls' audio to the conference bridge's slot 0 (the sound device, or nothing until
@@ -13,6 +14,7 @@ enum AudioWiring {
     /// Rewires `call` from its current media if it is still the call in its slot. Executor
     /// thread only.
     static func rewire(_ call: PJSUA.Call) {
+        Probe.note(onExecutor: CallbackContext.isOnEngineThread)
         guard isLive(call) else { return }
         let muted = CallbackContext.isMuted(call)
         _ = withCallInfo(call.slot) { info in
@@ -24,6 +26,22 @@ enum AudioWiring {
                     pjsua_conf_connect(0, slot)
                 }
             }
+        }
+    }
+
+    /// Counts of wirings by thread, for the test that holds this type to its rule.
+    enum Probe {
+        private static let lock = NSLock()
+        nonisolated(unsafe) private static var onExecutor = 0  // guarded by `lock`
+        nonisolated(unsafe) private static var elsewhere = 0  // guarded by `lock`
+
+        static func note(onExecutor here: Bool) {
+            lock.withLock { if here { onExecutor += 1 } else { elsewhere += 1 } }
+        }
+
+        /// Wirings so far: on the executor thread, and on any other thread (must stay 0).
+        static var counts: (onExecutor: Int, elsewhere: Int) {
+            lock.withLock { (onExecutor, elsewhere) }
         }
     }
 

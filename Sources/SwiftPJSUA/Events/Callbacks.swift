@@ -75,6 +75,14 @@ enum CallbackContext {
         }
     }
 
+    /// Whether the calling thread is the running engine's executor thread.
+    static var isOnEngineThread: Bool {
+        lock.lock()
+        let executor = self.executor
+        lock.unlock()
+        return executor?.isCurrent ?? false
+    }
+
     static var isActive: Bool {
         lock.lock()
         defer { lock.unlock() }
