@@ -7,9 +7,10 @@ import Testing
 /// hanging.
 @Suite("Engine lifecycle under stress")
 struct LifecycleStressTests {
-    /// 200 cycles (half on one engine object, half each on a new one, whose executor thread is
-    /// created and ended each time), each with a call: threads and file descriptors come back to
-    /// where they were after the warm-up, and memory grows by less than 4 MB.
+    /// 200 cycles after a warm-up (half on one engine object, half each on a new one, whose
+    /// executor thread is created and ended each time), each with a call: threads and file
+    /// descriptors come back to where they were after the warm-up, and memory does not keep
+    /// growing (not in both halves, and by less than 8 MB in all).
     @Test func twoHundredStartShutdownCyclesLeaveNoThreadsDescriptorsOrMemoryBehind() async throws {
         await EngineTurns.shared.acquire()
         defer { Task { await EngineTurns.shared.release() } }
@@ -22,9 +23,11 @@ struct LifecycleStressTests {
             await phone.shutdown()
             try await waitUntil("cycle \(index) events finished") { log.isFinished }
         }
-        for index in 0..<20 { try await cycle(index.isMultiple(of: 2) ? reused : PJSUA(), index) }
+        for index in 0..<40 { try await cycle(index.isMultiple(of: 2) ? reused : PJSUA(), index) }
         let before = ProcessFigures.now()
-        for index in 20..<220 { try await cycle(index.isMultiple(of: 2) ? reused : PJSUA(), index) }
+        for index in 40..<140 { try await cycle(index.isMultiple(of: 2) ? reused : PJSUA(), index) }
+        let halfway = ProcessFigures.now()
+        for index in 140..<240 { try await cycle(index.isMultiple(of: 2) ? reused : PJSUA(), index) }
         // Released engines end their threads on their own, a moment after their last job.
         try await waitUntil("threads back to the warm-up count") { ProcessFigures.now().threads <= before.threads }
         let after = ProcessFigures.now()
@@ -32,8 +35,13 @@ struct LifecycleStressTests {
         #expect(after.descriptors <= before.descriptors, "fds \(before.descriptors) -> \(after.descriptors)")
         // Sanitizers keep freed memory in quarantine and grow shadow memory: RSS says nothing
         // there (threads and descriptors still do).
+        // Each thread that ends may leave a malloc arena behind (glibc keeps up to 8 per core), so
+        // memory may grow while threads come and go, then stops: a leak grows in both halves.
         if !ProcessFigures.underSanitizer {
-            #expect(after.residentKB - before.residentKB < 4_096, "RSS \(before.residentKB) kB -> \(after.residentKB) kB")
+            print("lifecycle stress: RSS \(before.residentKB) -> \(halfway.residentKB) -> \(after.residentKB) kB")
+            #expect(after.residentKB - halfway.residentKB < 1_024 || halfway.residentKB - before.residentKB < 1_024,
+                    "RSS grew in both halves of 200 cycles: \(before.residentKB) -> \(halfway.residentKB) -> \(after.residentKB) kB")
+            #expect(after.residentKB - before.residentKB < 8_192, "RSS \(before.residentKB) kB -> \(after.residentKB) kB")
         }
     }
 
@@ -86,6 +94,14 @@ struct ProcessFigures {
     }()
 
     static func now() -> ProcessFigures {
+        // Give freed heap pages back first (glibc's malloc_trim, not in the Glibc module), so
+        // that RSS counts what is held.
+        if let process = dlopen(nil, RTLD_NOW) {
+            if let trim = dlsym(process, "malloc_trim") {
+                _ = unsafeBitCast(trim, to: (@convention(c) (Int) -> Int32).self)(0)
+            }
+            dlclose(process)
+        }
         let status = (FileHandle(forReadingAtPath: "/proc/self/status").flatMap { try? $0.readToEnd() }).map {
             String(decoding: $0, as: UTF8.self)
         } ?? ""
