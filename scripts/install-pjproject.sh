@@ -40,27 +40,6 @@ if [ "$VIDEO" = 1 ]; then BUILD_DEPS+=("${VIDEO_DEPS[@]}"); fi
 # forces a rebuild. Computed once, from absolute paths, before the build changes directory.
 CONFIG_ID=$( (cat "$HERE/$(basename "${BASH_SOURCE[0]}")" "$CONFIG_SITE"; echo "video=$VIDEO") | sha256sum | cut -c1-16)
 
-# The Debian archive this machine's apt already uses (a local mirror or proxy works as for apt
-# itself): the first URI of a deb822 `.sources` entry or a sources.list `deb` line whose suite is
-# a release (not -security, -updates or -backports). DEBIAN_MIRROR overrides; deb.debian.org last.
-debian_mirror() {
-    if [ -n "${DEBIAN_MIRROR:-}" ]; then echo "$DEBIAN_MIRROR"; return; fi
-    local found
-    found=$(awk '
-        /^[[:space:]]*#/ { next }
-        /^deb(-src)?[[:space:]]/ {  # one-line format: deb [options] URI suite components
-            i = 2; if ($i ~ /^\[/) { while ($i !~ /\]$/) i++; i++ }
-            if ($(i+1) !~ /-(security|updates|backports)$/ && $i ~ /debian/) { print $i; exit }
-            next
-        }
-        /^[[:space:]]*$/ { if (uri != "" && ok) { print uri; exit } uri = ""; ok = 0; next }
-        /^URIs:/ { uri = $2 }
-        /^Suites:/ { for (j = 2; j <= NF; j++) if ($j !~ /-(security|updates|backports)$/) ok = 1 }
-        END { if (uri != "" && ok) print uri }
-    ' /etc/apt/sources.list.d/*.sources /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | grep -m1 -i debian || true)
-    echo "${found:-http://deb.debian.org/debian}"
-}
-
 version_ge() { # version_ge A B: A >= B
     [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n1)" = "$2" ]
 }
@@ -109,7 +88,7 @@ if [ -n "${PJPROJECT_SRC:-}" ]; then
 else
     APT="$WORK/apt"
     mkdir -p "$APT/lists/partial" "$APT/cache/archives/partial" "$APT/dl"
-    mirror=$(debian_mirror)
+    mirror=$(bash "$HERE/debian-mirror.sh")
     echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror sid main" >"$APT/sources.list"
     aptopts=(-o "Dir::Etc::SourceList=$APT/sources.list" -o Dir::Etc::SourceParts=/dev/null
              -o "Dir::State::Lists=$APT/lists" -o "Dir::Cache=$APT/cache" -o APT::Sandbox::User=root)
