@@ -41,9 +41,12 @@ enum LoadBenchmark {
         /// Calls sipp created per second (below the asked rate when sipp, or the concurrency limit,
         /// could not keep the pace).
         var attemptRate = Double.nan
+        /// sipp's run from its start to its last call's end.
+        var elapsedSeconds = Double.nan
 
         var complete: Bool { ok == expected && failed == 0 }
-        /// Successful calls per second of sipp's call-creation time.
+        /// Successful calls per second of sipp's call-creation time (answers that come later, within
+        /// sipp's timeouts, still count; `elapsedSeconds` shows how long the tail was).
         var goodput: Double { created > 0 ? attemptRate * Double(ok) / Double(created) : 0 }
     }
 
@@ -108,6 +111,7 @@ enum LoadBenchmark {
         outcome.timedOut = statistics.counter("FailedTimeoutOnRecv(C)") + statistics.counter("FailedMaxUDPRetrans(C)")
         outcome.created = statistics.counter("OutgoingCall(C)")
         outcome.attemptRate = statistics.attemptRate
+        outcome.elapsedSeconds = statistics.elapsedSeconds
         outcome.responseP50 = Percentiles(result.responseTimes).p50
         if outcome.ok + outcome.failed == 0 {
             throw BenchError("sipp reported no calls against \(side.rawValue):\n\(result.output.suffix(1500))")
@@ -190,9 +194,11 @@ enum LoadBenchmark {
             let sipp = SippRun(rate: rate, calls: rate * options.stepSeconds, holdMilliseconds: shortHoldMilliseconds,
                                concurrencyLimit: maxCalls - 8, traceResponseTimes: false)
             let outcome = try await measure(side, sipp)
-            let good = outcome.complete && outcome.attemptRate >= paceTolerance * Double(rate)
+            let kept = outcome.attemptRate >= paceTolerance * Double(rate)
+            let good = outcome.complete && kept
+            let verdict = good ? "" : outcome.complete ? "  (too slow: sipp fell below \(Int(paceTolerance * 100)) % of the pace)" : "  (calls failed)"
             progress("find-max \(side.rawValue) \(phase): asked \(rate) calls/s -> sipp created \(format(outcome.attemptRate)) calls/s, "
-                     + "ok \(outcome.ok)/\(outcome.expected), failed \(outcome.failed)\(good ? "" : "  (stop)")")
+                     + "ok \(outcome.ok)/\(outcome.expected), failed \(outcome.failed)\(verdict)")
             steps.append(["asked": rate, "ok": outcome.ok, "failed": outcome.failed, "attempt_cps": jsonNumber(outcome.attemptRate)])
             if good { attemptAtBest = outcome.attemptRate }
             return good
@@ -257,8 +263,10 @@ enum LoadBenchmark {
                 fields["\(key)_timed_out"] = outcome.timedOut
                 fields["\(key)_attempt_cps"] = outcome.attemptRate
                 fields["\(key)_server_cpu_s"] = outcome.cpuSeconds
+                fields["\(key)_run_s"] = outcome.elapsedSeconds
                 progress("overload \(factor)x \(side.rawValue): ok \(outcome.ok), failed \(outcome.failed) (\(outcome.timedOut) unanswered, the rest refused), "
-                         + "sipp created \(format(outcome.attemptRate)) calls/s of \(asked) asked, server CPU \(format(outcome.cpuSeconds, digits: 2)) s")
+                         + "sipp created \(format(outcome.attemptRate)) calls/s of \(asked) asked; the run took \(format(outcome.elapsedSeconds, digits: 1)) s "
+                         + "(last answers included), server CPU \(format(outcome.cpuSeconds, digits: 2)) s")
                 parts.append("\(side.rawValue) goodput \(format(outcome.goodput)) calls/s (\(format(fraction, digits: 2)) of its max \(ownMax)), "
                              + "\(outcome.failed) failed/refused, sipp attempted \(format(outcome.attemptRate)) calls/s")
             }

@@ -10,6 +10,8 @@ struct SippStatistics {
     /// row before the final count was reached, over the time since sipp started (the partial last
     /// period, and the tail of calls still being answered, are left out).
     let attemptRate: Double
+    /// From sipp's start to its last row (the end of its last call).
+    let elapsedSeconds: Double
 
     init?(csv text: String) {
         let rows = text.split(separator: "\n").map { $0.split(separator: ";", omittingEmptySubsequences: false).map(String.init) }
@@ -24,6 +26,7 @@ struct SippStatistics {
         guard let startColumn = header.firstIndex(of: "StartTime"), let nowColumn = header.firstIndex(of: "CurrentTime"),
               let createdColumn = header.firstIndex(of: "OutgoingCall(C)") else {
             attemptRate = .nan
+            elapsedSeconds = .nan
             return
         }
         let samples = rows.dropFirst().compactMap { row -> (time: Double, created: Int)? in
@@ -31,10 +34,12 @@ struct SippStatistics {
             return (time, created)
         }
         guard let start = last.count > startColumn ? epoch(last[startColumn]) : nil,
-              let total = samples.last?.created, let done = samples.firstIndex(where: { $0.created == total }) else {
+              let end = samples.last, let done = samples.firstIndex(where: { $0.created == end.created }) else {
             attemptRate = .nan
+            elapsedSeconds = .nan
             return
         }
+        elapsedSeconds = end.time - start
         // The last full period before creation ended, or, when all was created within the first
         // period, the row where the total appears.
         let reference = samples[..<done].last(where: { $0.created > 0 }) ?? samples[done]
