@@ -1,28 +1,74 @@
 import Foundation
 import PJSUATestSupport
 
-/// sipp as UAC at R calls/s against `softphone answer --auto-answer 200` (the Swift engine) and,
-/// in the same run and with the same limits, against the reference pjsua app.
+/// sipp as UAC against `softphone answer --auto-answer 200` (the Swift engine) and, in the same
+/// run and with the same limits, against the reference pjsua app:
+/// - CPU: N interleaved runs per side (A, B, A, B, ...) at a fixed rate; each run's server CPU
+///   seconds, the median per side and their ratio.
+/// - find-max (optional): the highest asked rate of 50 ms calls that every call survives, by a
+///   1.5x ramp then bisection between the last good and the first bad step.
+/// - overload (optional, after find-max): both sides at 2x and 4x the larger of the two maxima;
+///   goodput (successful calls per second) against each side's own maximum. The Swift side runs
+///   with admission control (`softphone answer --max-cps <its max>`) when the build has it.
 enum LoadBenchmark {
-    struct Outcome {
-        var ok = 0
-        var failed = 0
-        var responseP50 = Double.nan
-        var cpuSeconds = Double.nan
-        /// Calls completed per second of sipp's run (sipp falls behind the asked rate when the
-        /// server answers slowly).
-        var achievedRate = Double.nan
-    }
-
     enum Side: String, CaseIterable {
         case swift, pjsua
     }
 
-    static func startServer(_ side: Side, port: Int) async throws -> ChildProcess {
+    struct Options {
+        var rate = 20
+        var seconds = 10
+        var holdMilliseconds = 1000
+        var repetitions = 3
+        var findMax = false
+        /// First rate of the find-max ramp.
+        var rampFrom = 20
+        var stepSeconds = 5
+        var overload = false
+        var overloadSeconds = 5
+    }
+
+    struct Outcome {
+        var expected = 0
+        var ok = 0
+        var failed = 0
+        /// Failed calls that got no answer at all (sipp's receive timeout or UDP retransmissions).
+        var timedOut = 0
+        var created = 0
+        var responseP50 = Double.nan
+        /// Server CPU seconds (user + system) from just before sipp started to just after it ended.
+        var cpuSeconds = Double.nan
+        /// Calls sipp created per second (below the asked rate when sipp, or the concurrency limit,
+        /// could not keep the pace).
+        var attemptRate = Double.nan
+        /// sipp's run from its start to its last call's end.
+        var elapsedSeconds = Double.nan
+
+        var complete: Bool { ok == expected && failed == 0 }
+        /// Successful calls per second of sipp's call-creation time (answers that come later, within
+        /// sipp's timeouts, still count; `elapsedSeconds` shows how long the tail was).
+        var goodput: Double { created > 0 ? attemptRate * Double(ok) / Double(created) : 0 }
+    }
+
+    /// The most calls either side may hold at once (the build's PJSUA_MAX_CALLS).
+    static let maxCalls = 128
+    /// Short calls for find-max and overload, so that the concurrency limit is not what stops them.
+    static let shortHoldMilliseconds = 50
+    /// A find-max step passes when every call succeeds and sipp created calls at least this close
+    /// to the asked rate.
+    static let paceTolerance = 0.9
+
+    static var softphonePath: String {
+        let executable = Bundle.main.executablePath ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: executable).deletingLastPathComponent().path + "/softphone"
+    }
+
+    static func startServer(_ side: Side, port: Int, maxNewCallsPerSecond: Int?) async throws -> ChildProcess {
         switch side {
         case .swift:
-            let directory = URL(fileURLWithPath: Bundle.main.executablePath ?? CommandLine.arguments[0]).deletingLastPathComponent().path
-            let child = try ChildProcess(directory + "/softphone", ["answer", "--listen", "udp:127.0.0.1:\(port)", "--auto-answer", "200", "--quiet"], name: "softphone")
+            var arguments = ["answer", "--listen", "udp:127.0.0.1:\(port)", "--auto-answer", "200", "--quiet"]
+            if let maxNewCallsPerSecond { arguments += ["--max-cps", "\(maxNewCallsPerSecond)"] }
+            let child = try ChildProcess(softphonePath, arguments, name: "softphone")
             try await child.waitForOutput("listening")
             return child
         case .pjsua:
@@ -38,86 +84,214 @@ enum LoadBenchmark {
         }
     }
 
-    /// The most calls either side may hold at once (the build's PJSUA_MAX_CALLS).
-    static let maxCalls = 128
+    /// Whether this build's `softphone answer` has admission control on the command line.
+    static func softphoneHasMaxCPS() async -> Bool {
+        guard let help = try? ChildProcess(softphonePath, ["answer", "--help"], name: "softphone-help") else { return false }
+        _ = try? await help.waitForExit(timeout: .seconds(10))
+        return help.output.contains("--max-cps")
+    }
 
-    static func measure(_ side: Side, rate: Int, seconds: Int, holdMilliseconds: Int) async throws -> Outcome {
+    /// One fresh server process and one sipp run against it.
+    static func measure(_ side: Side, _ run: SippRun, maxNewCallsPerSecond: Int? = nil) async throws -> Outcome {
         let port = freeLoopbackPort()
-        let server = try await startServer(side, port: port)
+        let server = try await startServer(side, port: port, maxNewCallsPerSecond: maxNewCallsPerSecond)
         defer { server.stop() }
-        let work = NSTemporaryDirectory() + "pjsua-bench-load-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: work) }
-        let total = rate * seconds
-        // Concurrency limit: what the server can hold (2 legs never exceed max calls here).
-        let sipp = try ChildProcess("sipp", ["-sn", "uac", "-r", "\(rate)", "-m", "\(total)", "-d", "\(holdMilliseconds)",
-                                                  "-l", "\(maxCalls - 8)", "-i", "127.0.0.1", "-p", "\(freeLoopbackPort())", "-nostdin",
-                                                  "-timeout", "\(seconds * 3 + 30)s", "-recv_timeout", "5000",
-                                                  "-trace_rtt", "-rtt_freq", "1", "-trace_stat", "-stf", work + "/stat.csv",
-                                                  "-fd", "1", "127.0.0.1:\(port)"], name: "sipp")
-        let started = ContinuousClock.now
-        _ = try await sipp.waitForExit(timeout: .seconds(seconds * 3 + 60))
-        let elapsed = ContinuousClock.now - started
-        var outcome = Outcome()
-        outcome.cpuSeconds = processCPUSeconds(pid: server.pid) ?? .nan
-        // Final counters from the last line of sipp's statistics file.
-        if let text = try? String(contentsOfFile: work + "/stat.csv", encoding: .utf8) {
-            let rows = text.split(separator: "\n").map { $0.split(separator: ";", omittingEmptySubsequences: false).map(String.init) }
-            if let header = rows.first, let last = rows.last, rows.count > 1 {
-                func value(_ name: String) -> Int? { header.firstIndex(of: name).flatMap { $0 < last.count ? Int(last[$0]) : nil } }
-                outcome.ok = value("SuccessfulCall(C)") ?? 0
-                outcome.failed = value("FailedCall(C)") ?? 0
-            }
+        let cpuBefore = processCPUSeconds(pid: server.pid)
+        let result = try await run.run(againstPort: port)
+        // Let the server finish tearing down the last calls before reading its CPU time.
+        try await Task.sleep(for: .milliseconds(200))
+        var outcome = Outcome(expected: run.calls)
+        if let cpuBefore, let cpuAfter = processCPUSeconds(pid: server.pid) { outcome.cpuSeconds = cpuAfter - cpuBefore }
+        if server.exited != nil { throw BenchError("\(side.rawValue) server exited during the run:\n\(server.output.suffix(2000))") }
+        guard let statistics = result.statistics else {
+            throw BenchError("sipp left no statistics against \(side.rawValue):\n\(result.output.suffix(1500))")
         }
-        // Per-call response times (INVITE -> 200) from sipp's RTT file (written in its cwd), in
-        // sipp's 1 ms resolution.
-        let cwd = FileManager.default.currentDirectoryPath
-        if let file = try? FileManager.default.contentsOfDirectory(atPath: cwd).first(where: { $0.hasPrefix("uac_\(sipp.pid)_rtt") }) {
-            let path = cwd + "/" + file
-            if let text = try? String(contentsOfFile: path, encoding: .utf8) {
-                let values = text.split(separator: "\n").dropFirst().compactMap { line -> Double? in
-                    let fields = line.split(separator: ";")
-                    return fields.count >= 2 ? Double(fields[1]) : nil
-                }
-                outcome.responseP50 = Percentiles(values).p50
-            }
-            try? FileManager.default.removeItem(atPath: path)
-        }
-        let elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        outcome.achievedRate = Double(outcome.ok) / max(elapsedSeconds, 0.001)
+        outcome.ok = statistics.counter("SuccessfulCall(C)")
+        outcome.failed = statistics.counter("FailedCall(C)")
+        outcome.timedOut = statistics.counter("FailedTimeoutOnRecv(C)") + statistics.counter("FailedMaxUDPRetrans(C)")
+        outcome.created = statistics.counter("OutgoingCall(C)")
+        outcome.attemptRate = statistics.attemptRate
+        outcome.elapsedSeconds = statistics.elapsedSeconds
+        outcome.responseP50 = Percentiles(result.responseTimes).p50
         if outcome.ok + outcome.failed == 0 {
-            throw BenchError("sipp reported no calls against \(side):\n\(sipp.output.suffix(1500))")
+            throw BenchError("sipp reported no calls against \(side.rawValue):\n\(result.output.suffix(1500))")
         }
         return outcome
     }
 
-    static func run(rate: Int, seconds: Int, holdMilliseconds: Int, findMax: Bool) async throws {
-        var fields: [String: Any] = ["rate": rate, "seconds": seconds, "hold_ms": holdMilliseconds]
-        for side in Side.allCases {
-            let outcome = try await measure(side, rate: rate, seconds: seconds, holdMilliseconds: holdMilliseconds)
-            progress("load \(side.rawValue): \(rate) calls/s for \(seconds) s, hold \(holdMilliseconds) ms: ok \(outcome.ok), failed \(outcome.failed), response p50 \(outcome.responseP50) ms, CPU \(outcome.cpuSeconds) s")
-            fields["\(side.rawValue)_ok"] = outcome.ok
-            fields["\(side.rawValue)_failed"] = outcome.failed
-            fields["\(side.rawValue)_response_ms_p50"] = outcome.responseP50
-            fields["\(side.rawValue)_cpu_s"] = outcome.cpuSeconds
-        }
-        if findMax {
-            // Short calls (50 ms), so that the concurrency limit is not what stops the ramp: the
-            // rate goes up by half each step until a call fails or sipp cannot keep the pace.
+    static func run(_ options: Options) async throws {
+        var fields: [String: Any] = ["rate": options.rate, "seconds": options.seconds, "hold_ms": options.holdMilliseconds,
+                                     "repeat": options.repetitions]
+        let complete = try await cpuRuns(options, into: &fields)
+        if options.findMax || options.overload {
+            var maxima: [Side: Int] = [:]
             for side in Side.allCases {
-                var best = 0.0
-                var step = max(10, rate)
-                while step <= 5000 {
-                    let outcome = try await measure(side, rate: step, seconds: 5, holdMilliseconds: 50)
-                    progress("find-max \(side.rawValue): asked \(step) calls/s -> achieved \(Int(outcome.achievedRate)) calls/s, ok \(outcome.ok), failed \(outcome.failed)")
-                    guard outcome.failed == 0 else { break }
-                    best = max(best, outcome.achievedRate)
-                    if outcome.achievedRate < 0.8 * Double(step) { break }
-                    step = step * 3 / 2
-                }
-                fields["\(side.rawValue)_max_cps_zero_fail"] = best.rounded()
+                maxima[side] = try await findMax(side, options, into: &fields)
+            }
+            if options.overload {
+                try await overload(options, maxima: maxima, into: &fields)
             }
         }
         report(fields)
+        if !complete {
+            FileHandle.standardError.write(Data("pjsua-bench: some CPU runs did not complete every call; the CPU ratio is not comparable\n".utf8))
+            exit(1)
+        }
     }
+
+    // MARK: CPU from interleaved runs
+
+    /// Returns whether every run of both sides completed every call.
+    static func cpuRuns(_ options: Options, into fields: inout [String: Any]) async throws -> Bool {
+        let sipp = SippRun(rate: options.rate, calls: options.rate * options.seconds, holdMilliseconds: options.holdMilliseconds,
+                           concurrencyLimit: maxCalls - 8, traceResponseTimes: true)
+        var outcomes: [Side: [Outcome]] = [:]
+        for repetition in 1...options.repetitions {
+            for side in Side.allCases {
+                let outcome = try await measure(side, sipp)
+                outcomes[side, default: []].append(outcome)
+                progress("load \(side.rawValue) run \(repetition)/\(options.repetitions): \(options.rate) calls/s for \(options.seconds) s, hold \(options.holdMilliseconds) ms: "
+                         + "ok \(outcome.ok)/\(outcome.expected), failed \(outcome.failed), response p50 \(format(outcome.responseP50)) ms, "
+                         + "server CPU \(format(outcome.cpuSeconds, digits: 3)) s\(outcome.complete ? "" : "  INCOMPLETE")")
+            }
+        }
+        var medians: [Side: Double] = [:]
+        var complete = true
+        for side in Side.allCases {
+            let runs = outcomes[side] ?? []
+            let key = side.rawValue
+            medians[side] = median(runs.map(\.cpuSeconds))
+            fields["\(key)_cpu_s_runs"] = jsonNumbers(runs.map(\.cpuSeconds))
+            fields["\(key)_cpu_s_median"] = medians[side]
+            fields["\(key)_ok_runs"] = runs.map(\.ok)
+            fields["\(key)_failed_runs"] = runs.map(\.failed)
+            fields["\(key)_response_ms_p50_runs"] = jsonNumbers(runs.map(\.responseP50))
+            fields["\(key)_response_ms_p50"] = median(runs.map(\.responseP50))
+            let incomplete = runs.filter { !$0.complete }.count
+            if incomplete > 0 { complete = false }
+            progress("load \(key): server CPU median \(format(medians[side] ?? .nan, digits: 3)) s of "
+                     + runs.map { format($0.cpuSeconds, digits: 3) }.joined(separator: ", ")
+                     + (incomplete > 0 ? "; \(incomplete) of \(runs.count) runs did not complete every call" : "; every call of every run completed"))
+        }
+        let ratio = (medians[.swift] ?? .nan) / (medians[.pjsua] ?? .nan)
+        fields["cpu_ratio"] = ratio
+        fields["calls_per_run"] = sipp.calls
+        fields["cpu_runs_complete"] = complete
+        progress("cpu ratio swift/pjsua = \(format(ratio, digits: 3)) (median of \(options.repetitions) interleaved runs)"
+                 + (complete ? "" : " -- NOT COMPARABLE: some runs failed calls"))
+        return complete
+    }
+
+    // MARK: find-max
+
+    /// The highest asked rate at which every 50 ms call succeeded and sipp kept the pace: a 1.5x
+    /// ramp, then up to three bisection steps between the last good and the first bad rate (until
+    /// they are within 5 %). Returns 0 if even the first step failed.
+    static func findMax(_ side: Side, _ options: Options, into fields: inout [String: Any]) async throws -> Int {
+        var steps: [[String: Any]] = []
+        var attemptAtBest = Double.nan
+        func passes(_ rate: Int, _ phase: String) async throws -> Bool {
+            let sipp = SippRun(rate: rate, calls: rate * options.stepSeconds, holdMilliseconds: shortHoldMilliseconds,
+                               concurrencyLimit: maxCalls - 8, traceResponseTimes: false)
+            let outcome = try await measure(side, sipp)
+            let kept = outcome.attemptRate >= paceTolerance * Double(rate)
+            let good = outcome.complete && kept
+            let verdict = good ? "" : outcome.complete ? "  (too slow: sipp fell below \(Int(paceTolerance * 100)) % of the pace)" : "  (calls failed)"
+            progress("find-max \(side.rawValue) \(phase): asked \(rate) calls/s -> sipp created \(format(outcome.attemptRate)) calls/s, "
+                     + "ok \(outcome.ok)/\(outcome.expected), failed \(outcome.failed)\(verdict)")
+            steps.append(["asked": rate, "ok": outcome.ok, "failed": outcome.failed, "attempt_cps": jsonNumber(outcome.attemptRate)])
+            if good { attemptAtBest = outcome.attemptRate }
+            return good
+        }
+        var good = 0
+        var bad: Int?
+        var rate = max(10, options.rampFrom)
+        while rate <= 5000 {
+            if try await passes(rate, "ramp") {
+                good = rate
+                rate = rate * 3 / 2
+            } else {
+                bad = rate
+                break
+            }
+        }
+        if var bad {
+            for _ in 0..<3 where bad - good > max(1, good / 20) {
+                let middle = (good + bad) / 2
+                if try await passes(middle, "bisect") { good = middle } else { bad = middle }
+            }
+        }
+        progress("find-max \(side.rawValue): \(good) calls/s with zero failures (sipp created \(format(attemptAtBest)) calls/s there)")
+        fields["\(side.rawValue)_max_cps_zero_fail"] = good
+        fields["\(side.rawValue)_max_attempt_cps"] = good > 0 ? attemptAtBest : .nan
+        fields["\(side.rawValue)_find_max_steps"] = steps
+        return good
+    }
+
+    // MARK: overload
+
+    static func overload(_ options: Options, maxima: [Side: Int], into fields: inout [String: Any]) async throws {
+        let reference = maxima.values.max() ?? 0
+        guard reference > 0 else {
+            progress("overload: skipped (no side has a zero-failure maximum)")
+            return
+        }
+        let admission = await softphoneHasMaxCPS()
+        let swiftLimit = admission ? maxima[.swift].flatMap { $0 > 0 ? $0 : nil } : nil
+        progress("overload: reference \(reference) calls/s (the larger maximum), \(options.overloadSeconds) s per run, \(shortHoldMilliseconds) ms calls; "
+                 + (swiftLimit.map { "swift with --max-cps \($0)" } ?? "swift WITHOUT admission control (softphone answer has no --max-cps)"))
+        fields["overload_reference_cps"] = reference
+        fields["overload_seconds"] = options.overloadSeconds
+        fields["swift_admission_max_cps"] = swiftLimit ?? -1
+        for factor in [2, 4] {
+            let asked = factor * reference
+            // A wide concurrency limit: the servers' own limits (max calls, admission control), not
+            // sipp's, should decide which of the offered calls fail.
+            let sipp = SippRun(rate: asked, calls: asked * options.overloadSeconds, holdMilliseconds: shortHoldMilliseconds,
+                               concurrencyLimit: 1000, traceResponseTimes: false)
+            var parts: [String] = []
+            fields["overload_\(factor)x_asked_cps"] = asked
+            for side in Side.allCases {
+                let outcome = try await measure(side, sipp, maxNewCallsPerSecond: side == .swift ? swiftLimit : nil)
+                let ownMax = maxima[side] ?? 0
+                let fraction = ownMax > 0 ? outcome.goodput / Double(ownMax) : .nan
+                let key = "\(side.rawValue)_overload_\(factor)x"
+                fields["\(key)_goodput_cps"] = outcome.goodput
+                fields["\(key)_goodput_of_max"] = fraction
+                fields["\(key)_ok"] = outcome.ok
+                fields["\(key)_failed"] = outcome.failed
+                fields["\(key)_timed_out"] = outcome.timedOut
+                fields["\(key)_attempt_cps"] = outcome.attemptRate
+                fields["\(key)_server_cpu_s"] = outcome.cpuSeconds
+                fields["\(key)_run_s"] = outcome.elapsedSeconds
+                progress("overload \(factor)x \(side.rawValue): ok \(outcome.ok), failed \(outcome.failed) (\(outcome.timedOut) unanswered, the rest refused), "
+                         + "sipp created \(format(outcome.attemptRate)) calls/s of \(asked) asked; the run took \(format(outcome.elapsedSeconds, digits: 1)) s "
+                         + "(last answers included), server CPU \(format(outcome.cpuSeconds, digits: 2)) s")
+                parts.append("\(side.rawValue) goodput \(format(outcome.goodput)) calls/s (\(format(fraction, digits: 2)) of its max \(ownMax)), "
+                             + "\(outcome.failed) failed/refused, sipp attempted \(format(outcome.attemptRate)) calls/s")
+            }
+            progress("overload \(factor)x (asked \(asked) calls/s): " + parts.joined(separator: "; "))
+        }
+    }
+
+    // MARK: helpers
+
+    /// The middle value (the mean of the two middle ones for an even count); NaN if any value is.
+    static func median(_ values: [Double]) -> Double {
+        guard !values.isEmpty, values.allSatisfy(\.isFinite) else { return .nan }
+        let sorted = values.sorted()
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+
+    static func format(_ value: Double, digits: Int = 0) -> String {
+        value.isFinite ? String(format: "%.\(digits)f", value) : "n/a"
+    }
+
+    /// A JSON-safe number rounded like `report` rounds top-level ones (-1 for NaN).
+    static func jsonNumber(_ value: Double) -> Double {
+        value.isFinite ? (value * 1000).rounded() / 1000 : -1
+    }
+
+    static func jsonNumbers(_ values: [Double]) -> [Double] { values.map(jsonNumber) }
 }

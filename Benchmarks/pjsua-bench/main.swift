@@ -10,8 +10,14 @@ usage: pjsua-bench <hop|events|setup|load|idle|soak> [options]
   hop    [--iterations N]          awaited engine round trip vs default actor vs DispatchQueue
   events [--iterations N]          callback -> for-await consumer latency, 1 and 4 subscribers
   setup  [--calls N]               self-call cycles, Swift engine vs the same loop in C
-  load   [--rate R] [--seconds T] [--hold-ms H] [--find-max]
-                                   sipp UAC against softphone answer and the pjsua app
+  load   [--rate R] [--seconds T] [--hold-ms H] [--repeat N]
+         [--find-max [--ramp-from R] [--step-seconds T]] [--overload [--overload-seconds T]]
+                                   sipp UAC against softphone answer and the pjsua app:
+                                   server CPU of N interleaved runs per side (default 3), median
+                                   and ratio; --find-max: highest zero-failure rate of 50 ms calls
+                                   (1.5x ramp, then bisection); --overload (implies --find-max):
+                                   goodput at 2x and 4x the larger maximum, the Swift side with
+                                   admission control (--max-cps its maximum) if softphone has it
   idle   [--seconds N]             CPU of a started engine with one registered account
   soak   [--calls N]               RSS and file descriptors before/after N self-calls
 """
@@ -34,8 +40,12 @@ do {
     case "events": try await EventsBenchmark.run(iterations: option("iterations", default: 20_000))
     case "setup": try await SetupBenchmark.run(calls: option("calls", default: 200))
     case "load":
-        try await LoadBenchmark.run(rate: option("rate", default: 20), seconds: option("seconds", default: 10),
-                                    holdMilliseconds: option("hold-ms", default: 1000), findMax: arguments.contains("--find-max"))
+        let rate = option("rate", default: 20)
+        try await LoadBenchmark.run(.init(rate: rate, seconds: option("seconds", default: 10),
+                                          holdMilliseconds: option("hold-ms", default: 1000), repetitions: option("repeat", default: 3),
+                                          findMax: arguments.contains("--find-max"), rampFrom: option("ramp-from", default: rate),
+                                          stepSeconds: option("step-seconds", default: 5), overload: arguments.contains("--overload"),
+                                          overloadSeconds: option("overload-seconds", default: 5)))
     case "idle": try await IdleBenchmark.run(seconds: option("seconds", default: 10))
     case "soak": try await SoakBenchmark.run(calls: option("calls", default: 1000))
     case "--help", "-h", "help":
