@@ -2,54 +2,65 @@ import Foundation
 
 /// Fans every event out to all current subscribers, in publication order, unbounded.
 ///
-/// Publishing holds the lock while yielding to every subscriber, so two callbacks racing on
-/// different pjsua threads are seen in the same order by all subscribers. Yielding to an
-/// `AsyncStream` continuation never blocks, so the C callbacks that publish never block either.
+/// Two locks, never held one inside the other's critical section in the opposite order:
+/// - `publishing` is held while an event is yielded to every subscriber, so that two callbacks
+///   racing on different pjsua threads are seen in the same order by all subscribers. Yielding to
+///   an `AsyncStream` continuation never blocks for long, so the C callbacks never block either.
+/// - `registry` guards the subscriber table and is held only briefly, never across a yield.
+///
+/// They must be separate: yielding resumes a waiting task under that task's status lock, and a
+/// task being cancelled runs its stream's termination handler under the same status lock, and
+/// that handler removes the subscriber. With one lock for both, a callback publishing while a
+/// consumer task was cancelled deadlocked (seen: pjsua's worker in `publish`, a Kit event pump
+/// being cancelled in `onTermination`).
 final class EventHub: @unchecked Sendable {
-    // @unchecked Sendable: `subscribers`, `nextID` are guarded by `lock`.
-    private let lock = NSLock()
+    // @unchecked Sendable: `subscribers` and `nextID` are guarded by `registry`; `publishing`
+    // only orders publications.
+    private let publishing = NSLock()
+    private let registry = NSLock()
     private var subscribers: [UInt64: AsyncStream<PJSUA.Event>.Continuation] = [:]
     private var nextID: UInt64 = 0
 
     func subscribe() -> AsyncStream<PJSUA.Event> {
         let (stream, continuation) = AsyncStream<PJSUA.Event>.makeStream(bufferingPolicy: .unbounded)
-        lock.lock()
-        let id = nextID
-        nextID += 1
-        subscribers[id] = continuation
-        lock.unlock()
+        let id = registry.withLock {
+            let id = nextID
+            nextID += 1
+            subscribers[id] = continuation
+            return id
+        }
         continuation.onTermination = { [weak self] _ in
             guard let self else { return }
-            self.lock.lock()
-            self.subscribers[id] = nil
-            self.lock.unlock()
+            self.registry.withLock { self.subscribers[id] = nil }
         }
         return stream
     }
 
     func publish(_ event: PJSUA.Event) {
-        lock.lock()
-        defer { lock.unlock() }
-        for continuation in subscribers.values {
+        publishing.lock()
+        defer { publishing.unlock() }
+        let current = registry.withLock { Array(subscribers.values) }
+        for continuation in current {
             continuation.yield(event)
         }
     }
 
     /// Ends every current subscription (their `for await` loops finish after the buffered events).
     func finishAll() {
-        lock.lock()
-        let current = subscribers
-        subscribers = [:]
-        lock.unlock()
+        publishing.lock()
+        defer { publishing.unlock() }
+        let current = registry.withLock {
+            let current = subscribers
+            subscribers = [:]
+            return current
+        }
         for continuation in current.values {
             continuation.finish()
         }
     }
 
     var subscriberCount: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return subscribers.count
+        registry.withLock { subscribers.count }
     }
 }
 
