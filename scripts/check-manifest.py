@@ -168,5 +168,24 @@ resources = [r["path"] for r in target(apple, "SwiftPJSUA").get("resources", [])
 check("PrivacyInfo.xcprivacy" in resources, "Apple: SwiftPJSUA carries PrivacyInfo.xcprivacy as a resource", str(resources))
 check((ROOT / "Sources/SwiftPJSUA/PrivacyInfo.xcprivacy").is_file(), "the privacy manifest file exists")
 
+# The engine's Swift sources are the same on every platform: what differs lives in C
+# (CPJSUASupport), and the Linux module shim only selects pjproject's configuration.
+engine_sources = sorted((ROOT / "Sources" / "SwiftPJSUA").rglob("*.swift"))
+conditional = [f"{p.relative_to(ROOT)}:{i}" for p in engine_sources
+               for i, line in enumerate(p.read_text().splitlines(), 1)
+               if re.match(r"\s*#(if|elseif)\b", line) and "//" not in line]
+check(not conditional, "the engine's Swift sources compile the same on every platform (no #if without a // why)",
+      ", ".join(conditional))
+pthread_types = [f"{p.relative_to(ROOT)}:{i}" for p in engine_sources
+                 for i, line in enumerate(p.read_text().splitlines(), 1) if re.search(r"\bpthread_t\b", line)]
+check(not pthread_types, "no pthread_t in the engine's Swift (a pointer on Darwin, an integer on Linux)",
+      ", ".join(pthread_types))
+shim = (ROOT / "Sources/PJSIP/shim.h").read_text()
+shim_code = re.sub(r"/\*.*?\*/", "", shim, flags=re.S)
+declarations = [line.strip() for line in shim_code.splitlines()
+                if line.strip() and not line.strip().startswith("#")]
+check(not declarations, "the Linux PJSIP shim declares nothing (swift-pjsip's module has only pjproject's headers)",
+      "; ".join(declarations))
+
 print(f"check-manifest: {'all checks passed' if failures == 0 else f'{failures} check(s) failed'}")
 sys.exit(1 if failures else 0)

@@ -30,7 +30,7 @@ final class PJSUAExecutor: SerialExecutor, @unchecked Sendable {
     /// Whether the thread waits (or is about to wait) on `condition`; guarded by `mutex`.
     private var sleeping = false
     private var joined = false
-    /// The thread (started and joined by CPJSUASupport, where pthread_t's per-platform type stays).
+    /// The thread, started and joined by CPJSUASupport (the POSIX thread type differs per platform).
     private var thread: OpaquePointer?
     /// The `pj_thread_desc` (an array of `long`) PJLIB keeps a pointer to while the thread runs.
     private let descriptor: UnsafeMutablePointer<Int>
