@@ -64,12 +64,7 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Everything the child printed so far.
     public var output: String {
-        // FileHandle rather than String(contentsOfFile:): the latter leaks its buffer in this
-        // toolchain's FoundationEssentials (readBytesFromFile), which LeakSanitizer reports
-        // under `make asan`.
-        guard let handle = FileHandle(forReadingAtPath: logPath) else { return "" }
-        defer { try? handle.close() }
-        return String(decoding: (try? handle.readToEnd()) ?? Data(), as: UTF8.self)
+        readText(logPath) ?? ""
     }
 
     /// The exit status once the process has exited (reaping it), nil while it runs; a death by
@@ -190,6 +185,20 @@ public final class LoopbackSocket {
 /// A loopback port that was free a moment ago (0 if no socket could be bound at all).
 public func freeLoopbackPort(udp: Bool = true) -> Int {
     (try? LoopbackSocket(udp: udp))?.port ?? 0
+}
+
+/// The contents of a file, or nil. FileHandle rather than `String(contentsOfFile:)` or
+/// `Data(contentsOf:)`: those leak their buffer in this toolchain's FoundationEssentials
+/// (`readBytesFromFile`), which LeakSanitizer reports under `make asan`.
+public func readFile(_ path: String) -> Data? {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+    defer { try? handle.close() }
+    return (try? handle.readToEnd()) ?? Data()
+}
+
+/// A file's contents as UTF-8 text, or nil (see ``readFile(_:)``).
+public func readText(_ path: String) -> String? {
+    readFile(path).map { String(decoding: $0, as: UTF8.self) }
 }
 
 /// The repository's root directory, found from this file's location.

@@ -102,9 +102,7 @@ struct ProcessFigures {
             }
             dlclose(process)
         }
-        let status = (FileHandle(forReadingAtPath: "/proc/self/status").flatMap { try? $0.readToEnd() }).map {
-            String(decoding: $0, as: UTF8.self)
-        } ?? ""
+        let status = readText("/proc/self/status") ?? ""
         func field(_ name: String) -> Int {
             guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }) else { return -1 }
             return Int(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "") ?? -1

@@ -1,4 +1,5 @@
 import Foundation
+import PJSUATestSupport
 @testable import SwiftPJSUA
 import Testing
 
@@ -11,7 +12,8 @@ struct PrivacyManifestTests {
         let url = try #require(Bundle.module.url(forResource: "PrivacyInfo", withExtension: "xcprivacy"),
                                "PrivacyInfo.xcprivacy is not in SwiftPJSUA's resource bundle")
         var format = PropertyListSerialization.PropertyListFormat.binary
-        let plist = try PropertyListSerialization.propertyList(from: Data(contentsOf: url), options: [], format: &format)
+        let data = try #require(readFile(url.path), "cannot read \(url.path)")
+        let plist = try PropertyListSerialization.propertyList(from: data, options: [], format: &format)
         #expect(format == .xml)
         return try #require(plist as? [String: Any], "the top level is not a dictionary")
     }

@@ -199,7 +199,7 @@ func runHostile(_ file: String, transport kind: PJSUA.TransportKind = .udp, sipp
         let responder = respond(to: phone.events, on: phone, policy)
         let peer = try hostileSipp(file, transport: kind, target: "127.0.0.1:\(transport.port)", arguments: sippArguments)
         let status = try await peer.waitForExit(timeout: .seconds(30))
-        let sippLog = (try? String(contentsOfFile: peer.scenarioLogPath, encoding: .utf8)) ?? ""
+        let sippLog = readText(peer.scenarioLogPath) ?? ""
 
         // Every call announced ends, once.
         let announced = log.all.compactMap { event -> PJSUA.Call? in

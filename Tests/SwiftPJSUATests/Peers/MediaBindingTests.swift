@@ -38,8 +38,8 @@ private func freeRTPPortPair() throws -> Int {
 
 /// The local IPv4 addresses of this machine's UDP sockets on `port` (from /proc/net/udp).
 private func udpSocketAddresses(port: Int) -> [String] {
-    guard let table = FileHandle(forReadingAtPath: "/proc/net/udp").flatMap({ try? $0.readToEnd() }) else { return [] }
-    return String(decoding: table, as: UTF8.self).split(separator: "\n").dropFirst().compactMap { line in
+    guard let table = readText("/proc/net/udp") else { return [] }
+    return table.split(separator: "\n").dropFirst().compactMap { line in
         let fields = line.split(separator: " ")
         guard fields.count > 1 else { return nil }
         let local = fields[1].split(separator: ":")
