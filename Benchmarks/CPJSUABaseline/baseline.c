@@ -117,9 +117,10 @@ int cpjsua_baseline_setup(int calls, double *setup_ms, double *durations_ms) {
                      tinfo.local_name.host.ptr, tinfo.local_name.port);
     dst = pj_str(uri);
     /* Audio only, as the engine's calls (pjsua's default call setting offers video when the
-     * library has it). */
+     * library has it, and a T.140 text stream). */
     pjsua_call_setting_default(&call_opt);
     call_opt.vid_cnt = 0;
+    call_opt.txt_cnt = 0;
     for (i = 0; i < calls; ++i) {
         pjsua_call_id out, in;
         int base_confirmed, base_disconnected;

@@ -42,7 +42,6 @@ enum AnswerCommand {
 
         let signals = Signals.shared
         let phone = PJSUA()
-        let events = phone.events
         var configuration = listen.configuration()
         configuration.dedicatedMediaThread = arguments.has("media-thread")
         if let maxCPS { configuration.admission.maxNewCallsPerSecond = Double(maxCPS) }
@@ -50,6 +49,10 @@ enum AnswerCommand {
         // (for the codes it takes there; others go through the agent).
         let engineAnswers = delay == 0 && (code == 180 || code == 183 || code == 200 || code >= 300)
         if engineAnswers { configuration.autoAnswerCode = code }
+        // A quiet agent that answers in the engine and has nothing else to do per call needs no
+        // events at all (a load test's server): no subscription, no task wake-up per event.
+        let needsEvents = !quiet || !engineAnswers || maxCalls != nil || hangupAfter != nil || play != nil || recordDirectory != nil
+        let events = needsEvents ? phone.events : nil
         let transport = try await phone.start(configuration)
         output.emit("listening", ["uri": transport.uri(), "transport": transport.kind.rawValue, "host": transport.host, "port": transport.port],
                     human: "listening on \(transport.uri())")
@@ -58,7 +61,7 @@ enum AnswerCommand {
         }
         let agent = Agent(phone: phone, output: output, quiet: quiet, code: engineAnswers ? nil : code, delay: delay, maxCalls: maxCalls,
                           hangupAfter: hangupAfter, play: play, recordDirectory: recordDirectory)
-        let loop = Task { await agent.run(events) }
+        let loop = Task { if let events { await agent.run(events) } }
         // Whichever comes first ends the agent: enough calls handled, or a signal.
         Task {
             let number = await signals.wait()
