@@ -46,14 +46,8 @@ func processCPUSeconds(pid: Int32) -> Double? {
 
 /// Resident set size of this process in kB.
 func residentKilobytes() -> Int {
-    // Freed pool memory first goes back to the OS (glibc's malloc_trim), so that RSS counts what
-    // is held; readText, not String(contentsOfFile:), which leaks in this toolchain.
-    if let process = dlopen(nil, RTLD_NOW) {
-        if let trim = dlsym(process, "malloc_trim") {
-            _ = unsafeBitCast(trim, to: (@convention(c) (Int) -> Int32).self)(0)
-        }
-        dlclose(process)
-    }
+    // readText, not String(contentsOfFile:), which leaks in this toolchain.
+    releaseFreedHeap()
     guard let status = readText("/proc/self/status") else { return -1 }
     for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
         return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1

@@ -201,6 +201,16 @@ public func readText(_ path: String) -> String? {
     readFile(path).map { String(decoding: $0, as: UTF8.self) }
 }
 
+/// Gives freed heap pages back to the OS (glibc's `malloc_trim`, which the Glibc module does not
+/// export), so that a resident-memory reading counts what is held.
+public func releaseFreedHeap() {
+    guard let process = dlopen(nil, RTLD_NOW) else { return }
+    defer { dlclose(process) }
+    if let trim = dlsym(process, "malloc_trim") {
+        _ = unsafeBitCast(trim, to: (@convention(c) (Int) -> Int32).self)(0)
+    }
+}
+
 /// The repository's root directory, found from this file's location.
 public let packageRoot: String = {
     var url = URL(fileURLWithPath: #filePath)

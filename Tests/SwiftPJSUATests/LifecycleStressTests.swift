@@ -94,14 +94,7 @@ struct ProcessFigures {
     }()
 
     static func now() -> ProcessFigures {
-        // Give freed heap pages back first (glibc's malloc_trim, not in the Glibc module), so
-        // that RSS counts what is held.
-        if let process = dlopen(nil, RTLD_NOW) {
-            if let trim = dlsym(process, "malloc_trim") {
-                _ = unsafeBitCast(trim, to: (@convention(c) (Int) -> Int32).self)(0)
-            }
-            dlclose(process)
-        }
+        releaseFreedHeap()
         let status = readText("/proc/self/status") ?? ""
         func field(_ name: String) -> Int {
             guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }) else { return -1 }
