@@ -26,6 +26,9 @@ enum LoadBenchmark {
         var stepSeconds = 5
         var overload = false
         var overloadSeconds = 5
+        /// Whether the Swift side also gets a rate limit (`--max-cps` its maximum) in the overload
+        /// runs; without it, only the in-progress limit (maxCalls) refuses calls, as in the pjsua app.
+        var rateLimit = true
     }
 
     struct Outcome {
@@ -237,9 +240,11 @@ enum LoadBenchmark {
             return
         }
         let admission = await softphoneHasMaxCPS()
-        let swiftLimit = admission ? maxima[.swift].flatMap { $0 > 0 ? $0 : nil } : nil
+        let swiftLimit = admission && options.rateLimit ? maxima[.swift].flatMap { $0 > 0 ? $0 : nil } : nil
         progress("overload: reference \(reference) calls/s (the larger maximum), \(options.overloadSeconds) s per run, \(shortHoldMilliseconds) ms calls; "
-                 + (swiftLimit.map { "swift with --max-cps \($0)" } ?? "swift WITHOUT admission control (softphone answer has no --max-cps)"))
+                 + (swiftLimit.map { "swift with --max-cps \($0)" }
+                    ?? (options.rateLimit ? "swift WITHOUT a rate limit (softphone answer has no --max-cps)"
+                                          : "swift with the in-progress limit only (--no-rate-limit)")))
         fields["overload_reference_cps"] = reference
         fields["overload_seconds"] = options.overloadSeconds
         fields["swift_admission_max_cps"] = swiftLimit ?? -1

@@ -11,7 +11,7 @@ usage: pjsua-bench <hop|events|setup|load|idle|soak> [options]
   events [--iterations N]          callback -> for-await consumer latency, 1 and 4 subscribers
   setup  [--calls N]               self-call cycles, Swift engine vs the same loop in C
   load   [--rate R] [--seconds T] [--hold-ms H] [--repeat N]
-         [--find-max [--ramp-from R] [--step-seconds T]] [--overload [--overload-seconds T]]
+         [--find-max [--ramp-from R] [--step-seconds T]] [--overload [--overload-seconds T] [--no-rate-limit]]
                                    sipp UAC against softphone answer and the pjsua app:
                                    server CPU of N interleaved runs per side (default 3), median
                                    and ratio; --find-max: highest zero-failure rate of 50 ms calls
@@ -45,7 +45,8 @@ do {
                                           holdMilliseconds: option("hold-ms", default: 1000), repetitions: option("repeat", default: 3),
                                           findMax: arguments.contains("--find-max"), rampFrom: option("ramp-from", default: rate),
                                           stepSeconds: option("step-seconds", default: 5), overload: arguments.contains("--overload"),
-                                          overloadSeconds: option("overload-seconds", default: 5)))
+                                          overloadSeconds: option("overload-seconds", default: 5),
+                                          rateLimit: !arguments.contains("--no-rate-limit")))
     case "idle": try await IdleBenchmark.run(seconds: option("seconds", default: 10))
     case "soak": try await SoakBenchmark.run(calls: option("calls", default: 1000))
     case "--help", "-h", "help":
