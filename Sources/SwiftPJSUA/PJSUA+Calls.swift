@@ -192,13 +192,12 @@ extension PJSUA {
     ///
     /// Drives `pjsua_call_get_info()`.
     public func info(_ call: Call) throws -> CallInfo {
-        let whole = CallbackContext.identity(of: call)
-        return try withLiveCallInfo(call) { info in
-            CallInfo(call: call, state: CallState(info.pointee.state), sipCallID: whole?.sipCallID ?? String(pj: info.pointee.call_id),
-                     remote: whole?.remote ?? String(pj: info.pointee.remote_info),
-                     lastStatus: SIPStatus(code: Int(info.pointee.last_status.rawValue), reason: String(pj: info.pointee.last_status_text)),
-                     media: MediaState(info.pointee.media_status), isOutgoing: info.pointee.role == PJSIP_ROLE_UAC,
-                     hasVideo: hasActiveVideo(info))
+        try withLiveCallInfo(call) { info in
+            let identity = callIdentity(call, info)
+            return CallInfo(call: call, state: CallState(info.pointee.state), sipCallID: identity.sipCallID, remote: identity.remote,
+                            lastStatus: SIPStatus(code: Int(info.pointee.last_status.rawValue), reason: String(pj: info.pointee.last_status_text)),
+                            media: MediaState(info.pointee.media_status), isOutgoing: info.pointee.role == PJSIP_ROLE_UAC,
+                            hasVideo: hasActiveVideo(info))
         }
     }
 

@@ -239,7 +239,7 @@ public actor PJSUA {
         }
         try Validation.headerValue(configuration.userAgent, what: "user agent")
         try configuration.admission.validate()
-        if let code = configuration.autoAnswerCode, !(code == 180 || code == 183 || code == 200 || (300...699).contains(code)) {
+        if let code = configuration.autoAnswerCode, !Configuration.canAutoAnswer(with: code) {
             throw PJSUAError(.invalidArgument, "autoAnswerCode \(code) must be 180, 183, 200 or a final error status (300...699)")
         }
     }

@@ -31,8 +31,12 @@ enum CallbackContext {
         lock.withLock { identities[call] }
     }
 
-    static func forget(_ call: PJSUA.Call) {
-        lock.withLock { _ = identities.removeValue(forKey: call) }
+    /// Drops what was kept for a call that has ended (its mute flag, its INVITE identity).
+    static func callEnded(_ call: PJSUA.Call) {
+        lock.withLock {
+            muted.remove(call)
+            _ = identities.removeValue(forKey: call)
+        }
     }
 
     nonisolated(unsafe) private static var autoAnswerCode: Int?  // guarded by `lock`
@@ -65,10 +69,7 @@ enum CallbackContext {
     /// Schedules the audio wiring of `call` on the engine's executor thread (see ``AudioWiring``),
     /// ahead of any engine call made after the event that follows.
     static func scheduleRewire(_ call: PJSUA.Call) {
-        lock.lock()
-        let executor = self.executor
-        lock.unlock()
-        executor?.execute {
+        currentExecutor?.execute {
             // A wiring scheduled while pjsua was being destroyed finds the context inactive.
             guard isActive else { return }
             AudioWiring.rewire(call)
@@ -77,10 +78,11 @@ enum CallbackContext {
 
     /// Whether the calling thread is the running engine's executor thread.
     static var isOnEngineThread: Bool {
-        lock.lock()
-        let executor = self.executor
-        lock.unlock()
-        return executor?.isCurrent ?? false
+        currentExecutor?.isCurrent ?? false
+    }
+
+    private static var currentExecutor: PJSUAExecutor? {
+        lock.withLock { executor }
     }
 
     static var isActive: Bool {
@@ -147,12 +149,11 @@ func accountHandle(_ slot: pjsua_acc_id) -> PJSUA.Account {
 
 private func onIncomingCall(_ accID: pjsua_acc_id, _ callID: pjsua_call_id, _ rdata: UnsafeMutablePointer<pjsip_rx_data>?) {
     let call = callHandle(callID)
-    let whole = rdata.flatMap(identity(of:))
-    if let whole { CallbackContext.remember(whole, of: call) }
+    if let whole = rdata.flatMap(identity(of:)) { CallbackContext.remember(whole, of: call) }
     let event = withCallInfo(callID) { info in
-        PJSUA.Event.incomingCall(
-            account: accountHandle(accID), call: call, sipCallID: whole?.sipCallID ?? String(pj: info.pointee.call_id),
-            from: whole?.remote ?? String(pj: info.pointee.remote_info), offeredVideo: info.pointee.rem_vid_cnt > 0)
+        let identity = callIdentity(call, info)
+        return PJSUA.Event.incomingCall(account: accountHandle(accID), call: call, sipCallID: identity.sipCallID,
+                                        from: identity.remote, offeredVideo: info.pointee.rem_vid_cnt > 0)
     }
     if let event { CallbackContext.publish(event) }
     // Configuration.autoAnswerCode: answered here, on pjsua's thread, after the event (so that
@@ -165,6 +166,13 @@ private func onIncomingCall(_ accID: pjsua_acc_id, _ callID: pjsua_call_id, _ rd
             pjsua_call_answer2(callID, &setting, UInt32(code), nil, nil)
         }
     }
+}
+
+/// The Call-ID and remote party of `call`: whole from its INVITE when it came in, otherwise
+/// pjsua's (for our own calls, whose Call-ID pjsua made and whose remote URI we validated).
+func callIdentity(_ call: PJSUA.Call, _ info: UnsafePointer<pjsua_call_info>) -> CallbackContext.InviteIdentity {
+    CallbackContext.identity(of: call)
+        ?? CallbackContext.InviteIdentity(sipCallID: String(pj: info.pointee.call_id), remote: String(pj: info.pointee.remote_info))
 }
 
 /// The Call-ID and the printed From header URI of an INVITE, whole.
@@ -184,18 +192,13 @@ private func identity(of rdata: UnsafeMutablePointer<pjsip_rx_data>) -> Callback
 
 private func onCallState(_ callID: pjsua_call_id, _ event: UnsafeMutablePointer<pjsip_event>?) {
     let call = callHandle(callID)
-    let whole = CallbackContext.identity(of: call)
     let published = withCallInfo(callID) { info in
         PJSUA.Event.callState(
-            call: call, state: PJSUA.CallState(info.pointee.state),
-            sipCallID: whole?.sipCallID ?? String(pj: info.pointee.call_id),
+            call: call, state: PJSUA.CallState(info.pointee.state), sipCallID: callIdentity(call, info).sipCallID,
             lastStatus: PJSUA.SIPStatus(code: Int(info.pointee.last_status.rawValue), reason: String(pj: info.pointee.last_status_text)))
     }
     guard let published else { return }
-    if case .callState(_, .disconnected, _, _) = published {
-        CallbackContext.setMuted(call, false)
-        CallbackContext.forget(call)
-    }
+    if case .callState(_, .disconnected, _, _) = published { CallbackContext.callEnded(call) }
     CallbackContext.publish(published)
 }
 

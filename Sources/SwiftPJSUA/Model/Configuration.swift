@@ -101,6 +101,11 @@ extension PJSUA {
         /// answer everything: under load it saves a thread hop per call.
         public var autoAnswerCode: Int?
 
+        /// Whether `code` can be an ``autoAnswerCode``: 180, 183, 200, or a final error status.
+        public static func canAutoAnswer(with code: Int) -> Bool {
+            code == 180 || code == 183 || code == 200 || (300...699).contains(code)
+        }
+
         /// Creates a configuration; every parameter has a sensible default.
         public init(
             port: Int = 5060, transport: TransportKind = .udp, bindAddress: String? = nil,

@@ -47,7 +47,7 @@ enum AnswerCommand {
         if let maxCPS { configuration.admission.maxNewCallsPerSecond = Double(maxCPS) }
         // Answering at once needs no decision from Swift: the engine answers in its callback
         // (for the codes it takes there; others go through the agent).
-        let engineAnswers = delay == 0 && (code == 180 || code == 183 || code == 200 || code >= 300)
+        let engineAnswers = delay == 0 && PJSUA.Configuration.canAutoAnswer(with: code)
         if engineAnswers { configuration.autoAnswerCode = code }
         // A quiet agent that answers in the engine and has nothing else to do per call needs no
         // events at all (a load test's server): no subscription, no task wake-up per event.
