@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs the real SIP peers the tests talk to, from Debian: sipp (sip-tester) and kamailio.
+# Installs the real SIP peers the tests talk to, from Debian: sipp (sip-tester), kamailio (with
+# its TLS module), baresip, coturn (TURN) and openssl (the tests' throwaway CA).
 # Idempotent: does nothing (and says so) when they are already installed.
 set -euo pipefail
-PACKAGES=(sip-tester kamailio)
+PACKAGES=(sip-tester kamailio kamailio-tls-modules baresip coturn openssl)
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -19,9 +20,11 @@ if ! install; then
     as_root apt-get update >>"$LOG" 2>&1 || true
     install || { echo "install-peers: error: apt-get could not install ${missing[*]}; last lines of $LOG:" >&2; tail -n 20 "$LOG" >&2; exit 1; }
 fi
-# kamailio's Debian package starts a system service on the default port; the tests start their
-# own instances on free ports, so keep the packaged one from holding port 5060.
-if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet kamailio 2>/dev/null; then
-    as_root systemctl stop kamailio >/dev/null 2>&1 || true
-fi
+# kamailio's and coturn's Debian packages start system services on the default ports; the tests
+# start their own instances on free ports, so keep the packaged ones from holding 5060 and 3478.
+for service in kamailio coturn; do
+    if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet "$service" 2>/dev/null; then
+        as_root systemctl stop "$service" >/dev/null 2>&1 || true
+    fi
+done
 echo "==> test peers installed"
