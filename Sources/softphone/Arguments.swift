@@ -1,7 +1,12 @@
 /// A usage error: bad flags or values. The CLI prints it on one line and exits with 2.
 struct UsageError: Error, CustomStringConvertible {
     let description: String
-    init(_ description: String) { self.description = description }
+    /// Whether the command's usage line should follow the message (e.g. a missing argument).
+    let showsUsage: Bool
+    init(_ description: String, showsUsage: Bool = false) {
+        self.description = description
+        self.showsUsage = showsUsage
+    }
 }
 
 /// The options one subcommand accepts.
@@ -12,6 +17,9 @@ struct OptionSpec {
     var flags: Set<String>
     /// How many positional arguments are required and allowed.
     var positionals: ClosedRange<Int> = 0...0
+    /// What each positional argument is, for the message when one is missing,
+    /// e.g. `"<sip-uri> (the destination to call)"`.
+    var positionalNames: [String] = []
 }
 
 /// Parsed command-line arguments: hand-written, since no outside package can be fetched.
@@ -61,7 +69,9 @@ struct Arguments {
             if positionals.count > spec.positionals.upperBound {
                 throw UsageError("unexpected argument '\(positionals[spec.positionals.upperBound])'")
             }
-            throw UsageError("missing argument (expected \(spec.positionals.lowerBound))")
+            let missing = spec.positionalNames.dropFirst(positionals.count).prefix(spec.positionals.lowerBound - positionals.count)
+            let what = missing.isEmpty ? "\(spec.positionals.lowerBound - positionals.count) argument(s)" : missing.joined(separator: " and ")
+            throw UsageError("missing \(what)", showsUsage: true)
         }
     }
 

@@ -9,6 +9,7 @@ commands:
   answer     answer incoming calls until SIGINT/SIGTERM
   call       place a call
   register   register an account with a registrar
+  version    print the versions of softphone, swift-pjsua and PJSIP (also --version)
 Run `softphone <command> --help` for a command's options.
 Exit codes: 0 success, 1 call or registration failed, 2 usage or bad input,
   130 on SIGINT and 143 on SIGTERM (128 + the signal number), for every command. The first
@@ -28,9 +29,17 @@ let commands: [String: Command] = [
     "register": Command(usage: RegisterCommand.usage, spec: RegisterCommand.spec, run: RegisterCommand.run),
 ]
 
-func usageFailure(_ message: String) -> Never {
-    FileHandle.standardError.write(Data("softphone: error: \(message)\n".utf8))
+/// Prints `message` as one error line (and, when asked, the command's usage line) and exits 2.
+func usageFailure(_ message: String, usageLine: String? = nil) -> Never {
+    var text = "softphone: error: \(message)\n"
+    if let usageLine { text += "\(usageLine)\n" }
+    FileHandle.standardError.write(Data(text.utf8))
     exit(2)
+}
+
+/// The first line of a command's usage text ("usage: softphone call <sip-uri> ...").
+func firstLine(of usage: String) -> String {
+    usage.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? usage
 }
 
 // PJSIP's video device list opens SDL at start-up; with no display, SDL's Wayland probe prints
@@ -49,6 +58,10 @@ if name == "--help" || name == "-h" || name == "help" {
     print(usage)
     exit(0)
 }
+if name == "--version" || name == "-V" || name == "version" {
+    print("softphone \(PJSUA.version) (swift-pjsua \(PJSUA.version), PJSIP \(PJSUA.pjsipVersion))")
+    exit(0)
+}
 guard let command = commands[name] else { usageFailure("unknown command '\(name)' (try softphone --help)") }
 argv.removeFirst()
 if argv.contains("--help") || argv.contains("-h") {
@@ -61,7 +74,7 @@ do {
     let arguments = try Arguments(argv, spec: command.spec)
     code = try await command.run(arguments)
 } catch let error as UsageError {
-    usageFailure(error.description)
+    usageFailure(error.description, usageLine: error.showsUsage ? firstLine(of: command.usage) : nil)
 } catch let error as PJSUAError {
     // Bad input the engine refused (an invalid URI, a missing file) is a usage error; the rest
     // is a failure of the call or registration.

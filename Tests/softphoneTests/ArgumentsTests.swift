@@ -43,6 +43,19 @@ struct ArgumentsTests {
         #expect(throws: UsageError.self) { try arguments.seconds("seconds", in: 0...10) }
     }
 
+    @Test func aMissingPositionalIsNamedAndAsksForTheUsageLine() {
+        let spec = OptionSpec(valued: [], flags: [], positionals: 2...2, positionalNames: ["<uri>", "<text>"])
+        for (input, message) in [([String](), "missing <uri> and <text>"), (["sip:a@b"], "missing <text>")] {
+            do {
+                _ = try Arguments(input, spec: spec)
+                Issue.record("\(input) parsed")
+            } catch {
+                #expect(error.description == message)
+                #expect(error.showsUsage)
+            }
+        }
+    }
+
     @Test func doubleDashEndsOptions() throws {
         let arguments = try Arguments(["--", "--json"], spec: spec)
         #expect(arguments.positionals == ["--json"])

@@ -1,22 +1,23 @@
 import Foundation
 import SwiftPJSUA
 
-/// `softphone answer`: a user agent that answers calls until SIGINT/SIGTERM (or --max-calls).
+/// `softphone answer`: a user agent that answers calls until SIGINT/SIGTERM (or --exit-after).
 enum AnswerCommand {
     static let usage = """
     usage: softphone answer [--listen <udp|tcp>:<host>:<port>] [--auto-answer CODE] [--answer-after MS] [--max-cps R]
-                            [--max-calls N] [--hangup-after SECONDS] [--play FILE.wav] [--record-dir DIR]
+                            [--max-calls N] [--exit-after N] [--hangup-after SECONDS] [--play FILE.wav] [--record-dir DIR]
                             [--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR] [--json | --quiet]
       Answers every incoming call with CODE (default 200; 180/183 only ring, 4xx-6xx reject), optionally
       after MS milliseconds; plays FILE into and records each call into DIR; hangs up after SECONDS;
-      exits after N calls have ended (status 0), or on SIGINT/SIGTERM (130/143). Prints a "listening" line first;
+      holds at most --max-calls calls at once (as the pjsua app's flag: more are refused with 503 and
+      Retry-After); exits after --exit-after calls have ended (status 0), or on SIGINT/SIGTERM (130/143). Prints a "listening" line first;
       --quiet prints nothing else (for load tests); --media-thread gives RTP its own worker thread;
       --max-cps refuses new calls beyond R per second with 503 and Retry-After (admission control).
       Without --answer-after the engine answers inside its callback (no round trip per call).
     """
 
     static let spec = OptionSpec(
-        valued: Set(["listen", "auto-answer", "answer-after", "max-calls", "hangup-after", "play", "record-dir", "max-cps"]).union(AccountOptions.valued),
+        valued: Set(["listen", "auto-answer", "answer-after", "max-calls", "exit-after", "hangup-after", "play", "record-dir", "max-cps"]).union(AccountOptions.valued),
         flags: Set(["json", "quiet", "media-thread"]).union(AccountOptions.flags))
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
@@ -26,7 +27,8 @@ enum AnswerCommand {
         let listen = try arguments.string("listen").map { value throws(UsageError) in try ListenAddress(parsing: value) } ?? .loopback
         let code = try arguments.integer("auto-answer", in: 100...699, default: 200) ?? 200
         let delay = try arguments.integer("answer-after", in: 0...3_600_000, default: 0) ?? 0
-        let maxCalls = try arguments.integer("max-calls", in: 1...1_000_000_000)
+        let maxCalls = try arguments.integer("max-calls", in: 1...PJSUA.maxCallsLimit)
+        let exitAfter = try arguments.integer("exit-after", in: 1...1_000_000_000)
         let maxCPS = try arguments.integer("max-cps", in: 1...100_000)
         let hangupAfter = try arguments.seconds("hangup-after", in: 0...86_400)
         let play = arguments.string("play")
@@ -44,6 +46,7 @@ enum AnswerCommand {
         let phone = PJSUA()
         var configuration = listen.configuration()
         configuration.dedicatedMediaThread = arguments.has("media-thread")
+        if let maxCalls { configuration.maxCalls = maxCalls }
         if let maxCPS { configuration.admission.maxNewCallsPerSecond = Double(maxCPS) }
         // Answering at once needs no decision from Swift: the engine answers in its callback
         // (for the codes it takes there; others go through the agent).
@@ -51,7 +54,7 @@ enum AnswerCommand {
         if engineAnswers { configuration.autoAnswerCode = code }
         // A quiet agent that answers in the engine and has nothing else to do per call needs no
         // events at all (a load test's server): no subscription, no task wake-up per event.
-        let needsEvents = !quiet || !engineAnswers || maxCalls != nil || hangupAfter != nil || play != nil || recordDirectory != nil
+        let needsEvents = !quiet || !engineAnswers || exitAfter != nil || hangupAfter != nil || play != nil || recordDirectory != nil
         let events = needsEvents ? phone.events : nil
         let transport = try await phone.start(configuration)
         output.emit("listening", ["uri": transport.uri(), "transport": transport.kind.rawValue, "host": transport.host, "port": transport.port],
@@ -59,7 +62,7 @@ enum AnswerCommand {
         if let configuration = account.configuration {
             try await phone.addAccount(configuration)
         }
-        let agent = Agent(phone: phone, output: output, quiet: quiet, code: engineAnswers ? nil : code, delay: delay, maxCalls: maxCalls,
+        let agent = Agent(phone: phone, output: output, quiet: quiet, code: engineAnswers ? nil : code, delay: delay, exitAfter: exitAfter,
                           hangupAfter: hangupAfter, play: play, recordDirectory: recordDirectory)
         let loop = Task { if let events { await agent.run(events) } }
         // Whichever comes first ends the agent: enough calls handled, or a signal.
@@ -84,7 +87,8 @@ actor Agent {
     /// The response the agent sends itself; nil when the engine answers in its callback.
     let code: Int?
     let delay: Int
-    let maxCalls: Int?
+    /// Ends the agent once this many calls have ended.
+    let exitAfter: Int?
     let hangupAfter: Double?
     let play: String?
     let recordDirectory: String?
@@ -94,13 +98,13 @@ actor Agent {
     private var doneWaiters: [CheckedContinuation<Void, Never>] = []
     private var recordingNumber = 0
 
-    init(phone: PJSUA, output: Output, quiet: Bool, code: Int?, delay: Int, maxCalls: Int?, hangupAfter: Double?, play: String?, recordDirectory: String?) {
+    init(phone: PJSUA, output: Output, quiet: Bool, code: Int?, delay: Int, exitAfter: Int?, hangupAfter: Double?, play: String?, recordDirectory: String?) {
         self.phone = phone
         self.output = output
         self.quiet = quiet
         self.code = code
         self.delay = delay
-        self.maxCalls = maxCalls
+        self.exitAfter = exitAfter
         self.hangupAfter = hangupAfter
         self.play = play
         self.recordDirectory = recordDirectory
@@ -165,7 +169,7 @@ actor Agent {
             ours.remove(call)
             if let recorder = recorders.removeValue(forKey: call) { try? await phone.stop(recorder) }
             completed += 1
-            if let maxCalls, completed >= maxCalls { finish() }
+            if let exitAfter, completed >= exitAfter { finish() }
         default:
             break
         }

@@ -9,12 +9,14 @@ enum CallCommand {
                           [--play FILE.wav] [--record FILE.wav] [--dtmf DIGITS] [--seconds N] [--timeout N] [--json]
       Calls <sip-uri>, stays connected N seconds (default 5), then hangs up. Exits 0 when the call
       connected, 1 when it failed (with the SIP reason), 2 on bad input, 130/143 on SIGINT/SIGTERM
-      (hanging up first).
+      (hanging up first). A call to a UDP port where nothing listens fails only after --timeout:
+      PJSIP does not see ICMP port-unreachable on Linux (docs/KNOWN-LIMITS.md).
     """
 
     static let spec = OptionSpec(
         valued: Set(["listen", "play", "record", "dtmf", "seconds", "timeout"]).union(AccountOptions.valued),
-        flags: Set(["json"]).union(AccountOptions.flags), positionals: 1...1)
+        flags: Set(["json"]).union(AccountOptions.flags), positionals: 1...1,
+        positionalNames: ["<sip-uri> (the destination to call, e.g. sip:bob@127.0.0.1:5060)"])
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
         let output = Output(json: arguments.has("json"))

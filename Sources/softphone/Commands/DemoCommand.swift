@@ -25,7 +25,7 @@ enum DemoCommand {
         try WAVFile.tone(frequency: toneFrequency, seconds: 2).write(to: tone)
 
         output.emit("demo", ["step": "start-callee"], human: "demo: starting the callee (softphone answer) as a second process")
-        let callee = try Callee(arguments: ["answer", "--listen", "udp:127.0.0.1:0", "--max-calls", "1",
+        let callee = try Callee(arguments: ["answer", "--listen", "udp:127.0.0.1:0", "--exit-after", "1",
                                             "--record-dir", directory, "--json"])
         defer { callee.stop() }
         guard let calleeURI = await callee.listeningURI(within: 10) else {

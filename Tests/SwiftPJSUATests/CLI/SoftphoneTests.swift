@@ -49,7 +49,6 @@ struct SoftphoneTests {
 
     @Test(arguments: [
         (["frobnicate"], "unknown command"),
-        (["call"], "missing argument"),
         (["call", "sip:a@127.0.0.1", "--seconds", "-3"], "--seconds"),
         (["call", "not-a-uri", "--seconds", "0"], "invalid destination URI"),
         (["call", "sip:a@127.0.0.1", "--play", "/nonexistent.wav"], "nonexistent.wav"),
@@ -73,6 +72,46 @@ struct SoftphoneTests {
         #expect(result.output.contains(mention), "\(result.output)")
     }
 
+    @Test func aCallWithoutADestinationNamesItAndShowsTheUsageLine() async throws {
+        let result = try await runSoftphone(["call", "--seconds", "1"])
+        #expect(result.status == 2, "\(result.output)")
+        let lines = result.output.split(separator: "\n")
+        #expect(lines.count == 2, "\(result.output)")
+        #expect(lines.first?.hasPrefix("softphone: error: missing <sip-uri> (the destination to call") == true, "\(result.output)")
+        #expect(lines.last?.hasPrefix("usage: softphone call <sip-uri>") == true, "\(result.output)")
+    }
+
+    @Test func versionPrintsSoftphoneSwiftPJSUAAndPJSIPVersions() async throws {
+        for flag in ["--version", "-V", "version"] {
+            let result = try await runSoftphone([flag])
+            #expect(result.status == 0, "\(result.output)")
+            #expect(result.output == "softphone \(PJSUA.version) (swift-pjsua \(PJSUA.version), PJSIP \(PJSUA.pjsipVersion))\n")
+        }
+        #expect(PJSUA.pjsipVersion.hasPrefix("2."))
+    }
+
+    /// `--max-calls` means what it means to the pjsua app: calls at once. A second call while
+    /// the first is up is refused (503, admission control); the agent keeps running.
+    @Test func maxCallsLimitsCallsAtOnceLikeThePjsuaApp() async throws {
+        await EngineTurns.shared.acquire()
+        defer { Task { await EngineTurns.shared.release() } }
+        let port = freeLoopbackPort()
+        let callee = try ChildProcess(try softphone(), ["answer", "--listen", "udp:127.0.0.1:\(port)", "--max-calls", "1",
+                                                       "--exit-after", "2", "--json"], name: "softphone-max-calls")
+        try await callee.waitForOutput("\"listening\"")
+        let first = try ChildProcess(try softphone(), ["call", "sip:x@127.0.0.1:\(port)", "--listen", "udp:127.0.0.1:0", "--seconds", "4",
+                                                      "--json"], name: "softphone-first")
+        try await first.waitForOutput("\"CONFIRMED\"")
+        let second = try await runSoftphone(["call", "sip:x@127.0.0.1:\(port)", "--listen", "udp:127.0.0.1:0", "--seconds", "0"])
+        #expect(second.status == 1, "\(second.output)")
+        #expect(second.output.contains("503"), "\(second.output)")
+        #expect(try await first.waitForExit(timeout: .seconds(15)) == 0, "\(first.output)")
+        // With the first call over, a new one is admitted (and is the agent's second call).
+        let third = try await runSoftphone(["call", "sip:x@127.0.0.1:\(port)", "--listen", "udp:127.0.0.1:0", "--seconds", "0"])
+        #expect(third.status == 0, "\(third.output)")
+        #expect(try await callee.waitForExit(timeout: .seconds(10)) == 0, "\(callee.output)")
+    }
+
     @Test func helpExitsWith0() async throws {
         for arguments in [["--help"], ["demo", "--help"], ["answer", "--help"], ["call", "--help"], ["register", "--help"]] {
             let result = try await runSoftphone(arguments)
@@ -86,7 +125,7 @@ struct SoftphoneTests {
         defer { Task { await EngineTurns.shared.release() } }
         let port = freeLoopbackPort()
         let callee = try ChildProcess(try softphone(), ["answer", "--listen", "udp:127.0.0.1:\(port)", "--auto-answer", "486",
-                                                       "--max-calls", "1", "--json"], name: "softphone-busy")
+                                                       "--exit-after", "1", "--json"], name: "softphone-busy")
         try await callee.waitForOutput("\"listening\"")
         let result = try await runSoftphone(["call", "sip:x@127.0.0.1:\(port)", "--listen", "udp:127.0.0.1:0"])
         #expect(result.status == 1, "\(result.output)")
@@ -167,7 +206,7 @@ struct SoftphoneTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try WAVFile.tone(frequency: 600, seconds: 1).write(to: directory + "/prompt.wav")
         let port = freeLoopbackPort()
-        let callee = try ChildProcess(try softphone(), ["answer", "--listen", "udp:127.0.0.1:\(port)", "--max-calls", "1",
+        let callee = try ChildProcess(try softphone(), ["answer", "--listen", "udp:127.0.0.1:\(port)", "--exit-after", "1",
                                                        "--record-dir", directory, "--json"], name: "softphone-callee")
         try await callee.waitForOutput("\"listening\"")
         let result = try await runSoftphone(["call", "sip:x@127.0.0.1:\(port)", "--listen", "udp:127.0.0.1:0", "--seconds", "3",

@@ -69,7 +69,7 @@ struct KamailioCallTests {
         defer { kamailio.stop() }
         try await withEngine { phone, _, log in
             let bob = try ChildProcess(try softphone(), [
-                "answer", "--listen", "udp:127.0.0.1:0", "--max-calls", "1", "--json",
+                "answer", "--listen", "udp:127.0.0.1:0", "--exit-after", "1", "--json",
                 "--account", "sip:bob@127.0.0.1", "--registrar", kamailio.uri, "--username", "bob", "--password-env", "BOB_PASSWORD",
             ], name: "softphone-bob", environment: ["BOB_PASSWORD": "bob-secret"])
             try await bob.waitForOutput("\"registered\":true")
