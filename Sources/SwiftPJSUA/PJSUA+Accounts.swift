@@ -22,11 +22,15 @@ extension PJSUA.Account {
         public var registrationExpiry: Int
         /// Whether REGISTER is sent as soon as the account is added.
         public var registerOnAdd: Bool
+        /// When a failed registration is tried again by itself (after a registrar restart, a 503,
+        /// a timeout or a dropped connection).
+        public var registrationRetry: RegistrationRetry
 
         /// Creates an account configuration.
         public init(id: String, registrar: String? = nil, username: String? = nil, password: String? = nil,
                     realm: String = "*", push: PJSUA.PushParameters? = nil, proxies: [String] = [],
-                    registrationExpiry: Int = 300, registerOnAdd: Bool = true) {
+                    registrationExpiry: Int = 300, registerOnAdd: Bool = true,
+                    registrationRetry: RegistrationRetry = .default) {
             self.id = id
             self.registrar = registrar
             self.username = username
@@ -36,6 +40,7 @@ extension PJSUA.Account {
             self.proxies = proxies
             self.registrationExpiry = registrationExpiry
             self.registerOnAdd = registerOnAdd
+            self.registrationRetry = registrationRetry
         }
 
         /// Mirrors the configuration with the password redacted (for `dump` and debuggers).
@@ -44,6 +49,7 @@ extension PJSUA.Account {
                 "id": id, "registrar": registrar as Any, "username": username as Any,
                 "password": password == nil ? "none" : "<redacted>", "realm": realm, "push": push as Any,
                 "proxies": proxies, "registrationExpiry": registrationExpiry, "registerOnAdd": registerOnAdd,
+                "registrationRetry": registrationRetry,
             ])
         }
 
@@ -79,6 +85,7 @@ extension PJSUA {
         guard (60...86_400).contains(configuration.registrationExpiry) else {
             throw PJSUAError(.invalidArgument, "registrationExpiry \(configuration.registrationExpiry) is out of range 60...86400 seconds")
         }
+        try configuration.registrationRetry.validate()
         if let username = configuration.username { try Validation.headerValue(username, what: "username", maxLength: 255) }
         try Validation.headerValue(configuration.realm, what: "realm", maxLength: 255)
         if let password = configuration.password {
@@ -96,6 +103,9 @@ extension PJSUA {
             config.unreg_timeout = UInt32(unregisterTimeout)
             config.reg_timeout = UInt32(configuration.registrationExpiry)
             config.register_on_acc_add = configuration.registerOnAdd ? 1 : 0
+            config.reg_first_retry_interval = UInt32(configuration.registrationRetry.firstAfter)
+            config.reg_retry_interval = UInt32(configuration.registrationRetry.interval)
+            config.reg_retry_random_interval = UInt32(configuration.registrationRetry.jitter)
             Self.setMediaBinding(&config, port: rtpPort, address: mediaBindAddress, arena)
             if let registrar = configuration.registrar { config.reg_uri = arena.pj(registrar) }
             if let pushParameters { config.reg_contact_uri_params = arena.pj(pushParameters) }
