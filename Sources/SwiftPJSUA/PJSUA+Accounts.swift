@@ -25,12 +25,15 @@ extension PJSUA.Account {
         /// When a failed registration is tried again by itself (after a registrar restart, a 503,
         /// a timeout or a dropped connection).
         public var registrationRetry: RegistrationRetry
+        /// What ``PJSUA/handleIPChange(_:)`` does with this account's calls: keep them (a
+        /// re-INVITE moves them to the new address; the default) or hang them up.
+        public var ipChangeCalls: PJSUA.IPChangeCallPolicy
 
         /// Creates an account configuration.
         public init(id: String, registrar: String? = nil, username: String? = nil, password: String? = nil,
                     realm: String = "*", push: PJSUA.PushParameters? = nil, proxies: [String] = [],
                     registrationExpiry: Int = 300, registerOnAdd: Bool = true,
-                    registrationRetry: RegistrationRetry = .default) {
+                    registrationRetry: RegistrationRetry = .default, ipChangeCalls: PJSUA.IPChangeCallPolicy = .keep) {
             self.id = id
             self.registrar = registrar
             self.username = username
@@ -41,6 +44,7 @@ extension PJSUA.Account {
             self.registrationExpiry = registrationExpiry
             self.registerOnAdd = registerOnAdd
             self.registrationRetry = registrationRetry
+            self.ipChangeCalls = ipChangeCalls
         }
 
         /// Mirrors the configuration with the password redacted (for `dump` and debuggers).
@@ -49,7 +53,7 @@ extension PJSUA.Account {
                 "id": id, "registrar": registrar as Any, "username": username as Any,
                 "password": password == nil ? "none" : "<redacted>", "realm": realm, "push": push as Any,
                 "proxies": proxies, "registrationExpiry": registrationExpiry, "registerOnAdd": registerOnAdd,
-                "registrationRetry": registrationRetry,
+                "registrationRetry": registrationRetry, "ipChangeCalls": ipChangeCalls,
             ])
         }
 
@@ -106,6 +110,7 @@ extension PJSUA {
             config.reg_first_retry_interval = UInt32(configuration.registrationRetry.firstAfter)
             config.reg_retry_interval = UInt32(configuration.registrationRetry.interval)
             config.reg_retry_random_interval = UInt32(configuration.registrationRetry.jitter)
+            config.ip_change_cfg.hangup_calls = configuration.ipChangeCalls == .hangUp ? 1 : 0
             Self.setMediaBinding(&config, port: rtpPort, address: mediaBindAddress, arena)
             if let registrar = configuration.registrar { config.reg_uri = arena.pj(registrar) }
             if let pushParameters { config.reg_contact_uri_params = arena.pj(pushParameters) }

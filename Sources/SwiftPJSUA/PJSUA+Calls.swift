@@ -151,16 +151,26 @@ extension PJSUA {
     }
 
     /// Recovers signalling after the device's network changed (or after a VoIP push woke the
-    /// app, when the old TCP/TLS connection is usually dead): restarts the listeners, shuts
-    /// down transports bound to the old address, re-registers accounts and updates calls.
-    /// Call it once the new network is up. Progress shows in the log; registrations arrive as
-    /// ``Event/registration(account:state:)``.
+    /// app, when the old TCP/TLS connection is usually dead): opens the listeners again on the
+    /// new address, shuts down connections bound to the old one, registers every account again
+    /// with its new Contact and moves or ends its calls (``Account/Configuration/ipChangeCalls``).
+    /// Call it once the new network is up (SwiftPJSUAKit's `NetworkChangeCoordinator` decides
+    /// when). Each step arrives as ``Event/ipChange(step:error:)``, ending with
+    /// ``IPChangeStep/completed``; registrations as ``Event/registration(account:state:)``.
+    /// A call while a change is still being handled is folded into it (pjsua answers busy,
+    /// pjproject #3696).
     ///
-    /// Drives `pjsua_handle_ip_change()` with `pjsua_ip_change_param_default()`.
-    public func handleIPChange() throws {
+    /// Drives `pjsua_handle_ip_change()`.
+    public func handleIPChange(_ options: IPChangeOptions = IPChangeOptions()) throws {
         try requireRunning()
+        guard (0...60_000).contains(options.listenerRestartDelayMilliseconds) else {
+            throw PJSUAError(.invalidArgument, "listenerRestartDelayMilliseconds \(options.listenerRestartDelayMilliseconds) is out of range 0...60000")
+        }
         var parameters = pjsua_ip_change_param()
         pjsua_ip_change_param_default(&parameters)
+        parameters.restart_listener = options.restartListener ? 1 : 0
+        parameters.restart_lis_delay = UInt32(options.listenerRestartDelayMilliseconds)
+        parameters.shutdown_transport = options.shutDownTransports ? 1 : 0
         let status = pjsua_handle_ip_change(&parameters)
         // A change already being handled (PJ_EBUSY / PJSIP_EBUSY, pjproject #3696) covers this one.
         guard status == pjSuccess || status == cpjsua_status_ebusy || status == cpjsua_status_sip_ebusy else {

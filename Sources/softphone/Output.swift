@@ -39,7 +39,24 @@ struct Output: Sendable {
                  human: "\(account) \(state)")
         case let .dtmf(call, digit):
             emit("dtmf", ["call": call.description, "digit": String(digit)], human: "\(call) DTMF \(digit)")
+        case let .ipChange(step, error):
+            emit(ipChange: step, error: error)
         }
+    }
+
+    private func emit(ipChange step: PJSUA.IPChangeStep, error: PJSUAError?) {
+        let (name, account, call): (String, PJSUA.Account?, PJSUA.Call?) = switch step {
+        case .transportsShutDown: ("transportsShutDown", nil, nil)
+        case .listenerRestarted: ("listenerRestarted", nil, nil)
+        case let .accountTransportShutDown(account): ("accountTransportShutDown", account, nil)
+        case let .accountContactUpdated(account): ("accountContactUpdated", account, nil)
+        case let .callHungUp(account, call): ("callHungUp", account, call)
+        case let .callReinvited(account, call): ("callReinvited", account, call)
+        case .completed: ("completed", nil, nil)
+        }
+        emit("ipChange", ["step": name, "account": account?.description ?? "", "call": call?.description ?? "",
+                          "error": error?.message ?? ""],
+             human: "network change: \(step)\(error.map { " failed: \($0.message)" } ?? "")")
     }
 
     /// Prints RTP statistics of a call.

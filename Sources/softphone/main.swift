@@ -13,7 +13,8 @@ commands:
 Run `softphone <command> --help` for a command's options.
 Exit codes: 0 success, 1 call or registration failed, 2 usage or bad input,
   130 on SIGINT and 143 on SIGTERM (128 + the signal number), for every command. The first
-  signal shuts down cleanly (hangs up, unregisters); a second one exits at once.
+  signal shuts down cleanly (hangs up, unregisters); a second one exits at once. SIGUSR1 tells
+  answer, call and register that the network changed (re-register, re-INVITE on the new address).
 """
 
 struct Command {

@@ -15,5 +15,8 @@ extension PJSUA {
         case registration(account: Account, state: RegistrationState)
         /// A DTMF digit arrived on a call (`on_dtmf_digit2`), RFC 2833/4733 or SIP INFO.
         case dtmf(call: Call, digit: Character)
+        /// A step of ``PJSUA/handleIPChange(_:)`` finished (`on_ip_change_progress`); `error` is
+        /// nil when it succeeded. The last step is ``IPChangeStep/completed``.
+        case ipChange(step: IPChangeStep, error: PJSUAError?)
     }
 }

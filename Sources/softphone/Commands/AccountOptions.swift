@@ -2,9 +2,10 @@ import Foundation
 import SwiftPJSUA
 
 /// `--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR` (or
-/// `--password-stdin`): passwords never come from argv.
+/// `--password-stdin`): passwords never come from argv. `--ip-change-calls keep|hangup`: what a
+/// network change (SIGUSR1) does with the account's calls.
 struct AccountOptions {
-    static let valued: Set<String> = ["account", "registrar", "username", "password-env"]
+    static let valued: Set<String> = ["account", "registrar", "username", "password-env", "ip-change-calls"]
     static let flags: Set<String> = ["password-stdin"]
 
     var configuration: PJSUA.Account.Configuration?
@@ -12,7 +13,7 @@ struct AccountOptions {
     init(_ arguments: Arguments, required: Bool) throws(UsageError) {
         guard let id = arguments.string("account") else {
             if required { throw UsageError("--account is required") }
-            for name in ["registrar", "username", "password-env"] where arguments.string(name) != nil {
+            for name in ["registrar", "username", "password-env", "ip-change-calls"] where arguments.string(name) != nil {
                 throw UsageError("--\(name) needs --account")
             }
             return
@@ -30,8 +31,14 @@ struct AccountOptions {
         let username = arguments.string("username")
         if password != nil && username == nil { throw UsageError("a password needs --username") }
         if required && arguments.string("registrar") == nil { throw UsageError("--registrar is required") }
+        var ipChangeCalls = PJSUA.IPChangeCallPolicy.keep
+        switch arguments.string("ip-change-calls") {
+        case nil, "keep": break
+        case "hangup": ipChangeCalls = .hangUp
+        case let other?: throw UsageError("--ip-change-calls must be keep or hangup, got '\(other)'")
+        }
         configuration = PJSUA.Account.Configuration(id: id, registrar: arguments.string("registrar"),
-                                                    username: username, password: password)
+                                                    username: username, password: password, ipChangeCalls: ipChangeCalls)
     }
 }
 

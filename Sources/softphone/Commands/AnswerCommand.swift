@@ -13,6 +13,7 @@ enum AnswerCommand {
       Retry-After); exits after --exit-after calls have ended (status 0), or on SIGINT/SIGTERM (130/143). Prints a "listening" line first;
       --quiet prints nothing else (for load tests); --media-thread gives RTP its own worker thread;
       --max-cps refuses new calls beyond R per second with 503 and Retry-After (admission control).
+      SIGUSR1 means the network changed: listeners reopen, accounts re-register, calls re-INVITE.
       Without --answer-after the engine answers inside its callback (no round trip per call).
     """
 
@@ -57,6 +58,8 @@ enum AnswerCommand {
         let needsEvents = !quiet || !engineAnswers || exitAfter != nil || hangupAfter != nil || play != nil || recordDirectory != nil
         let events = needsEvents ? phone.events : nil
         let transport = try await phone.start(configuration)
+        let networkChanges = NetworkChangeSignal.install(for: phone, output: output)
+        defer { networkChanges.cancel() }
         output.emit("listening", ["uri": transport.uri(), "transport": transport.kind.rawValue, "host": transport.host, "port": transport.port],
                     human: "listening on \(transport.uri())")
         if let configuration = account.configuration {
