@@ -73,6 +73,11 @@ extension PJSUA: CallEngine {
         try reRegister(account, updatingPush: nil)
     }
 
+    /// Calls ``PJSUA/handleIPChange(_:)`` with pjsua's default options.
+    public func handleNetworkChange() async throws {
+        try handleIPChange()
+    }
+
     private nonisolated static func translate(_ event: PJSUA.Event) -> CallEngineEvent<PJSUA.Call>? {
         switch event {
         case let .incomingCall(_, call, sipCallID, from, offeredVideo):
