@@ -28,6 +28,15 @@ extension PJSUA.Account {
         /// What ``PJSUA/handleIPChange(_:)`` does with this account's calls: keep them (a
         /// re-INVITE moves them to the new address; the default) or hang them up.
         public var ipChangeCalls: PJSUA.IPChangeCallPolicy
+        /// ICE for this account's calls: the engine's (``PJSUA/Configuration/nat``), off, or its own.
+        public var ice: PJSUA.AccountOverride<PJSUA.ICEConfiguration> = .engineDefault
+        /// The TURN relay for this account's calls: the engine's, none, or its own.
+        public var turn: PJSUA.AccountOverride<PJSUA.TURNConfiguration> = .engineDefault
+        /// Whether the engine's STUN servers find this account's public SIP and media addresses.
+        public var usesSTUN = true
+        /// Seconds between keep-alive packets to the registrar over UDP, which hold a NAT
+        /// binding open (`ka_interval`); 0 for none. TCP and TLS keep their connection instead.
+        public var keepAliveSeconds = 15
 
         /// Creates an account configuration.
         public init(id: String, registrar: String? = nil, username: String? = nil, password: String? = nil,
@@ -54,6 +63,7 @@ extension PJSUA.Account {
                 "password": password == nil ? "none" : "<redacted>", "realm": realm, "push": push as Any,
                 "proxies": proxies, "registrationExpiry": registrationExpiry, "registerOnAdd": registerOnAdd,
                 "registrationRetry": registrationRetry, "ipChangeCalls": ipChangeCalls,
+                "ice": ice, "turn": turn, "usesSTUN": usesSTUN, "keepAliveSeconds": keepAliveSeconds,
             ])
         }
 
@@ -90,6 +100,11 @@ extension PJSUA {
             throw PJSUAError(.invalidArgument, "registrationExpiry \(configuration.registrationExpiry) is out of range 60...86400 seconds")
         }
         try configuration.registrationRetry.validate()
+        if case let .custom(ice) = configuration.ice { try ice.validate() }
+        if case let .custom(turn) = configuration.turn { try turn.validate() }
+        guard (0...3600).contains(configuration.keepAliveSeconds) else {
+            throw PJSUAError(.invalidArgument, "keepAliveSeconds \(configuration.keepAliveSeconds) is out of range 0...3600")
+        }
         if let username = configuration.username { try Validation.headerValue(username, what: "username", maxLength: 255) }
         try Validation.headerValue(configuration.realm, what: "realm", maxLength: 255)
         if let password = configuration.password {
@@ -111,6 +126,7 @@ extension PJSUA {
             config.reg_retry_interval = UInt32(configuration.registrationRetry.interval)
             config.reg_retry_random_interval = UInt32(configuration.registrationRetry.jitter)
             config.ip_change_cfg.hangup_calls = configuration.ipChangeCalls == .hangUp ? 1 : 0
+            Self.setNATTraversal(&config, configuration, arena)
             Self.setMediaBinding(&config, port: rtpPort, address: mediaBindAddress, arena)
             if let registrar = configuration.registrar { config.reg_uri = arena.pj(registrar) }
             if let pushParameters { config.reg_contact_uri_params = arena.pj(pushParameters) }
@@ -165,6 +181,33 @@ extension PJSUA {
         guard let address else { return }
         config.rtp_cfg.bound_addr = arena.pj(address)
         if address.contains(":") { config.ipv6_media_use = PJSUA_IPV6_ENABLED_USE_IPV6_ONLY }
+    }
+
+    /// An account's overrides of the engine's STUN, ICE and TURN, and its keep-alive.
+    private static func setNATTraversal(_ config: inout pjsua_acc_config, _ configuration: Account.Configuration, _ arena: CStringArena) {
+        switch configuration.ice {
+        case .engineDefault: break
+        case .off:
+            config.ice_cfg_use = PJSUA_ICE_CONFIG_USE_CUSTOM
+            config.ice_cfg.enable_ice = 0
+        case let .custom(ice):
+            config.ice_cfg_use = PJSUA_ICE_CONFIG_USE_CUSTOM
+            ice.apply(to: &config.ice_cfg)
+        }
+        switch configuration.turn {
+        case .engineDefault: break
+        case .off:
+            config.turn_cfg_use = PJSUA_TURN_CONFIG_USE_CUSTOM
+            config.turn_cfg.enable_turn = 0
+        case let .custom(turn):
+            config.turn_cfg_use = PJSUA_TURN_CONFIG_USE_CUSTOM
+            turn.apply(to: &config.turn_cfg, arena)
+        }
+        if !configuration.usesSTUN {
+            config.sip_stun_use = PJSUA_STUN_USE_DISABLED
+            config.media_stun_use = PJSUA_STUN_USE_DISABLED
+        }
+        config.ka_interval = UInt32(configuration.keepAliveSeconds)
     }
 
     /// The pjsua slot of a live account, or a typed error for a stale or unknown handle.

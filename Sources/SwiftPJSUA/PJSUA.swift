@@ -239,6 +239,7 @@ public actor PJSUA {
         }
         try Validation.headerValue(configuration.userAgent, what: "user agent")
         try configuration.admission.validate()
+        try configuration.nat.validate()
         if let code = configuration.autoAnswerCode, !Configuration.canAutoAnswer(with: code) {
             throw PJSUAError(.invalidArgument, "autoAnswerCode \(code) must be 180, 183, 200 or a final error status (300...699)")
         }
@@ -271,6 +272,7 @@ public actor PJSUA {
             // worker polls every 10 ms even when idle (measured: half of an idle engine's CPU).
             media.has_ioqueue = configuration.dedicatedMediaThread ? 1 : 0
             media.thread_cnt = configuration.dedicatedMediaThread ? 1 : 0
+            configuration.nat.apply(to: &config, media: &media, arena)
             self.rtpPort = configuration.rtpPort
             self.maxCalls = configuration.maxCalls
             self.mediaBindAddress = configuration.bindAddress

@@ -59,6 +59,14 @@ struct Output: Sendable {
              human: "network change: \(step)\(error.map { " failed: \($0.message)" } ?? "")")
     }
 
+    /// Prints where a call's audio flows (with ICE, the chosen candidate pair).
+    func emit(path: PJSUA.MediaPath, of call: PJSUA.Call) {
+        emit("mediaPath", ["call": call.description, "ice": path.usesICE, "established": path.isEstablished,
+                           "localCandidate": path.localCandidate?.rawValue ?? "", "remoteCandidate": path.remoteCandidate?.rawValue ?? "",
+                           "local": path.localAddress, "remote": path.remoteAddress],
+             human: "\(call) media \(path)")
+    }
+
     /// Prints RTP statistics of a call.
     func emit(statistics: PJSUA.MediaStatistics, of call: PJSUA.Call) {
         emit("stats", ["call": call.description, "codec": statistics.codec, "packetsSent": statistics.packetsSent,

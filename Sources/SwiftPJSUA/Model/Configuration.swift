@@ -100,6 +100,8 @@ extension PJSUA {
         /// still published, first. nil (the default): the app answers. For servers and bots that
         /// answer everything: under load it saves a thread hop per call.
         public var autoAnswerCode: Int?
+        /// STUN, ICE and TURN for every account (each can override ICE and TURN). Off by default.
+        public var nat = NATTraversal()
 
         /// Whether `code` can be an ``autoAnswerCode``: 180, 183, 200, or a final error status.
         public static func canAutoAnswer(with code: Int) -> Bool {

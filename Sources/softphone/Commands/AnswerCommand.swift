@@ -7,6 +7,7 @@ enum AnswerCommand {
     usage: softphone answer [--listen <udp|tcp>:<host>:<port>] [--auto-answer CODE] [--answer-after MS] [--max-cps R]
                             [--max-calls N] [--exit-after N] [--hangup-after SECONDS] [--play FILE.wav] [--record-dir DIR]
                             [--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR] [--json | --quiet]
+                            [--stun HOST[:PORT],...] [--ice] [--turn HOST[:PORT] --turn-user U --turn-password-env VAR]
       Answers every incoming call with CODE (default 200; 180/183 only ring, 4xx-6xx reject), optionally
       after MS milliseconds; plays FILE into and records each call into DIR; hangs up after SECONDS;
       holds at most --max-calls calls at once (as the pjsua app's flag: more are refused with 503 and
@@ -18,8 +19,8 @@ enum AnswerCommand {
     """
 
     static let spec = OptionSpec(
-        valued: Set(["listen", "auto-answer", "answer-after", "max-calls", "exit-after", "hangup-after", "play", "record-dir", "max-cps"]).union(AccountOptions.valued),
-        flags: Set(["json", "quiet", "media-thread"]).union(AccountOptions.flags))
+        valued: Set(["listen", "auto-answer", "answer-after", "max-calls", "exit-after", "hangup-after", "play", "record-dir", "max-cps"]).union(AccountOptions.valued).union(NATOptions.valued),
+        flags: Set(["json", "quiet", "media-thread"]).union(AccountOptions.flags).union(NATOptions.flags))
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
         let output = Output(json: arguments.has("json"))
@@ -42,10 +43,12 @@ enum AnswerCommand {
             }
         }
         let account = try AccountOptions(arguments, required: false)
+        let nat = try NATOptions(arguments)
 
         let signals = Signals.shared
         let phone = PJSUA()
         var configuration = listen.configuration()
+        configuration.nat = nat.nat
         configuration.dedicatedMediaThread = arguments.has("media-thread")
         if let maxCalls { configuration.maxCalls = maxCalls }
         if let maxCPS { configuration.admission.maxNewCallsPerSecond = Double(maxCPS) }

@@ -7,6 +7,7 @@ enum CallCommand {
     usage: softphone call <sip-uri> [--listen <udp|tcp>:<host>:<port>]
                           [--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR]
                           [--play FILE.wav] [--record FILE.wav] [--dtmf DIGITS] [--seconds N] [--timeout N] [--json]
+                          [--stun HOST[:PORT],...] [--ice] [--turn HOST[:PORT] --turn-user U --turn-password-env VAR]
       Calls <sip-uri>, stays connected N seconds (default 5), then hangs up. Exits 0 when the call
       connected, 1 when it failed (with the SIP reason), 2 on bad input, 130/143 on SIGINT/SIGTERM
       (hanging up first). A call to a UDP port where nothing listens fails only after --timeout:
@@ -14,8 +15,8 @@ enum CallCommand {
     """
 
     static let spec = OptionSpec(
-        valued: Set(["listen", "play", "record", "dtmf", "seconds", "timeout"]).union(AccountOptions.valued),
-        flags: Set(["json"]).union(AccountOptions.flags), positionals: 1...1,
+        valued: Set(["listen", "play", "record", "dtmf", "seconds", "timeout"]).union(AccountOptions.valued).union(NATOptions.valued),
+        flags: Set(["json"]).union(AccountOptions.flags).union(NATOptions.flags), positionals: 1...1,
         positionalNames: ["<sip-uri> (the destination to call, e.g. sip:bob@127.0.0.1:5060)"])
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
@@ -29,9 +30,11 @@ enum CallCommand {
         let record = arguments.string("record")
         let dtmf = arguments.string("dtmf")
         let account = try AccountOptions(arguments, required: false)
+        var configuration = listen.configuration()
+        configuration.nat = try NATOptions(arguments).nat
 
         let signals = Signals.shared
-        return try await withPhone(listen.configuration(), output: output) { phone, _, watcher in
+        return try await withPhone(configuration, output: output) { phone, _, watcher in
             var from: PJSUA.Account?
             if let configuration = account.configuration {
                 let added = try await phone.addAccount(configuration)
@@ -62,6 +65,13 @@ enum CallCommand {
                 return fail(output, "call failed: \(outcome.status)")
             }
             var recorder: PJSUA.Recorder?
+            if configuration.nat.ice != nil {
+                _ = await watcher.first(within: 5) { event -> Void? in
+                    if case let .callMedia(c, .active, _) = event, c == call { return () }
+                    return nil
+                }
+                if let path = try? await phone.mediaPath(call) { output.emit(path: path, of: call) }
+            }
             if play != nil || record != nil || dtmf != nil {
                 _ = await watcher.first(within: 5) { event -> Void? in
                     if case let .callMedia(c, .active, _) = event, c == call { return () }
