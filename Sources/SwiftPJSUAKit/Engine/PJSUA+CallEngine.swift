@@ -75,7 +75,7 @@ extension PJSUA: CallEngine {
 
     private nonisolated static func translate(_ event: PJSUA.Event) -> CallEngineEvent<PJSUA.Call>? {
         switch event {
-        case let .incomingCall(_, call, sipCallID, from, offeredVideo):
+        case let .incomingCall(_, call, sipCallID, from, offeredVideo, _):
             return .incomingCall(call: call, sipCallID: sipCallID, from: from, offeredVideo: offeredVideo)
         case let .callState(call, state, sipCallID, lastStatus):
             let phase: CallPhase
@@ -92,7 +92,7 @@ extension PJSUA: CallEngine {
                               lastStatus: SIPStatusCode(lastStatus.code, lastStatus.reason))
         case let .callMedia(call, _, hasVideo):
             return .mediaChanged(call: call, hasVideo: hasVideo)
-        case .registration, .dtmf:
+        case .registration, .dtmf, .message, .messageStatus:
             return nil
         }
     }

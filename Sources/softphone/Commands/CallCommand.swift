@@ -7,14 +7,15 @@ enum CallCommand {
     usage: softphone call <sip-uri> [--listen <udp|tcp>:<host>:<port>]
                           [--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR]
                           [--play FILE.wav] [--record FILE.wav] [--dtmf DIGITS] [--seconds N] [--timeout N] [--json]
+                          [--header 'Name: value']...
       Calls <sip-uri>, stays connected N seconds (default 5), then hangs up. Exits 0 when the call
       connected, 1 when it failed (with the SIP reason), 2 on bad input, 130/143 on SIGINT/SIGTERM
-      (hanging up first).
+      (hanging up first). --header (repeatable) adds a header to the INVITE.
     """
 
     static let spec = OptionSpec(
         valued: Set(["listen", "play", "record", "dtmf", "seconds", "timeout"]).union(AccountOptions.valued),
-        flags: Set(["json"]).union(AccountOptions.flags), positionals: 1...1)
+        flags: Set(["json"]).union(AccountOptions.flags), positionals: 1...1, repeatable: ["header"])
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
         let output = Output(json: arguments.has("json"))
@@ -27,6 +28,7 @@ enum CallCommand {
         let record = arguments.string("record")
         let dtmf = arguments.string("dtmf")
         let account = try AccountOptions(arguments, required: false)
+        let headers = try arguments.strings("header").map(PJSUA.SIPHeader.init(parsing:))
 
         let signals = Signals.shared
         return try await withPhone(listen.configuration(), output: output) { phone, _, watcher in
@@ -48,7 +50,7 @@ enum CallCommand {
                     }
                 }
             }
-            let call = try await phone.makeCall(to: destination, from: from)
+            let call = try await phone.makeCall(to: destination, from: from, headers: headers)
             guard let outcome = await watcher.state(of: call, in: [.confirmed, .disconnected], within: timeout, signals: signals) else {
                 if signals.pending != nil {
                     // The engine's shutdown cancels the unanswered call.
