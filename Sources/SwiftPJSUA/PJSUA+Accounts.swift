@@ -22,11 +22,14 @@ extension PJSUA.Account {
         public var registrationExpiry: Int
         /// Whether REGISTER is sent as soon as the account is added.
         public var registerOnAdd: Bool
+        /// Extra headers on every REGISTER of the account (`pjsua_acc_config.reg_hdr_list`),
+        /// e.g. a device identifier the registrar expects.
+        public var registrationHeaders: [PJSUA.SIPHeader]
 
         /// Creates an account configuration.
         public init(id: String, registrar: String? = nil, username: String? = nil, password: String? = nil,
                     realm: String = "*", push: PJSUA.PushParameters? = nil, proxies: [String] = [],
-                    registrationExpiry: Int = 300, registerOnAdd: Bool = true) {
+                    registrationExpiry: Int = 300, registerOnAdd: Bool = true, registrationHeaders: [PJSUA.SIPHeader] = []) {
             self.id = id
             self.registrar = registrar
             self.username = username
@@ -36,6 +39,7 @@ extension PJSUA.Account {
             self.proxies = proxies
             self.registrationExpiry = registrationExpiry
             self.registerOnAdd = registerOnAdd
+            self.registrationHeaders = registrationHeaders
         }
 
         /// Mirrors the configuration with the password redacted (for `dump` and debuggers).
@@ -44,6 +48,7 @@ extension PJSUA.Account {
                 "id": id, "registrar": registrar as Any, "username": username as Any,
                 "password": password == nil ? "none" : "<redacted>", "realm": realm, "push": push as Any,
                 "proxies": proxies, "registrationExpiry": registrationExpiry, "registerOnAdd": registerOnAdd,
+                "registrationHeaders": registrationHeaders,
             ])
         }
 
@@ -87,6 +92,7 @@ extension PJSUA {
             }
         }
         let pushParameters = try configuration.push?.contactParameters()
+        let registrationHeaders = try HeaderList(configuration.registrationHeaders)
         let token = HandleToken.next()
         let slot: pjsua_acc_id = try withCStringArena { arena throws(PJSUAError) in
             var config = pjsua_acc_config()
@@ -115,7 +121,14 @@ extension PJSUA {
                 config.cred_info.0.data = arena.pj(configuration.password ?? "")
             }
             var slot: pjsua_acc_id = -1
-            try check(pjsua_acc_add(&config, 0, &slot), "cannot add account \(Validation.quoted(configuration.id))")
+            try withUnsafeMutablePointer(to: &config) { (config) throws(PJSUAError) in
+                // The list head points at itself: (re)initialise and fill it where it now lives.
+                let headers = field(config, \.reg_hdr_list)
+                pj_list_init(headers)
+                registrationHeaders.append(to: headers)
+                try check(pjsua_acc_add(config, 0, &slot), "cannot add account \(Validation.quoted(configuration.id))")
+            }
+            withExtendedLifetime(registrationHeaders) {}
             return slot
         }
         return Account(slot: slot, token: token)
@@ -194,9 +207,13 @@ extension PJSUA {
             defer { pj_pool_release(pool) }
             try withCStringArena { arena throws(PJSUAError) in
                 var config = pjsua_acc_config()
-                try check(pjsua_acc_get_config(slot, pool, &config), "pjsua_acc_get_config")
-                config.reg_contact_uri_params = arena.pj(parameters)
-                try check(pjsua_acc_modify(slot, &config), "cannot update push parameters of \(account)")
+                // One pointer for both calls: the copied header lists (registrationHeaders) link
+                // back to their heads inside the struct, which must not move in between.
+                try withUnsafeMutablePointer(to: &config) { (config) throws(PJSUAError) in
+                    try check(pjsua_acc_get_config(slot, pool, config), "pjsua_acc_get_config")
+                    config.pointee.reg_contact_uri_params = arena.pj(parameters)
+                    try check(pjsua_acc_modify(slot, config), "cannot update push parameters of \(account)")
+                }
             }
         }
         // pjsua_acc_modify already re-registers when the Contact changed; a REGISTER in flight
