@@ -42,6 +42,8 @@ struct Output: Sendable {
         case let .message(message):
             emit(message: message)
         case let .messageStatus(status):
+            // Humans get the outcome once, from the command that sent the message.
+            guard json else { return }
             emit("messageStatus", ["id": status.id.description, "call": status.call?.description ?? "", "to": status.to,
                                    "code": status.status.code, "reason": status.status.reason],
                  human: "\(status)")

@@ -60,6 +60,7 @@ enum MessageCommand {
             guard outcome.isDelivered else {
                 return CallCommand.fail(output, "message failed: \(outcome.status)")
             }
+            if !output.json { Output.write("message delivered: \(outcome.status)") }
             return 0
         }
     }
