@@ -79,6 +79,16 @@ struct MessageTests {
         }
     }
 
+    @Test func sippFailsAMessageWithoutTheExpectedTypeOrHeader() async throws {
+        // The scenario's checks are real: the same text as plain text without X-Trace makes sipp exit 1.
+        try await withEngine { phone, _, log in
+            let peer = try sipp(["-sf", scenario("uas-message.xml")], name: "sipp-message-unchecked")
+            let id = try await phone.sendMessage("hello sipp", to: "sip:inbox@127.0.0.1:\(peer.sippPort)")
+            _ = try await log.messageStatus(id)
+            #expect(try await peer.waitForExit() != 0, "\(peer.output.suffix(2000))")
+        }
+    }
+
     @Test func aMessageRefusedWith488IsReportedWithThatStatus() async throws {
         try await withEngine { phone, _, log in
             let peer = try sipp(["-sf", scenario("uas-message-488.xml")], name: "sipp-message-488")
