@@ -15,7 +15,7 @@ extension PJSUA {
     /// The outcome of a MESSAGE the app sent (`on_pager_status2`): the far end's final response,
     /// or a local failure such as a timeout (408) or a transport error (503).
     public struct MessageStatus: Sendable, Hashable, CustomStringConvertible {
-        /// What ``PJSUA/sendMessage(_:to:from:contentType:headers:)`` (or the in-call variant)
+        /// What ``PJSUA/sendMessage(_:to:from:contentType:headers:)-(String,_,_,_,_)`` (or a variant)
         /// returned for this message.
         public let id: MessageID
         /// The call whose dialog carried it; nil for a message sent outside a call.
