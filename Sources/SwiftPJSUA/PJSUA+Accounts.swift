@@ -176,6 +176,16 @@ extension PJSUA {
         return account.slot
     }
 
+    /// The slot of `account` (callers pass `account ?? defaultAccount`: nil means no account was
+    /// given and the local account was removed).
+    func resolve(_ account: Account?) throws(PJSUAError) -> pjsua_acc_id {
+        guard let account else {
+            try requireRunning()
+            throw PJSUAError(.invalidArgument, "no account given and the local account was removed")
+        }
+        return try resolve(account)
+    }
+
     /// Removes an account, unregistering it first when it is registered.
     ///
     /// Drives `pjsua_acc_del()`.

@@ -13,14 +13,7 @@ extension PJSUA {
     public func makeCall(to uri: String, from account: Account? = nil, headers: [SIPHeader] = []) throws -> Call {
         try requireRunning()
         try Validation.sipURI(uri, what: "destination URI")
-        let accountSlot: pjsua_acc_id
-        if let account {
-            accountSlot = try resolve(account)
-        } else if let local = defaultAccount {
-            accountSlot = try resolve(local)
-        } else {
-            throw PJSUAError(.invalidArgument, "no account given and the local account was removed")
-        }
+        let accountSlot = try resolve(account ?? defaultAccount)
         guard Int(pjsua_call_get_count()) < Int(pjsua_call_get_max_count()) else {
             throw PJSUAError(.tooMany, "all \(pjsua_call_get_max_count()) call slots are in use (maxCalls)")
         }

@@ -31,14 +31,7 @@ extension PJSUA {
         try requireRunning()
         try Validation.sipURI(uri, what: "message destination URI")
         try Self.validateMessage(body, contentType: contentType)
-        let accountSlot: pjsua_acc_id
-        if let account {
-            accountSlot = try resolve(account)
-        } else if let local = defaultAccount {
-            accountSlot = try resolve(local)
-        } else {
-            throw PJSUAError(.invalidArgument, "no account given and the local account was removed")
-        }
+        let accountSlot = try resolve(account ?? defaultAccount)
         let id = MessageID(rawValue: HandleToken.next())
         try withMessageData(headers) { data throws(PJSUAError) in
             try withCStringArena { arena throws(PJSUAError) in

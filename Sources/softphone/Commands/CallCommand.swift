@@ -32,24 +32,8 @@ enum CallCommand {
 
         let signals = Signals.shared
         return try await withPhone(listen.configuration(), output: output) { phone, _, watcher in
-            var from: PJSUA.Account?
-            if let configuration = account.configuration {
-                let added = try await phone.addAccount(configuration)
-                from = added
-                if configuration.registrar != nil {
-                    let registration = await watcher.first(within: timeout, signals: signals) { event -> PJSUA.RegistrationState? in
-                        if case let .registration(a, state) = event, a == added { return state }
-                        return nil
-                    }
-                    guard let registration else {
-                        if signals.pending != nil { return signals.interrupted(output) }
-                        return fail(output, "registration failed: no answer from the registrar within \(Int(timeout)) s")
-                    }
-                    guard registration.isRegistered else {
-                        return fail(output, "registration failed: \(registration.status)")
-                    }
-                }
-            }
+            let (from, failure) = try await account.add(to: phone, watcher: watcher, timeout: timeout, signals: signals, output: output)
+            if let failure { return failure }
             let call = try await phone.makeCall(to: destination, from: from, headers: headers)
             guard let outcome = await watcher.state(of: call, in: [.confirmed, .disconnected], within: timeout, signals: signals) else {
                 if signals.pending != nil {

@@ -30,24 +30,8 @@ enum MessageCommand {
 
         let signals = Signals.shared
         return try await withPhone(listen.configuration(), output: output) { phone, _, watcher in
-            var from: PJSUA.Account?
-            if let configuration = account.configuration {
-                let added = try await phone.addAccount(configuration)
-                from = added
-                if configuration.registrar != nil {
-                    let registration = await watcher.first(within: timeout, signals: signals) { event -> PJSUA.RegistrationState? in
-                        if case let .registration(a, state) = event, a == added { return state }
-                        return nil
-                    }
-                    guard let registration else {
-                        if signals.pending != nil { return signals.interrupted(output) }
-                        return CallCommand.fail(output, "registration failed: no answer from the registrar within \(Int(timeout)) s")
-                    }
-                    guard registration.isRegistered else {
-                        return CallCommand.fail(output, "registration failed: \(registration.status)")
-                    }
-                }
-            }
+            let (from, failure) = try await account.add(to: phone, watcher: watcher, timeout: timeout, signals: signals, output: output)
+            if let failure { return failure }
             let id = try await phone.sendMessage(text, to: destination, from: from, contentType: contentType, headers: headers)
             let outcome = await watcher.first(within: timeout, signals: signals) { event -> PJSUA.MessageStatus? in
                 if case let .messageStatus(status) = event, status.id == id { return status }
