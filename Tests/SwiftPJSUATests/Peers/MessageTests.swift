@@ -150,6 +150,21 @@ struct MessageTests {
         }
     }
 
+    @Test func aMessageInsideAnIncomingCallNamesThatCall() async throws {
+        try await withEngine { phone, transport, log in
+            let peer = try sipp(["-sf", scenario("uac-message-in-dialog.xml"), "-s", "bob", "127.0.0.1:\(transport.port)"],
+                                name: "sipp-uac-message-dialog")
+            let call = try await log.incomingCall().call
+            try await phone.answer(call)
+            let message = try await log.message()
+            #expect(message.call == call)
+            #expect(message.text?.hasPrefix("inside sipp's call") == true)
+            #expect(message.contentType == "text/plain")
+            try await log.state(call, .disconnected)
+            #expect(try await peer.waitForExit() == 0, "\(peer.output.suffix(2000))")
+        }
+    }
+
     @Test func twoEnginesExchangeMessagesBothWaysInAndOutsideACall() async throws {
         try await withEngine { phone, transport, log in
             let (bob, bobPort) = try await answeringSoftphone(name: "softphone-bob-messages")
