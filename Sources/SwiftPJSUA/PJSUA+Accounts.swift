@@ -102,6 +102,7 @@ extension PJSUA {
             config.unreg_timeout = UInt32(unregisterTimeout)
             config.reg_timeout = UInt32(configuration.registrationExpiry)
             config.register_on_acc_add = configuration.registerOnAdd ? 1 : 0
+            config.auto_repond_sip_message = MessageResponse.pjsuaAnswers
             Self.setMediaBinding(&config, port: rtpPort, address: mediaBindAddress, arena)
             if let registrar = configuration.registrar { config.reg_uri = arena.pj(registrar) }
             if let pushParameters { config.reg_contact_uri_params = arena.pj(pushParameters) }
@@ -138,19 +139,33 @@ extension PJSUA {
         var slot: pjsua_acc_id = -1
         try check(pjsua_acc_add_local(transport.id, 1, &slot), "pjsua_acc_add_local")
         let token = HandleToken.next()
-        pjsua_acc_set_user_data(slot, HandleToken.pointer(token))
         // pjsua_acc_add_local uses the default media settings; give the local account ours.
         guard let pool = pjsua_pool_create("swiftpjsua-acc", 1024, 1024) else {
             throw PJSUAError(.pjsip, "cannot allocate a pool for the local account's settings")
         }
         defer { pj_pool_release(pool) }
         var config = pjsua_acc_config()
-        try check(pjsua_acc_get_config(slot, pool, &config), "pjsua_acc_get_config")
         let (port, address) = (rtpPort, mediaBindAddress)
         try withCStringArena { arena throws(PJSUAError) in
-            Self.setMediaBinding(&config, port: port, address: address, arena)
-            try check(pjsua_acc_modify(slot, &config), "pjsua_acc_modify")
+            // One pointer from get to modify or add: the copied header lists link back to their
+            // heads inside the struct.
+            try withUnsafeMutablePointer(to: &config) { (config) throws(PJSUAError) in
+                try check(pjsua_acc_get_config(slot, pool, config), "pjsua_acc_get_config")
+                Self.setMediaBinding(&config.pointee, port: port, address: address, arena)
+                if MessageResponse.pjsuaAnswers == 0 {
+                    // pjsua_acc_modify ignores auto_repond_sip_message (pjsua_acc.c copies the fields
+                    // it handles one by one; this one is not among them), so the app's message
+                    // responder needs the local account added again with it off. pjsua_acc_add
+                    // derives the rest (the transport type) from transport_id as add_local did.
+                    config.pointee.auto_repond_sip_message = 0
+                    try check(pjsua_acc_del(slot), "pjsua_acc_del")
+                    try check(pjsua_acc_add(config, 1, &slot), "pjsua_acc_add (local account)")
+                } else {
+                    try check(pjsua_acc_modify(slot, config), "pjsua_acc_modify")
+                }
+            }
         }
+        pjsua_acc_set_user_data(slot, HandleToken.pointer(token))
         return Account(slot: slot, token: token)
     }
 

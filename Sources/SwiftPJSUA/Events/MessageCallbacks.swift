@@ -21,7 +21,32 @@ func onPagerReceived(_ callID: pjsua_call_id, _ from: UnsafePointer<pj_str_t>?, 
         account: accID == PJSUA_INVALID_ID.rawValue ? nil : accountHandle(accID),
         from: from.map { String(pj: $0.pointee) } ?? "", to: to.map { String(pj: $0.pointee) } ?? "",
         contact: contactURI.isEmpty ? nil : contactURI, contentType: contentType, body: bytes, headers: headers)
+    // With a responder, pjsua left the answer to us (`auto_repond_sip_message` off) and made a
+    // UAS transaction for it; it answers in-dialog messages itself (no transaction here).
+    if callID == PJSUA_INVALID_ID.rawValue, let rdata, let transaction = pjsip_rdata_get_tsx(rdata),
+       let responder = MessageResponse.responder {
+        let chosen = responder(message)
+        let code = (200...699).contains(chosen) ? chosen : 500
+        pjsua_acc_send_response(accID, rdata, transaction, Int32(code), nil, nil)
+    }
     CallbackContext.publish(.message(message))
+}
+
+/// The running engine's ``PJSUA/Configuration/messageResponder``.
+enum MessageResponse {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var current: PJSUA.MessageResponder?  // guarded by `lock`
+
+    static var responder: PJSUA.MessageResponder? {
+        get { lock.withLock { current } }
+        set { lock.withLock { current = newValue } }
+    }
+
+    /// `pjsua_acc_config.auto_repond_sip_message` for the engine's accounts: pjsua answers 200
+    /// itself unless the app chooses.
+    static var pjsuaAnswers: pj_bool_t {
+        responder == nil ? 1 : 0
+    }
 }
 
 /// The final outcome of a MESSAGE we sent (`on_pager_status2`); `userData` carries its

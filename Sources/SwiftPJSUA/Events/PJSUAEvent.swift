@@ -17,8 +17,8 @@ extension PJSUA {
         case registration(account: Account, state: RegistrationState)
         /// A DTMF digit arrived on a call (`on_dtmf_digit2`), RFC 2833/4733 or SIP INFO.
         case dtmf(call: Call, digit: Character)
-        /// An instant message arrived (`on_pager2`), in or outside a call; pjsua has already
-        /// answered it with 200 OK.
+        /// An instant message arrived (`on_pager2`), in or outside a call, and has been answered:
+        /// with 200 OK, or with the status ``Configuration/messageResponder`` chose.
         case message(Message)
         /// The outcome of a message sent with ``PJSUA/sendMessage(_:to:from:contentType:headers:)-(String,_,_,_,_)``
         /// or ``PJSUA/sendMessage(_:on:contentType:headers:)-(String,_,_,_)`` (`on_pager_status2`).

@@ -101,6 +101,12 @@ extension PJSUA {
         /// answer everything: under load it saves a thread hop per call.
         public var autoAnswerCode: Int?
 
+        /// Chooses the response to each incoming MESSAGE outside a call (`pjsua_acc_send_response`
+        /// from `on_pager2`); nil (the default): pjsua accepts every message with 200 before the
+        /// ``Event/message(_:)`` event. A MESSAGE inside a call is always accepted (pjsua answers
+        /// in-dialog requests itself).
+        public var messageResponder: MessageResponder? = nil
+
         /// Whether `code` can be an ``autoAnswerCode``: 180, 183, 200, or a final error status.
         public static func canAutoAnswer(with code: Int) -> Bool {
             code == 180 || code == 183 || code == 200 || (300...699).contains(code)

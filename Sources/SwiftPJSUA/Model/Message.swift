@@ -3,7 +3,8 @@ import Foundation
 extension PJSUA {
     /// An instant message (SIP MESSAGE, RFC 3428) that arrived, in or outside a call.
     ///
-    /// pjsua answers it with 200 OK before the ``Event/message(_:)`` event is published.
+    /// It has been answered (200 OK, or what ``Configuration/messageResponder`` chose) before
+    /// the ``Event/message(_:)`` event is published.
     public struct Message: Sendable, Hashable {
         /// The call whose dialog carried the message; nil for a message outside any call.
         public let call: Call?
@@ -41,4 +42,12 @@ extension PJSUA {
             String(data: body, encoding: .utf8)
         }
     }
+
+    /// Chooses the status an incoming MESSAGE outside a call is answered with: 200...299 accepts
+    /// it, 300...699 refuses it (e.g. 415 or 488 for a content type the app does not handle, 486
+    /// when busy); anything else is answered 500. Set as ``Configuration/messageResponder``.
+    ///
+    /// Called on pjsua's thread, inside its callback, before the ``Event/message(_:)`` event:
+    /// decide from the message and return. Never block and never call the engine from it.
+    public typealias MessageResponder = @Sendable (Message) -> Int
 }

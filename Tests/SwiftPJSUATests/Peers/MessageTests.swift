@@ -165,6 +165,36 @@ struct MessageTests {
         }
     }
 
+    @Test func theAppsResponderChoosesTheAnswerToAnIncomingMessage() async throws {
+        var configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null)
+        let seen = LineLog()
+        configuration.messageResponder = { message in
+            seen.append("\(message.contentType) \(message.text ?? "")")
+            return message.contentType.hasPrefix("text/plain") ? 202 : 415
+        }
+        try await withEngine(configuration) { phone, transport, log in
+            let refused = try await runSoftphone(["message", "sip:someone@127.0.0.1:\(transport.port)", "{}", "--content-type", "application/json"])
+            #expect(refused.status == 1, "\(refused.output)")
+            #expect(refused.output.contains("415 Unsupported Media Type"), "\(refused.output)")
+            let accepted = try await runSoftphone(["message", "sip:alice@127.0.0.1:\(transport.port)", "plain words", "--json"])
+            #expect(accepted.status == 0, "\(accepted.output)")
+            let status = try #require(jsonLines(accepted.output).first { $0["event"] as? String == "messageStatus" })
+            #expect(status["code"] as? Int == 202)
+            #expect(seen.values == ["application/json {}", "text/plain plain words"])
+            // Both still arrive as events, after their answer.
+            let local = await phone.localAccount
+            #expect(try await log.message { $0.text == "{}" }.account == local)
+            _ = try await log.message { $0.text == "plain words" }
+
+            // An account added later answers through the responder too.
+            let alice = try await phone.addAccount(id: "sip:alice@127.0.0.1")
+            let toAlice = try await runSoftphone(["message", "sip:alice@127.0.0.1:\(transport.port)", "<b/>", "--content-type", "text/html"])
+            #expect(toAlice.status == 1, "\(toAlice.output)")
+            #expect(toAlice.output.contains("415"), "\(toAlice.output)")
+            #expect(try await log.message { $0.text == "<b/>" }.account == alice)
+        }
+    }
+
     @Test func twoEnginesExchangeMessagesBothWaysInAndOutsideACall() async throws {
         try await withEngine { phone, transport, log in
             let (bob, bobPort) = try await answeringSoftphone(name: "softphone-bob-messages")
