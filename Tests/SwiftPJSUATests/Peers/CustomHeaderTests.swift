@@ -53,6 +53,18 @@ struct CustomHeaderTests {
         }
     }
 
+    @Test func headersGivenToRejectArriveOnTheErrorResponse() async throws {
+        try await withEngine { phone, transport, log in
+            let peer = try sipp(["-sf", scenario("uac-reject-header-check.xml"), "-s", "bob", "127.0.0.1:\(transport.port)"],
+                                name: "sipp-reject-headers")
+            let call = try await log.incomingCall().call
+            try await phone.reject(call, code: 486, headers: [.init("X-Reject-Reason", "in a meeting")])
+            let end = try await log.state(call, .disconnected)
+            #expect(end.status.code == 486)
+            #expect(try await peer.waitForExit() == 0, "\(peer.output.suffix(2000))")
+        }
+    }
+
     @Test func registrationHeadersArriveOnTheRegister() async throws {
         try await withEngine { phone, _, log in
             let peer = try sipp(["-sf", scenario("uas-register-header-check.xml")], name: "sipp-register-headers")
