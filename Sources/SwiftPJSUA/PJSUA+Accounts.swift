@@ -37,12 +37,16 @@ extension PJSUA.Account {
         /// Seconds between keep-alive packets to the registrar over UDP, which hold a NAT
         /// binding open (`ka_interval`); 0 for none. TCP and TLS keep their connection instead.
         public var keepAliveSeconds = 15
+        /// Extra headers on every REGISTER of the account (`pjsua_acc_config.reg_hdr_list`),
+        /// e.g. a device identifier the registrar expects.
+        public var registrationHeaders: [PJSUA.SIPHeader]
 
         /// Creates an account configuration.
         public init(id: String, registrar: String? = nil, username: String? = nil, password: String? = nil,
                     realm: String = "*", push: PJSUA.PushParameters? = nil, proxies: [String] = [],
                     registrationExpiry: Int = 300, registerOnAdd: Bool = true,
-                    registrationRetry: RegistrationRetry = .default, ipChangeCalls: PJSUA.IPChangeCallPolicy = .keep) {
+                    registrationRetry: RegistrationRetry = .default, ipChangeCalls: PJSUA.IPChangeCallPolicy = .keep,
+                    registrationHeaders: [PJSUA.SIPHeader] = []) {
             self.id = id
             self.registrar = registrar
             self.username = username
@@ -54,6 +58,7 @@ extension PJSUA.Account {
             self.registerOnAdd = registerOnAdd
             self.registrationRetry = registrationRetry
             self.ipChangeCalls = ipChangeCalls
+            self.registrationHeaders = registrationHeaders
         }
 
         /// Mirrors the configuration with the password redacted (for `dump` and debuggers).
@@ -64,6 +69,7 @@ extension PJSUA.Account {
                 "proxies": proxies, "registrationExpiry": registrationExpiry, "registerOnAdd": registerOnAdd,
                 "registrationRetry": registrationRetry, "ipChangeCalls": ipChangeCalls,
                 "ice": ice, "turn": turn, "usesSTUN": usesSTUN, "keepAliveSeconds": keepAliveSeconds,
+                "registrationHeaders": registrationHeaders,
             ])
         }
 
@@ -113,6 +119,7 @@ extension PJSUA {
             }
         }
         let pushParameters = try configuration.push?.contactParameters()
+        let registrationHeaders = try HeaderList(configuration.registrationHeaders)
         let token = HandleToken.next()
         let slot: pjsua_acc_id = try withCStringArena { arena throws(PJSUAError) in
             var config = pjsua_acc_config()
@@ -127,6 +134,7 @@ extension PJSUA {
             config.reg_retry_random_interval = UInt32(configuration.registrationRetry.jitter)
             config.ip_change_cfg.hangup_calls = configuration.ipChangeCalls == .hangUp ? 1 : 0
             Self.setNATTraversal(&config, configuration, arena)
+            config.auto_repond_sip_message = MessageResponse.pjsuaAnswers
             Self.setMediaBinding(&config, port: rtpPort, address: mediaBindAddress, arena)
             if let registrar = configuration.registrar { config.reg_uri = arena.pj(registrar) }
             if let pushParameters { config.reg_contact_uri_params = arena.pj(pushParameters) }
@@ -146,7 +154,14 @@ extension PJSUA {
                 config.cred_info.0.data = arena.pj(configuration.password ?? "")
             }
             var slot: pjsua_acc_id = -1
-            try check(pjsua_acc_add(&config, 0, &slot), "cannot add account \(Validation.quoted(configuration.id))")
+            try withUnsafeMutablePointer(to: &config) { (config) throws(PJSUAError) in
+                // The list head points at itself: (re)initialise and fill it where it now lives.
+                let headers = field(config, \.reg_hdr_list)
+                pj_list_init(headers)
+                registrationHeaders.append(to: headers)
+                try check(pjsua_acc_add(config, 0, &slot), "cannot add account \(Validation.quoted(configuration.id))")
+            }
+            withExtendedLifetime(registrationHeaders) {}
             return slot
         }
         return Account(slot: slot, token: token)
@@ -156,19 +171,33 @@ extension PJSUA {
         var slot: pjsua_acc_id = -1
         try check(pjsua_acc_add_local(transport.id, 1, &slot), "pjsua_acc_add_local")
         let token = HandleToken.next()
-        pjsua_acc_set_user_data(slot, HandleToken.pointer(token))
         // pjsua_acc_add_local uses the default media settings; give the local account ours.
         guard let pool = pjsua_pool_create("swiftpjsua-acc", 1024, 1024) else {
             throw PJSUAError(.pjsip, "cannot allocate a pool for the local account's settings")
         }
         defer { pj_pool_release(pool) }
         var config = pjsua_acc_config()
-        try check(pjsua_acc_get_config(slot, pool, &config), "pjsua_acc_get_config")
         let (port, address) = (rtpPort, mediaBindAddress)
         try withCStringArena { arena throws(PJSUAError) in
-            Self.setMediaBinding(&config, port: port, address: address, arena)
-            try check(pjsua_acc_modify(slot, &config), "pjsua_acc_modify")
+            // One pointer from get to modify or add: the copied header lists link back to their
+            // heads inside the struct.
+            try withUnsafeMutablePointer(to: &config) { (config) throws(PJSUAError) in
+                try check(pjsua_acc_get_config(slot, pool, config), "pjsua_acc_get_config")
+                Self.setMediaBinding(&config.pointee, port: port, address: address, arena)
+                if MessageResponse.pjsuaAnswers == 0 {
+                    // pjsua_acc_modify ignores auto_repond_sip_message (pjsua_acc.c copies the fields
+                    // it handles one by one; this one is not among them), so the app's message
+                    // responder needs the local account added again with it off. pjsua_acc_add
+                    // derives the rest (the transport type) from transport_id as add_local did.
+                    config.pointee.auto_repond_sip_message = 0
+                    try check(pjsua_acc_del(slot), "pjsua_acc_del")
+                    try check(pjsua_acc_add(config, 1, &slot), "pjsua_acc_add (local account)")
+                } else {
+                    try check(pjsua_acc_modify(slot, config), "pjsua_acc_modify")
+                }
+            }
         }
+        pjsua_acc_set_user_data(slot, HandleToken.pointer(token))
         return Account(slot: slot, token: token)
     }
 
@@ -221,6 +250,16 @@ extension PJSUA {
         return account.slot
     }
 
+    /// The slot of `account` (callers pass `account ?? defaultAccount`: nil means no account was
+    /// given and the local account was removed).
+    func resolve(_ account: Account?) throws(PJSUAError) -> pjsua_acc_id {
+        guard let account else {
+            try requireRunning()
+            throw PJSUAError(.invalidArgument, "no account given and the local account was removed")
+        }
+        return try resolve(account)
+    }
+
     /// Removes an account, unregistering it first when it is registered.
     ///
     /// Drives `pjsua_acc_del()`.
@@ -252,9 +291,13 @@ extension PJSUA {
             defer { pj_pool_release(pool) }
             try withCStringArena { arena throws(PJSUAError) in
                 var config = pjsua_acc_config()
-                try check(pjsua_acc_get_config(slot, pool, &config), "pjsua_acc_get_config")
-                config.reg_contact_uri_params = arena.pj(parameters)
-                try check(pjsua_acc_modify(slot, &config), "cannot update push parameters of \(account)")
+                // One pointer for both calls: the copied header lists (registrationHeaders) link
+                // back to their heads inside the struct, which must not move in between.
+                try withUnsafeMutablePointer(to: &config) { (config) throws(PJSUAError) in
+                    try check(pjsua_acc_get_config(slot, pool, config), "pjsua_acc_get_config")
+                    config.pointee.reg_contact_uri_params = arena.pj(parameters)
+                    try check(pjsua_acc_modify(slot, config), "cannot update push parameters of \(account)")
+                }
             }
         }
         // pjsua_acc_modify already re-registers when the Contact changed; a REGISTER in flight

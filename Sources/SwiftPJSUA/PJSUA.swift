@@ -108,6 +108,7 @@ public actor PJSUA {
         }
         CallbackContext.activate(hub: hub, executor: executor, logHandler: configuration.logHandler,
                                  autoAnswerCode: configuration.autoAnswerCode)
+        MessageResponse.responder = configuration.messageResponder
         do {
             try initialise(configuration)
             let transport = try openTransport(kind: configuration.transport, ipv6: configuration.ipv6,
@@ -208,6 +209,7 @@ public actor PJSUA {
     /// Runs after pjsua_destroy: no callback can fire any more.
     static func finishTeardown(hub: EventHub, endingSubscriptions: Bool = true) {
         CallbackContext.deactivate()
+        MessageResponse.responder = nil
         if endingSubscriptions { hub.finishAll() }
         EngineSlot.release()
     }

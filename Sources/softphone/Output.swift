@@ -22,9 +22,9 @@ struct Output: Sendable {
     /// Prints an engine event.
     func emit(_ event: PJSUA.Event) {
         switch event {
-        case let .incomingCall(account, call, sipCallID, from, offeredVideo):
+        case let .incomingCall(account, call, sipCallID, from, offeredVideo, headers):
             emit("incomingCall", ["call": call.description, "account": account.description, "sipCallID": sipCallID,
-                                  "from": from, "offeredVideo": offeredVideo],
+                                  "from": from, "offeredVideo": offeredVideo, "headers": headers.map(\.description)],
                  human: "incoming call \(call) from \(from)")
         case let .callState(call, state, sipCallID, lastStatus):
             emit("callState", ["call": call.description, "state": state.rawValue, "sipCallID": sipCallID,
@@ -41,6 +41,14 @@ struct Output: Sendable {
             emit("dtmf", ["call": call.description, "digit": String(digit)], human: "\(call) DTMF \(digit)")
         case let .ipChange(step, error):
             emit(ipChange: step, error: error)
+        case let .message(message):
+            emit(message: message)
+        case let .messageStatus(status):
+            // Humans get the outcome once, from the command that sent the message.
+            guard json else { return }
+            emit("messageStatus", ["id": status.id.description, "call": status.call?.description ?? "", "to": status.to,
+                                   "code": status.status.code, "reason": status.status.reason],
+                 human: "\(status)")
         }
     }
 

@@ -127,6 +127,8 @@ enum CallbackContext {
         config.cb.on_reg_state2 = onRegState
         config.cb.on_dtmf_digit2 = onDTMFDigit
         config.cb.on_ip_change_progress = onIPChangeProgress
+        config.cb.on_pager2 = onPagerReceived
+        config.cb.on_pager_status2 = onPagerStatus
         logging.cb = onLog
     }
 }
@@ -151,10 +153,11 @@ func accountHandle(_ slot: pjsua_acc_id) -> PJSUA.Account {
 private func onIncomingCall(_ accID: pjsua_acc_id, _ callID: pjsua_call_id, _ rdata: UnsafeMutablePointer<pjsip_rx_data>?) {
     let call = callHandle(callID)
     if let whole = rdata.flatMap(identity(of:)) { CallbackContext.remember(whole, of: call) }
+    let headers = rdata?.pointee.msg_info.msg.map(receivedHeaders) ?? []
     let event = withCallInfo(callID) { info in
         let identity = callIdentity(call, info)
         return PJSUA.Event.incomingCall(account: accountHandle(accID), call: call, sipCallID: identity.sipCallID,
-                                        from: identity.remote, offeredVideo: info.pointee.rem_vid_cnt > 0)
+                                        from: identity.remote, offeredVideo: info.pointee.rem_vid_cnt > 0, headers: headers)
     }
     if let event { CallbackContext.publish(event) }
     // Configuration.autoAnswerCode: answered here, on pjsua's thread, after the event (so that

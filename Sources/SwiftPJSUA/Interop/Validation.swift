@@ -99,3 +99,18 @@ enum Validation {
         return "\"\(out)\""
     }
 }
+
+extension Validation {
+    /// Rejects a MIME type that is not `type/subtype` (tokens) with optional `;parameters`, or
+    /// that could break the Content-Type header.
+    static func contentType(_ value: String) throws(PJSUAError) {
+        let fail = PJSUAError(.invalidArgument, "content type \(quoted(value)) is not a MIME type of the form type/subtype[;parameter=value]")
+        try headerValue(value, what: "content type", maxLength: 255)
+        let essence = value.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        let parts = essence.split(separator: "/", omittingEmptySubsequences: false)
+        let token: (Substring) -> Bool = { part in
+            !part.isEmpty && part.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) && $0.isASCII || "-.!%*_+`'~".unicodeScalars.contains($0) }
+        }
+        guard parts.count == 2, token(parts[0]), token(parts[1]) else { throw fail }
+    }
+}

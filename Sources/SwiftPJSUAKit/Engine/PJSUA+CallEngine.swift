@@ -80,7 +80,7 @@ extension PJSUA: CallEngine {
 
     private nonisolated static func translate(_ event: PJSUA.Event) -> CallEngineEvent<PJSUA.Call>? {
         switch event {
-        case let .incomingCall(_, call, sipCallID, from, offeredVideo):
+        case let .incomingCall(_, call, sipCallID, from, offeredVideo, _):
             return .incomingCall(call: call, sipCallID: sipCallID, from: from, offeredVideo: offeredVideo)
         case let .callState(call, state, sipCallID, lastStatus):
             let phase: CallPhase
@@ -97,7 +97,7 @@ extension PJSUA: CallEngine {
                               lastStatus: SIPStatusCode(lastStatus.code, lastStatus.reason))
         case let .callMedia(call, _, hasVideo):
             return .mediaChanged(call: call, hasVideo: hasVideo)
-        case .registration, .dtmf, .ipChange:
+        case .registration, .dtmf, .ipChange, .message, .messageStatus:
             return nil
         }
     }

@@ -42,6 +42,18 @@ struct AccountOptions {
     }
 }
 
+extension AccountOptions {
+    /// Adds the account given on the command line, if any, and waits for its registration when
+    /// it has a registrar. Returns the account, or the command's exit status when registering failed.
+    func add(to phone: PJSUA, watcher: Watcher, timeout: Double, signals: Signals, output: Output)
+        async throws -> (account: PJSUA.Account?, failure: Int32?) {
+        guard let configuration else { return (nil, nil) }
+        let account = try await phone.addAccount(configuration)
+        guard configuration.registrar != nil else { return (account, nil) }
+        return (account, await watcher.registrationFailure(of: account, within: timeout, signals: signals, output: output))
+    }
+}
+
 /// Collects a command's events so it can wait for the ones it needs, and prints each one.
 final class Watcher: @unchecked Sendable {
     // @unchecked Sendable: `events` and `finished` are guarded by `lock`.
@@ -75,6 +87,20 @@ final class Watcher: @unchecked Sendable {
             try? await Task.sleep(for: .milliseconds(10))
         }
         return nil
+    }
+
+    /// Waits for `account`'s first registration outcome: nil once it is registered, otherwise the
+    /// command's exit status, after printing why (no answer, the registrar's status, a signal).
+    func registrationFailure(of account: PJSUA.Account, within timeout: Double, signals: Signals, output: Output) async -> Int32? {
+        let state = await first(within: timeout, signals: signals) { event -> PJSUA.RegistrationState? in
+            if case let .registration(a, state) = event, a == account { return state }
+            return nil
+        }
+        guard let state else {
+            if signals.pending != nil { return signals.interrupted(output) }
+            return CallCommand.fail(output, "registration failed: no answer from the registrar within \(Int(timeout)) s")
+        }
+        return state.isRegistered ? nil : CallCommand.fail(output, "registration failed: \(state.status)")
     }
 
     /// The last state event of `call`, if it reached one of `states` within `seconds`.

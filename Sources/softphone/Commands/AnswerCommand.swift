@@ -8,6 +8,7 @@ enum AnswerCommand {
                             [--max-calls N] [--exit-after N] [--hangup-after SECONDS] [--play FILE.wav] [--record-dir DIR]
                             [--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR] [--json | --quiet]
                             [--stun HOST[:PORT],...] [--ice] [--turn HOST[:PORT] --turn-user U --turn-password-env VAR]
+                            [--header 'Name: value']...
       Answers every incoming call with CODE (default 200; 180/183 only ring, 4xx-6xx reject), optionally
       after MS milliseconds; plays FILE into and records each call into DIR; hangs up after SECONDS;
       holds at most --max-calls calls at once (as the pjsua app's flag: more are refused with 503 and
@@ -15,12 +16,13 @@ enum AnswerCommand {
       --quiet prints nothing else (for load tests); --media-thread gives RTP its own worker thread;
       --max-cps refuses new calls beyond R per second with 503 and Retry-After (admission control).
       SIGUSR1 means the network changed: listeners reopen, accounts re-register, calls re-INVITE.
-      Without --answer-after the engine answers inside its callback (no round trip per call).
+      Without --answer-after or --header the engine answers inside its callback (no round trip per call).
+      --header (repeatable) adds a header to every answer. Instant messages received are printed.
     """
 
     static let spec = OptionSpec(
         valued: Set(["listen", "auto-answer", "answer-after", "max-calls", "exit-after", "hangup-after", "play", "record-dir", "max-cps"]).union(AccountOptions.valued).union(NATOptions.valued),
-        flags: Set(["json", "quiet", "media-thread"]).union(AccountOptions.flags).union(NATOptions.flags))
+        flags: Set(["json", "quiet", "media-thread"]).union(AccountOptions.flags).union(NATOptions.flags), repeatable: ["header"])
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
         let output = Output(json: arguments.has("json"))
@@ -44,6 +46,7 @@ enum AnswerCommand {
         }
         let account = try AccountOptions(arguments, required: false)
         let nat = try NATOptions(arguments)
+        let headers = try arguments.strings("header").map(PJSUA.SIPHeader.init(parsing:))
 
         let signals = Signals.shared
         let phone = PJSUA()
@@ -54,7 +57,7 @@ enum AnswerCommand {
         if let maxCPS { configuration.admission.maxNewCallsPerSecond = Double(maxCPS) }
         // Answering at once needs no decision from Swift: the engine answers in its callback
         // (for the codes it takes there; others go through the agent).
-        let engineAnswers = delay == 0 && PJSUA.Configuration.canAutoAnswer(with: code)
+        let engineAnswers = delay == 0 && headers.isEmpty && PJSUA.Configuration.canAutoAnswer(with: code)
         if engineAnswers { configuration.autoAnswerCode = code }
         // A quiet agent that answers in the engine and has nothing else to do per call needs no
         // events at all (a load test's server): no subscription, no task wake-up per event.
@@ -69,7 +72,7 @@ enum AnswerCommand {
             try await phone.addAccount(configuration)
         }
         let agent = Agent(phone: phone, output: output, quiet: quiet, code: engineAnswers ? nil : code, delay: delay, exitAfter: exitAfter,
-                          hangupAfter: hangupAfter, play: play, recordDirectory: recordDirectory)
+                          hangupAfter: hangupAfter, play: play, recordDirectory: recordDirectory, headers: headers)
         let loop = Task { if let events { await agent.run(events) } }
         // Whichever comes first ends the agent: enough calls handled, or a signal.
         Task {
@@ -98,13 +101,16 @@ actor Agent {
     let hangupAfter: Double?
     let play: String?
     let recordDirectory: String?
+    /// Extra headers on every answer.
+    let headers: [PJSUA.SIPHeader]
     private(set) var completed = 0
     private var recorders: [PJSUA.Call: PJSUA.Recorder] = [:]
     private var ours: Set<PJSUA.Call> = []
     private var doneWaiters: [CheckedContinuation<Void, Never>] = []
     private var recordingNumber = 0
 
-    init(phone: PJSUA, output: Output, quiet: Bool, code: Int?, delay: Int, exitAfter: Int?, hangupAfter: Double?, play: String?, recordDirectory: String?) {
+    init(phone: PJSUA, output: Output, quiet: Bool, code: Int?, delay: Int, exitAfter: Int?, hangupAfter: Double?, play: String?, recordDirectory: String?,
+         headers: [PJSUA.SIPHeader] = []) {
         self.phone = phone
         self.output = output
         self.quiet = quiet
@@ -114,6 +120,7 @@ actor Agent {
         self.hangupAfter = hangupAfter
         self.play = play
         self.recordDirectory = recordDirectory
+        self.headers = headers
     }
 
     private var done = false
@@ -141,12 +148,12 @@ actor Agent {
 
     private func handle(_ event: PJSUA.Event) async {
         switch event {
-        case let .incomingCall(_, call, _, _, _):
+        case let .incomingCall(_, call, _, _, _, _):
             ours.insert(call)
             // Without `code` the engine has answered it already (Configuration.autoAnswerCode).
             guard let code else { break }
             if delay > 0 {
-                try? await phone.answer(call, code: 180)
+                try? await phone.answer(call, code: 180, headers: headers)
                 Task {
                     try? await Task.sleep(for: .milliseconds(delay))
                     await self.respond(call, code: code)
@@ -184,9 +191,9 @@ actor Agent {
     private func respond(_ call: PJSUA.Call, code: Int) async {
         do {
             if code >= 300 {
-                try await phone.reject(call, code: code)
+                try await phone.reject(call, code: code, headers: headers)
             } else {
-                try await phone.answer(call, code: code)
+                try await phone.answer(call, code: code, headers: headers)
             }
         } catch {
             output.emit("error", ["call": call.description, "message": "\(error)"], human: "\(call): \(error)")

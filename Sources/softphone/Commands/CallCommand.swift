@@ -8,16 +8,18 @@ enum CallCommand {
                           [--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR]
                           [--play FILE.wav] [--record FILE.wav] [--dtmf DIGITS] [--seconds N] [--timeout N] [--json]
                           [--stun HOST[:PORT],...] [--ice] [--turn HOST[:PORT] --turn-user U --turn-password-env VAR]
+                          [--header 'Name: value']...
       Calls <sip-uri>, stays connected N seconds (default 5), then hangs up. Exits 0 when the call
       connected, 1 when it failed (with the SIP reason), 2 on bad input, 130/143 on SIGINT/SIGTERM
-      (hanging up first). A call to a UDP port where nothing listens fails only after --timeout:
-      PJSIP does not see ICMP port-unreachable on Linux (docs/KNOWN-LIMITS.md).
+      (hanging up first). --header (repeatable) adds a header to the INVITE. A call to a UDP port
+      where nothing listens fails only after --timeout: PJSIP does not see ICMP port-unreachable
+      on Linux (docs/KNOWN-LIMITS.md).
     """
 
     static let spec = OptionSpec(
         valued: Set(["listen", "play", "record", "dtmf", "seconds", "timeout"]).union(AccountOptions.valued).union(NATOptions.valued),
         flags: Set(["json"]).union(AccountOptions.flags).union(NATOptions.flags), positionals: 1...1,
-        positionalNames: ["<sip-uri> (the destination to call, e.g. sip:bob@127.0.0.1:5060)"])
+        positionalNames: ["<sip-uri> (the destination to call, e.g. sip:bob@127.0.0.1:5060)"], repeatable: ["header"])
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
         let output = Output(json: arguments.has("json"))
@@ -32,28 +34,13 @@ enum CallCommand {
         let account = try AccountOptions(arguments, required: false)
         var configuration = listen.configuration()
         configuration.nat = try NATOptions(arguments).nat
+        let headers = try arguments.strings("header").map(PJSUA.SIPHeader.init(parsing:))
 
         let signals = Signals.shared
         return try await withPhone(configuration, output: output) { phone, _, watcher in
-            var from: PJSUA.Account?
-            if let configuration = account.configuration {
-                let added = try await phone.addAccount(configuration)
-                from = added
-                if configuration.registrar != nil {
-                    let registration = await watcher.first(within: timeout, signals: signals) { event -> PJSUA.RegistrationState? in
-                        if case let .registration(a, state) = event, a == added { return state }
-                        return nil
-                    }
-                    guard let registration else {
-                        if signals.pending != nil { return signals.interrupted(output) }
-                        return fail(output, "registration failed: no answer from the registrar within \(Int(timeout)) s")
-                    }
-                    guard registration.isRegistered else {
-                        return fail(output, "registration failed: \(registration.status)")
-                    }
-                }
-            }
-            let call = try await phone.makeCall(to: destination, from: from)
+            let (from, failure) = try await account.add(to: phone, watcher: watcher, timeout: timeout, signals: signals, output: output)
+            if let failure { return failure }
+            let call = try await phone.makeCall(to: destination, from: from, headers: headers)
             guard let outcome = await watcher.state(of: call, in: [.confirmed, .disconnected], within: timeout, signals: signals) else {
                 if signals.pending != nil {
                     // The engine's shutdown cancels the unanswered call.

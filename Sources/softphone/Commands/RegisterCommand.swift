@@ -29,16 +29,8 @@ enum RegisterCommand {
         let signals = Signals.shared
         return try await withPhone(engine, output: output) { phone, _, watcher in
             let account = try await phone.addAccount(configuration)
-            let state = await watcher.first(within: timeout, signals: signals) { event -> PJSUA.RegistrationState? in
-                if case let .registration(a, state) = event, a == account { return state }
-                return nil
-            }
-            guard let state else {
-                if signals.pending != nil { return signals.interrupted(output) }
-                return CallCommand.fail(output, "registration failed: no answer from the registrar within \(Int(timeout)) s")
-            }
-            guard state.isRegistered else {
-                return CallCommand.fail(output, "registration failed: \(state.status)")
+            if let failure = await watcher.registrationFailure(of: account, within: timeout, signals: signals, output: output) {
+                return failure
             }
             if seconds > 0 {
                 _ = await watcher.first(within: seconds, signals: signals) { _ -> Void? in nil }
