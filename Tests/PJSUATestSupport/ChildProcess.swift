@@ -34,8 +34,17 @@ public final class ChildProcess: @unchecked Sendable {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        // A child inherits the spawning thread's signal mask, and Swift's threads (Dispatch's,
+        // the test runner's) block most signals: kamailio's tm timers then never fired (no
+        // fr_timer, no failover). The child starts with no signal blocked and default handlers.
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         posix_spawnattr_setpgroup(&attributes, 0)
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        var everySignal = sigset_t()
+        sigfillset(&everySignal)
+        posix_spawnattr_setsigdefault(&attributes, &everySignal)
         var merged = ProcessInfo.processInfo.environment
         for (key, value) in environment { merged[key] = value }
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
