@@ -22,11 +22,13 @@ extension PJSUA.Account {
         public var registrationExpiry: Int
         /// Whether REGISTER is sent as soon as the account is added.
         public var registerOnAdd: Bool
+        /// This account's SRTP; nil uses the engine's (``PJSUA/Configuration/srtp``).
+        public var srtp: PJSUA.SRTPConfiguration?
 
         /// Creates an account configuration.
         public init(id: String, registrar: String? = nil, username: String? = nil, password: String? = nil,
                     realm: String = "*", push: PJSUA.PushParameters? = nil, proxies: [String] = [],
-                    registrationExpiry: Int = 300, registerOnAdd: Bool = true) {
+                    registrationExpiry: Int = 300, registerOnAdd: Bool = true, srtp: PJSUA.SRTPConfiguration? = nil) {
             self.id = id
             self.registrar = registrar
             self.username = username
@@ -36,6 +38,7 @@ extension PJSUA.Account {
             self.proxies = proxies
             self.registrationExpiry = registrationExpiry
             self.registerOnAdd = registerOnAdd
+            self.srtp = srtp
         }
 
         /// Mirrors the configuration with the password redacted (for `dump` and debuggers).
@@ -44,6 +47,7 @@ extension PJSUA.Account {
                 "id": id, "registrar": registrar as Any, "username": username as Any,
                 "password": password == nil ? "none" : "<redacted>", "realm": realm, "push": push as Any,
                 "proxies": proxies, "registrationExpiry": registrationExpiry, "registerOnAdd": registerOnAdd,
+                "srtp": srtp as Any,
             ])
         }
 
@@ -86,6 +90,7 @@ extension PJSUA {
                 throw PJSUAError(.invalidArgument, "password must be at most 255 bytes with no NUL")
             }
         }
+        try configuration.srtp?.validate()
         let pushParameters = try configuration.push?.contactParameters()
         let token = HandleToken.next()
         let slot: pjsua_acc_id = try withCStringArena { arena throws(PJSUAError) in
@@ -96,6 +101,7 @@ extension PJSUA {
             config.unreg_timeout = UInt32(unregisterTimeout)
             config.reg_timeout = UInt32(configuration.registrationExpiry)
             config.register_on_acc_add = configuration.registerOnAdd ? 1 : 0
+            if let srtp = configuration.srtp { Self.apply(srtp, to: &config) }
             Self.setMediaBinding(&config, port: rtpPort, address: mediaBindAddress, arena)
             if let registrar = configuration.registrar { config.reg_uri = arena.pj(registrar) }
             if let pushParameters { config.reg_contact_uri_params = arena.pj(pushParameters) }

@@ -239,6 +239,8 @@ public actor PJSUA {
         }
         try Validation.headerValue(configuration.userAgent, what: "user agent")
         try configuration.admission.validate()
+        try validate(configuration.tls)
+        try configuration.srtp.validate()
         if let code = configuration.autoAnswerCode, !Configuration.canAutoAnswer(with: code) {
             throw PJSUAError(.invalidArgument, "autoAnswerCode \(code) must be 180, 183, 200 or a final error status (300...699)")
         }
@@ -263,6 +265,7 @@ public actor PJSUA {
             logging.msg_logging = configuration.logSIPMessages ? 1 : 0
             logging.decor = UInt32(PJ_LOG_HAS_SENDER.rawValue | PJ_LOG_HAS_THREAD_ID.rawValue)
             CallbackContext.install(into: &config, logging: &logging)
+            Self.apply(configuration.srtp, to: &config)
 
             var media = pjsua_media_config()
             pjsua_media_config_default(&media)
@@ -275,6 +278,7 @@ public actor PJSUA {
             self.maxCalls = configuration.maxCalls
             self.mediaBindAddress = configuration.bindAddress
             self.unregisterTimeout = configuration.unregisterTimeoutMilliseconds
+            self.tlsConfiguration = configuration.tls
             try check(pjsua_init(&config, &logging, &media), "pjsua_init")
         }
     }
@@ -292,6 +296,8 @@ public actor PJSUA {
     /// The address RTP binds to and the SDP advertises: the configured bind address, if any.
     var mediaBindAddress: String?
     var unregisterTimeout = 2000
+    /// The TLS settings of every TLS transport this run opens.
+    var tlsConfiguration = TLSConfiguration()
     /// Callers of ``shutdown()`` that arrived while another shutdown was under way.
     var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
 }

@@ -5,7 +5,7 @@ import PJSIP
 /// when PJSIP reported it, and a message that names the offending input or operation.
 ///
 /// Match on codes with `catch PJSUAError.invalidURI { ... }` or compare `error.code`.
-public struct PJSUAError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct PJSUAError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong. New codes may be added; switch with a `default` case.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         public let rawValue: Int
@@ -34,6 +34,17 @@ public struct PJSUAError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let file = Code(rawValue: 10)
         /// An operation did not finish within its time limit.
         public static let timedOut = Code(rawValue: 11)
+        /// The PJSIP build lacks the feature asked for (for example DTLS-SRTP).
+        public static let unsupported = Code(rawValue: 40)
+        /// A TLS peer's certificate is not signed by an authority we trust (self-signed, unknown
+        /// issuer): see ``PJSUA/TLSConfiguration/caFile``.
+        public static let certificateUntrusted = Code(rawValue: 41)
+        /// A TLS peer's certificate has expired (or is not valid yet).
+        public static let certificateExpired = Code(rawValue: 42)
+        /// A TLS peer's certificate does not name the host we connected to.
+        public static let certificateNameMismatch = Code(rawValue: 43)
+        /// A TLS peer's certificate was refused for another reason (revoked, malformed, ...).
+        public static let certificateRejected = Code(rawValue: 44)
 
         public var description: String {
             switch self {
@@ -48,6 +59,11 @@ public struct PJSUAError: Error, Sendable, Equatable, CustomStringConvertible {
             case .tooMany: "tooMany"
             case .file: "file"
             case .timedOut: "timedOut"
+            case .unsupported: "unsupported"
+            case .certificateUntrusted: "certificateUntrusted"
+            case .certificateExpired: "certificateExpired"
+            case .certificateNameMismatch: "certificateNameMismatch"
+            case .certificateRejected: "certificateRejected"
             default: "code(\(rawValue))"
             }
         }
@@ -101,6 +117,18 @@ public struct PJSUAError: Error, Sendable, Equatable, CustomStringConvertible {
     public static var noSoundDevice: Code { .noSoundDevice }
     /// Media not active.
     public static var mediaNotActive: Code { .mediaNotActive }
+    /// Untrusted TLS certificate.
+    public static var certificateUntrusted: Code { .certificateUntrusted }
+    /// Expired TLS certificate.
+    public static var certificateExpired: Code { .certificateExpired }
+    /// TLS certificate naming another host.
+    public static var certificateNameMismatch: Code { .certificateNameMismatch }
+    /// TLS certificate refused for another reason.
+    public static var certificateRejected: Code { .certificateRejected }
+
+    /// `PJSIP_TLS_ECERTVERIF`: the status of transactions and registrations that failed because
+    /// a TLS peer's certificate was refused.
+    public static let certificateVerificationStatus = cpjsua_status_tls_ecertverif
 }
 
 /// Lets `catch PJSUAError.invalidURI` match a thrown ``PJSUAError`` by its code.

@@ -39,6 +39,10 @@ struct Output: Sendable {
                  human: "\(account) \(state)")
         case let .dtmf(call, digit):
             emit("dtmf", ["call": call.description, "digit": String(digit)], human: "\(call) DTMF \(digit)")
+        case let .tlsConnection(connection):
+            emit("tls", ["remote": connection.remote, "connected": connection.isConnected, "problems": connection.problems.description,
+                         "error": connection.error.map { "\($0.code)" } ?? "", "message": connection.error?.message ?? ""],
+                 human: connection.description)
         }
     }
 

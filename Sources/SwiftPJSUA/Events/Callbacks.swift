@@ -126,6 +126,7 @@ enum CallbackContext {
         config.cb.on_call_media_state = onCallMediaState
         config.cb.on_reg_state2 = onRegState
         config.cb.on_dtmf_digit2 = onDTMFDigit
+        config.cb.on_transport_state = onTransportState
         logging.cb = onLog
     }
 }
@@ -214,11 +215,12 @@ private func onCallMediaState(_ callID: pjsua_call_id) {
 
 private func onRegState(_ accID: pjsua_acc_id, _ info: UnsafeMutablePointer<pjsua_reg_info>?) {
     guard let info, let param = info.pointee.cbparam?.pointee else { return }
-    let state = PJSUA.RegistrationState(
+    var state = PJSUA.RegistrationState(
         status: PJSUA.SIPStatus(code: Int(param.code), reason: String(pj: param.reason)),
         expires: Int(param.expiration == UInt32.max ? 0 : param.expiration),
         isUnregistration: info.pointee.renew == 0,
         transportStatus: param.status)
+    state.certificateError = CertificateRefusals.error(for: param.status)
     CallbackContext.publish(.registration(account: accountHandle(accID), state: state))
 }
 

@@ -15,5 +15,9 @@ extension PJSUA {
         case registration(account: Account, state: RegistrationState)
         /// A DTMF digit arrived on a call (`on_dtmf_digit2`), RFC 2833/4733 or SIP INFO.
         case dtmf(call: Call, digit: Character)
+        /// A TLS connection came up, or was refused or closed (`on_transport_state`). A refused
+        /// server certificate arrives here, with the reason, before the registration or call
+        /// that needed the connection fails.
+        case tlsConnection(TLSConnection)
     }
 }

@@ -85,6 +85,9 @@ extension PJSUA {
         public let isUnregistration: Bool
         /// The transport-level `pj_status_t` (0 when a response arrived).
         public let transportStatus: Int32
+        /// Why the registrar's TLS certificate was refused, when that is why this registration
+        /// failed (``transportStatus`` is then `PJSIP_TLS_ECERTVERIF`).
+        public var certificateError: PJSUAError? = nil
 
         /// Whether the account is now registered.
         public var isRegistered: Bool {
