@@ -4,7 +4,7 @@ import SwiftPJSUA
 /// `softphone answer`: a user agent that answers calls until SIGINT/SIGTERM (or --max-calls).
 enum AnswerCommand {
     static let usage = """
-    usage: softphone answer [--listen <udp|tcp>:<host>:<port>] [--auto-answer CODE] [--answer-after MS] [--max-cps R]
+    usage: softphone answer [--listen <udp|tcp|tls>:<host>:<port>] [--auto-answer CODE] [--answer-after MS] [--max-cps R]
                             [--max-calls N] [--hangup-after SECONDS] [--play FILE.wav] [--record-dir DIR]
                             [--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR] [--json | --quiet]
       Answers every incoming call with CODE (default 200; 180/183 only ring, 4xx-6xx reject), optionally
@@ -13,10 +13,11 @@ enum AnswerCommand {
       --quiet prints nothing else (for load tests); --media-thread gives RTP its own worker thread;
       --max-cps refuses new calls beyond R per second with 503 and Retry-After (admission control).
       Without --answer-after the engine answers inside its callback (no round trip per call).
+    \(SecurityOptions.usage)
     """
 
     static let spec = OptionSpec(
-        valued: Set(["listen", "auto-answer", "answer-after", "max-calls", "hangup-after", "play", "record-dir", "max-cps"]).union(AccountOptions.valued),
+        valued: Set(["listen", "auto-answer", "answer-after", "max-calls", "hangup-after", "play", "record-dir", "max-cps"]).union(AccountOptions.valued).union(SecurityOptions.valued),
         flags: Set(["json", "quiet", "media-thread"]).union(AccountOptions.flags))
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
@@ -39,10 +40,13 @@ enum AnswerCommand {
             }
         }
         let account = try AccountOptions(arguments, required: false)
+        let security = try SecurityOptions(arguments, listen: listen)
 
         let signals = Signals.shared
         let phone = PJSUA()
         var configuration = listen.configuration()
+        security.apply(to: &configuration)
+        security.printWarnings()
         configuration.dedicatedMediaThread = arguments.has("media-thread")
         if let maxCPS { configuration.admission.maxNewCallsPerSecond = Double(maxCPS) }
         // Answering at once needs no decision from Swift: the engine answers in its callback

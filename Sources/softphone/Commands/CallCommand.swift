@@ -4,16 +4,17 @@ import SwiftPJSUA
 /// `softphone call <sip-uri>`: places one call, optionally plays, records and sends DTMF.
 enum CallCommand {
     static let usage = """
-    usage: softphone call <sip-uri> [--listen <udp|tcp>:<host>:<port>]
+    usage: softphone call <sip-uri> [--listen <udp|tcp|tls>:<host>:<port>]
                           [--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR]
                           [--play FILE.wav] [--record FILE.wav] [--dtmf DIGITS] [--seconds N] [--timeout N] [--json]
       Calls <sip-uri>, stays connected N seconds (default 5), then hangs up. Exits 0 when the call
       connected, 1 when it failed (with the SIP reason), 2 on bad input, 130/143 on SIGINT/SIGTERM
       (hanging up first).
+    \(SecurityOptions.usage)
     """
 
     static let spec = OptionSpec(
-        valued: Set(["listen", "play", "record", "dtmf", "seconds", "timeout"]).union(AccountOptions.valued),
+        valued: Set(["listen", "play", "record", "dtmf", "seconds", "timeout"]).union(AccountOptions.valued).union(SecurityOptions.valued),
         flags: Set(["json"]).union(AccountOptions.flags), positionals: 1...1)
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
@@ -27,9 +28,13 @@ enum CallCommand {
         let record = arguments.string("record")
         let dtmf = arguments.string("dtmf")
         let account = try AccountOptions(arguments, required: false)
+        let security = try SecurityOptions(arguments, listen: listen)
+        var configuration = listen.configuration()
+        security.apply(to: &configuration)
+        security.printWarnings()
 
         let signals = Signals.shared
-        return try await withPhone(listen.configuration(), output: output) { phone, _, watcher in
+        return try await withPhone(configuration, output: output) { phone, _, watcher in
             var from: PJSUA.Account?
             if let configuration = account.configuration {
                 let added = try await phone.addAccount(configuration)
