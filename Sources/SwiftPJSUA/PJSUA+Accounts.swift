@@ -142,6 +142,11 @@ extension PJSUA {
         let (port, address) = (rtpPort, mediaBindAddress)
         try withCStringArena { arena throws(PJSUAError) in
             Self.setMediaBinding(&config, port: port, address: address, arena)
+            // pjsua names a TLS local account `sip:host:port;transport=TLS`, and a `sip:` account
+            // puts a `sip:` Contact in its requests and answers: a peer then refuses `sips:`
+            // calls ("480, Warning: 381 SIPS Required", RFC 5630). A `sips:` id makes the Contact
+            // `sips:` on TLS.
+            if transport.kind == .tls { config.id = arena.pj("<\(transport.uri())>") }
             try check(pjsua_acc_modify(slot, &config), "pjsua_acc_modify")
         }
         return Account(slot: slot, token: token)

@@ -220,7 +220,7 @@ private func onRegState(_ accID: pjsua_acc_id, _ info: UnsafeMutablePointer<pjsu
         expires: Int(param.expiration == UInt32.max ? 0 : param.expiration),
         isUnregistration: info.pointee.renew == 0,
         transportStatus: param.status)
-    state.certificateError = CertificateRefusals.error(for: param.status)
+    state.certificateError = CertificateRefusals.error(status: param.status, code: state.status.code, reason: state.status.reason)
     CallbackContext.publish(.registration(account: accountHandle(accID), state: state))
 }
 

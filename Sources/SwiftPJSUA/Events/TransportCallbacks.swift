@@ -12,18 +12,28 @@ import PJSIP
 enum CertificateRefusals {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var latest: (error: PJSUAError, at: ContinuousClock.Instant)?  // guarded by `lock`
+    /// pjsip fails a transaction whose TLS connection was refused with 503 and, as its reason,
+    /// the text of `PJSIP_TLS_ECERTVERIF` (sip_transaction.c: `tsx_set_status_code` with
+    /// `pj_strerror(transport_err)`); a registration then reports `PJ_SUCCESS` as its status.
+    /// Read on the pjsua thread that records the first refusal: `pj_strerror` knows PJSIP's
+    /// texts only once pjsua is initialised, and is not called from foreign threads.
+    nonisolated(unsafe) private static var failureReason: String?  // guarded by `lock`
 
+    /// Called on a pjsua worker thread.
     static func record(_ error: PJSUAError) {
-        lock.withLock { latest = (error, .now) }
+        let reason = pjErrorText(PJSUAError.certificateVerificationStatus)
+        lock.withLock {
+            latest = (error, .now)
+            failureReason = reason
+        }
     }
 
-    /// The refusal behind a transaction that failed with `status`, if it is a certificate one.
-    static func error(for status: pj_status_t) -> PJSUAError? {
-        guard status == PJSUAError.certificateVerificationStatus else { return nil }
-        return lock.withLock { () -> PJSUAError? in
-            guard let latest, ContinuousClock.now - latest.at < .seconds(60) else {
-                return PJSUAError(.certificateRejected, "TLS certificate refused", status: status)
-            }
+    /// The refusal behind a transaction that ended with this status, if a refused certificate
+    /// is why: the most recent one.
+    static func error(status: pj_status_t, code: Int, reason: String) -> PJSUAError? {
+        lock.withLock { () -> PJSUAError? in
+            guard let latest, status == PJSUAError.certificateVerificationStatus || (code == 503 && reason == failureReason)
+            else { return nil }
             return latest.error
         }
     }

@@ -86,7 +86,7 @@ extension PJSUA {
         /// The transport-level `pj_status_t` (0 when a response arrived).
         public let transportStatus: Int32
         /// Why the registrar's TLS certificate was refused, when that is why this registration
-        /// failed (``transportStatus`` is then `PJSIP_TLS_ECERTVERIF`).
+        /// failed (the status is then 503 with `PJSIP_TLS_ECERTVERIF`'s text).
         public var certificateError: PJSUAError? = nil
 
         /// Whether the account is now registered.

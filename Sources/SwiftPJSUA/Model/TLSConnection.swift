@@ -90,3 +90,13 @@ extension PJSUA {
         }
     }
 }
+
+extension PJSUA.SIPStatus {
+    /// Why a TLS certificate was refused, when that is why this status came about: pjsip ends a
+    /// request whose TLS connection was refused with `503` and the text of
+    /// `PJSIP_TLS_ECERTVERIF`. The error is the most recent refusal (reported by
+    /// ``PJSUA/Event/tlsConnection(_:)``): read it when the status arrives. nil otherwise.
+    public var certificateError: PJSUAError? {
+        CertificateRefusals.error(status: 0, code: code, reason: reason)
+    }
+}

@@ -49,7 +49,7 @@ enum CallCommand {
                         return fail(output, "registration failed: no answer from the registrar within \(Int(timeout)) s")
                     }
                     guard registration.isRegistered else {
-                        return fail(output, "registration failed: \(registration.status)")
+                        return fail(output, "registration failed: \(registration.certificateError?.message ?? registration.status.description)")
                     }
                 }
             }

@@ -40,7 +40,7 @@ enum RegisterCommand {
                 return CallCommand.fail(output, "registration failed: no answer from the registrar within \(Int(timeout)) s")
             }
             guard state.isRegistered else {
-                return CallCommand.fail(output, "registration failed: \(state.status)")
+                return CallCommand.fail(output, "registration failed: \(state.certificateError?.message ?? state.status.description)")
             }
             if seconds > 0 {
                 _ = await watcher.first(within: seconds, signals: signals) { _ -> Void? in nil }

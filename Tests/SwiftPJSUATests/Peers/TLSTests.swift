@@ -1,0 +1,212 @@
+import Foundation
+import PJSUATestSupport
+import SwiftPJSUA
+import Testing
+
+/// An engine configuration with a TLS transport on a free loopback port, trusting `caFile`.
+func tlsEngine(caFile: String?, verifyServer: Bool = true, logHandler: PJSUA.LogHandler? = nil) -> PJSUA.Configuration {
+    var configuration = PJSUA.Configuration(port: 0, transport: .tls, bindAddress: "127.0.0.1", audioDevice: .null,
+                                            tls: PJSUA.TLSConfiguration(caFile: caFile, verifyServer: verifyServer))
+    if let logHandler {
+        configuration.logLevel = .verbose
+        configuration.logSIPMessages = true
+        configuration.logHandler = logHandler
+    }
+    return configuration
+}
+
+extension EventLog {
+    /// Waits for the first TLS connection event (with `remote`, `host:port`, when given).
+    func tlsConnection(to remote: String? = nil, timeout: Duration = .seconds(10)) async throws -> PJSUA.TLSConnection {
+        try await first("a TLS connection event", timeout: timeout) { event in
+            if case let .tlsConnection(connection) = event, remote == nil || connection.remote == remote { return connection }
+            return nil
+        }
+    }
+}
+
+/// The certificates kamailio presents in the refusal tests, and the error each must produce.
+enum RefusedCertificate: String, CaseIterable, Sendable {
+    case selfSigned, wrongName, expired
+
+    func pair(_ certificates: TestCertificates) -> TestCertificates.Pair {
+        switch self {
+        case .selfSigned: certificates.selfSigned
+        case .wrongName: certificates.wrongName
+        case .expired: certificates.expired
+        }
+    }
+
+    var expected: PJSUAError.Code {
+        switch self {
+        case .selfSigned: .certificateUntrusted
+        case .wrongName: .certificateNameMismatch
+        case .expired: .certificateExpired
+        }
+    }
+
+    var problem: PJSUA.CertificateProblems {
+        switch self {
+        case .selfSigned: .untrusted
+        case .wrongName: .nameMismatch
+        case .expired: .validityPeriod
+        }
+    }
+}
+
+@Suite("TLS against kamailio and a second engine, with a CA made at run time")
+struct TLSTests {
+    /// alice registers with kamailio over TLS (`sips:` registrar) and calls bob through it; bob
+    /// is a softphone registered over UDP. Both need the server certificate to verify against
+    /// the test CA, by chain and by name (subjectAltName IP 127.0.0.1).
+    @Test func registerAndCallThroughKamailioOverVerifiedTLS() async throws {
+        let certificates = try TestCertificates()
+        let kamailio = try await Kamailio(tls: certificates.server, caFile: certificates.caFile)
+        defer { kamailio.stop() }
+        let tlsPort = try #require(kamailio.tlsPort)
+        try await withEngine(tlsEngine(caFile: certificates.caFile)) { phone, transport, log in
+            #expect(transport.kind == .tls)
+            #expect(transport.uri().hasPrefix("sips:127.0.0.1:"))
+            let bob = try ChildProcess(try softphone(), [
+                "answer", "--listen", "udp:127.0.0.1:0", "--max-calls", "1", "--json",
+                "--account", "sip:bob@127.0.0.1", "--registrar", kamailio.uri, "--username", "bob", "--password-env", "BOB_PASSWORD",
+            ], name: "softphone-bob", environment: ["BOB_PASSWORD": "bob-secret"])
+            try await bob.waitForOutput("\"registered\":true")
+
+            let alice = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: "sips:127.0.0.1:\(tlsPort)",
+                                                   username: "alice", password: "alice-secret")
+            let registered = try await log.registration(alice, "alice registered over TLS")
+            #expect(registered.isRegistered, "\(registered)")
+            #expect(registered.certificateError == nil)
+            let connection = try await log.tlsConnection(to: "127.0.0.1:\(tlsPort)")
+            #expect(connection.isConnected && connection.isOutgoing)
+            #expect(connection.problems.isEmpty)
+            #expect(connection.peerCommonName == "server")
+            #expect(connection.error == nil)
+            #expect(connection.remote == "127.0.0.1:\(tlsPort)")
+
+            let call = try await phone.makeCall(to: "sip:bob@127.0.0.1:\(tlsPort);transport=tls", from: alice)
+            try await log.state(call, .confirmed)
+            try await phone.hangup(call)
+            try await log.state(call, .disconnected)
+            #expect(try await bob.waitForExit(timeout: .seconds(10)) == 0, "\(bob.output)")
+        }
+    }
+
+    /// A self-signed, a wrongly named and an expired server certificate are each refused, and
+    /// the registration and a call both carry the matching typed error.
+    @Test(arguments: RefusedCertificate.allCases)
+    func aBadServerCertificateIsRefusedWithItsReason(_ bad: RefusedCertificate) async throws {
+        let certificates = try TestCertificates()
+        let kamailio = try await Kamailio(tls: bad.pair(certificates), caFile: certificates.caFile)
+        defer { kamailio.stop() }
+        let tlsPort = try #require(kamailio.tlsPort)
+        try await withEngine(tlsEngine(caFile: certificates.caFile)) { phone, _, log in
+            let alice = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: "sips:127.0.0.1:\(tlsPort)",
+                                                   username: "alice", password: "alice-secret")
+            let state = try await log.registration(alice, "refused registration")
+            #expect(!state.isRegistered)
+            #expect(state.status.code == 503, "\(state)")
+            #expect(state.certificateError?.code == bad.expected, "\(String(describing: state.certificateError))")
+            let connection = try await log.tlsConnection(to: "127.0.0.1:\(tlsPort)")
+            #expect(!connection.isConnected)
+            #expect(connection.problems.contains(bad.problem), "\(connection)")
+            #expect(connection.error?.code == bad.expected, "\(connection)")
+            #expect(connection.error?.status == PJSUAError.certificateVerificationStatus)
+
+            let call = try await phone.makeCall(to: "sips:bob@127.0.0.1:\(tlsPort)", from: alice)
+            let ended = try await log.state(call, .disconnected)
+            #expect(ended.status.code == 503, "\(ended.status)")
+            #expect(ended.status.certificateError?.code == bad.expected, "\(ended.status)")
+        }
+    }
+
+    /// With verification off, the self-signed server is accepted; the event still says what
+    /// verification would have refused.
+    @Test func verificationOffAcceptsASelfSignedServerButReportsIt() async throws {
+        let certificates = try TestCertificates()
+        let kamailio = try await Kamailio(tls: certificates.selfSigned, caFile: certificates.caFile)
+        defer { kamailio.stop() }
+        let tlsPort = try #require(kamailio.tlsPort)
+        try await withEngine(tlsEngine(caFile: certificates.caFile, verifyServer: false)) { phone, _, log in
+            let alice = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: "sips:127.0.0.1:\(tlsPort)",
+                                                   username: "alice", password: "alice-secret")
+            let state = try await log.registration(alice, "registration")
+            #expect(state.isRegistered, "\(state)")
+            let connection = try await log.tlsConnection(to: "127.0.0.1:\(tlsPort)")
+            #expect(connection.isConnected)
+            #expect(connection.problems.contains(.untrusted), "\(connection)")
+            #expect(connection.error == nil)
+        }
+    }
+
+    /// Engine to engine: the second engine is `softphone answer --listen tls:...` with the test
+    /// CA's server certificate and an encrypted key (its password from the environment); this
+    /// engine calls it at its `sips:` URI and verifies it.
+    @Test func engineToEngineCallOverTLSWithAnEncryptedServerKey() async throws {
+        let certificates = try TestCertificates()
+        let pair = certificates.encryptedKey
+        let bob = try ChildProcess(try softphone(), [
+            "answer", "--listen", "tls:127.0.0.1:0", "--cert", pair.certificate, "--key", pair.key,
+            "--key-password-env", "KEY_PASSWORD", "--max-calls", "1", "--json",
+        ], name: "softphone-tls-bob", environment: ["KEY_PASSWORD": certificates.keyPassword])
+        defer { bob.stop() }
+        try await bob.waitForOutput("\"listening\"")
+        let listening = try #require(jsonLines(bob.output).first { $0["event"] as? String == "listening" })
+        let uri = try #require(listening["uri"] as? String)
+        #expect(uri.hasPrefix("sips:127.0.0.1:"), "\(uri)")
+        try await withEngine(tlsEngine(caFile: certificates.caFile)) { phone, _, log in
+            let call = try await phone.makeCall(to: uri.replacingOccurrences(of: "sips:", with: "sips:bob@"))
+            try await log.state(call, .confirmed)
+            let port = try #require(listening["port"] as? Int)
+            let connection = try await log.tlsConnection(to: "127.0.0.1:\(port)")
+            #expect(connection.isConnected && connection.problems.isEmpty, "\(connection)")
+            try await phone.hangup(call)
+            try await log.state(call, .disconnected)
+        }
+        #expect(try await bob.waitForExit(timeout: .seconds(10)) == 0, "\(bob.output)")
+        #expect(!bob.output.contains(certificates.keyPassword))
+    }
+
+    /// The CLI names a refused certificate in one line and exits 1; `--tls-verify off` says
+    /// loudly what it turns off.
+    @Test func theCLINamesARefusedCertificateAndWarnsWhenVerificationIsOff() async throws {
+        await EngineTurns.shared.acquire()
+        defer { Task { await EngineTurns.shared.release() } }
+        let certificates = try TestCertificates()
+        let kamailio = try await Kamailio(tls: certificates.selfSigned, caFile: certificates.caFile)
+        defer { kamailio.stop() }
+        let tlsPort = try #require(kamailio.tlsPort)
+        let common = ["register", "--listen", "tls:127.0.0.1:0", "--account", "sip:alice@127.0.0.1",
+                      "--registrar", "sips:127.0.0.1:\(tlsPort)", "--username", "alice", "--password-env", "ALICE", "--timeout", "10"]
+        let refused = try await runSoftphone(common + ["--ca-file", certificates.caFile], environment: ["ALICE": "alice-secret"])
+        #expect(refused.status == 1, "\(refused.output)")
+        #expect(refused.output.contains("softphone: registration failed: TLS certificate of 127.0.0.1:\(tlsPort) refused: untrusted"),
+                "\(refused.output)")
+        let unverified = try await runSoftphone(common + ["--tls-verify", "off"], environment: ["ALICE": "alice-secret"])
+        #expect(unverified.status == 0, "\(unverified.output)")
+        #expect(unverified.output.contains("softphone: warning: --tls-verify off"), "\(unverified.output)")
+        for output in [refused.output, unverified.output] { #expect(!output.contains("alice-secret")) }
+        let misuse = try await runSoftphone(["register", "--listen", "udp:127.0.0.1:0", "--ca-file", certificates.caFile,
+                                             "--account", "sip:a@127.0.0.1", "--registrar", "sip:127.0.0.1"])
+        #expect(misuse.status == 2, "\(misuse.output)")
+    }
+
+    /// Missing files and half a key pair are refused before PJSIP sees them.
+    @Test func badTLSFilesAreTypedErrors() async throws {
+        await EngineTurns.shared.acquire()
+        defer { Task { await EngineTurns.shared.release() } }
+        let phone = PJSUA()
+        var configuration = tlsEngine(caFile: "/nonexistent/ca.pem")
+        do {
+            try await phone.start(configuration)
+            Issue.record("a missing CA file was accepted")
+        } catch { #expect(PJSUAError.Code.file ~= error, "\(error)") }
+        configuration.tls = PJSUA.TLSConfiguration(certificateFile: "/etc/hostname")
+        do {
+            try await phone.start(configuration)
+            Issue.record("a certificate without its key was accepted")
+        } catch { #expect(PJSUAError.Code.invalidArgument ~= error, "\(error)") }
+        #expect(await !phone.isRunning)
+    }
+}
