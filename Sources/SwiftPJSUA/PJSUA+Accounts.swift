@@ -128,6 +128,7 @@ extension PJSUA {
     }
 
     func addLocalAccount(on transport: Transport) throws(PJSUAError) -> Account {
+        if transport.kind == .tls { return try addLocalTLSAccount(on: transport) }
         var slot: pjsua_acc_id = -1
         try check(pjsua_acc_add_local(transport.id, 1, &slot), "pjsua_acc_add_local")
         let token = HandleToken.next()
@@ -142,11 +143,6 @@ extension PJSUA {
         let (port, address) = (rtpPort, mediaBindAddress)
         try withCStringArena { arena throws(PJSUAError) in
             Self.setMediaBinding(&config, port: port, address: address, arena)
-            // pjsua names a TLS local account `sip:host:port;transport=TLS`, and a `sip:` account
-            // puts a `sip:` Contact in its requests and answers: a peer then refuses `sips:`
-            // calls ("480, Warning: 381 SIPS Required", RFC 5630). A `sips:` id makes the Contact
-            // `sips:` on TLS.
-            if transport.kind == .tls { config.id = arena.pj("<\(transport.uri())>") }
             try check(pjsua_acc_modify(slot, &config), "pjsua_acc_modify")
         }
         return Account(slot: slot, token: token)
@@ -156,7 +152,7 @@ extension PJSUA {
     /// address and advertised in the SDP with it (pjsua's `rtp_cfg.bound_addr`; without it RTP
     /// binds to every address and the SDP names the host's first interface, so a peer reached on
     /// loopback would send media off loopback).
-    private static func setMediaBinding(_ config: inout pjsua_acc_config, port: Int, address: String?, _ arena: CStringArena) {
+    static func setMediaBinding(_ config: inout pjsua_acc_config, port: Int, address: String?, _ arena: CStringArena) {
         config.rtp_cfg.port = UInt32(port)
         guard let address else { return }
         config.rtp_cfg.bound_addr = arena.pj(address)

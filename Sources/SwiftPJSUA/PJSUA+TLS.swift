@@ -49,4 +49,35 @@ extension PJSUA {
             setting.timeout.msec = tls.handshakeTimeoutMilliseconds % 1000
         }
     }
+
+    /// The local account of a TLS transport: what `pjsua_acc_add_local` makes (default settings,
+    /// one step lower priority, bound to the transport), with two differences.
+    ///
+    /// - Its id is `sips:`: pjsua puts a `sip:` Contact in the requests and answers of a `sip:`
+    ///   account, and a peer refuses a `sips:` call with one ("480, Warning: 381 SIPS
+    ///   Required", RFC 5630 section 4.2.2; measured against a second engine).
+    /// - `contact_use_src_port` is off: with it, pjsua works out each call's Via by opening a
+    ///   connection to the account id's host (`dlg_set_via`, `pjsua_acc_get_uac_addr`), which
+    ///   for the local account is our own listener; without a certificate its handshake fails
+    ///   (measured: one refused TLS connection per call). The listener's address is the right
+    ///   Contact for the local account. `pjsua_acc_modify` does not apply that field, hence
+    ///   `pjsua_acc_add` here rather than `pjsua_acc_add_local` and a modification.
+    func addLocalTLSAccount(on transport: Transport) throws(PJSUAError) -> Account {
+        let token = HandleToken.next()
+        let (port, address) = (rtpPort, mediaBindAddress)
+        let slot: pjsua_acc_id = try withCStringArena { arena throws(PJSUAError) in
+            var config = pjsua_acc_config()
+            pjsua_acc_config_default(&config)
+            config.priority -= 1
+            config.id = arena.pj("<\(transport.uri())>")
+            config.transport_id = transport.id
+            config.contact_use_src_port = 0
+            config.user_data = HandleToken.pointer(token)
+            Self.setMediaBinding(&config, port: port, address: address, arena)
+            var slot: pjsua_acc_id = -1
+            try check(pjsua_acc_add(&config, 1, &slot), "cannot add the local account of \(transport)")
+            return slot
+        }
+        return Account(slot: slot, token: token)
+    }
 }

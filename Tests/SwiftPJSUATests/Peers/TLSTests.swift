@@ -161,6 +161,12 @@ struct TLSTests {
             let port = try #require(listening["port"] as? Int)
             let connection = try await log.tlsConnection(to: "127.0.0.1:\(port)")
             #expect(connection.isConnected && connection.problems.isEmpty, "\(connection)")
+            // One connection, to the callee: the local account opens none to its own listener.
+            let connections = log.all.compactMap { event -> PJSUA.TLSConnection? in
+                if case let .tlsConnection(connection) = event { return connection }
+                return nil
+            }
+            #expect(connections == [connection], "\(connections)")
             try await phone.hangup(call)
             try await log.state(call, .disconnected)
         }
