@@ -45,6 +45,9 @@ public struct PJSUAError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let certificateNameMismatch = Code(rawValue: 43)
         /// A TLS peer's certificate was refused for another reason (revoked, malformed, ...).
         public static let certificateRejected = Code(rawValue: 44)
+        /// Mandatory SRTP would send its keys (SDES) over signalling less secure than
+        /// ``PJSUA/SRTPConfiguration/secureSignaling`` asks (`PJSIP_ESESSIONINSECURE`).
+        public static let insecureSignaling = Code(rawValue: 45)
 
         public var description: String {
             switch self {
@@ -64,6 +67,7 @@ public struct PJSUAError: Error, Sendable, Hashable, CustomStringConvertible {
             case .certificateExpired: "certificateExpired"
             case .certificateNameMismatch: "certificateNameMismatch"
             case .certificateRejected: "certificateRejected"
+            case .insecureSignaling: "insecureSignaling"
             default: "code(\(rawValue))"
             }
         }
@@ -95,6 +99,8 @@ public struct PJSUAError: Error, Sendable, Hashable, CustomStringConvertible {
             code = .noSoundDevice
         case cpjsua_status_einvaliduri, cpjsua_status_einvalidrequri, cpjsua_status_einvalidscheme:
             code = .invalidURI
+        case cpjsua_status_esessioninsecure: code = .insecureSignaling
+        case cpjsua_status_tls_ecertverif: code = .certificateRejected
         default: code = .pjsip
         }
         if let override { code = override }
@@ -125,6 +131,8 @@ public struct PJSUAError: Error, Sendable, Hashable, CustomStringConvertible {
     public static var certificateNameMismatch: Code { .certificateNameMismatch }
     /// TLS certificate refused for another reason.
     public static var certificateRejected: Code { .certificateRejected }
+    /// SRTP keys would travel over insecure signalling.
+    public static var insecureSignaling: Code { .insecureSignaling }
 
     /// `PJSIP_TLS_ECERTVERIF`: the status of transactions and registrations that failed because
     /// a TLS peer's certificate was refused.

@@ -88,14 +88,15 @@ struct SRTPTests {
     }
 
     /// SDES keys are not offered over plain UDP unless allowed: with the default requirement
-    /// (TLS), a mandatory-SRTP call to a `sip:` UDP address is refused before anything is sent.
+    /// (TLS), a mandatory-SRTP call to a `sip:` UDP address is refused before anything is sent,
+    /// with a typed error.
     @Test func mandatorySRTPRefusesInsecureSignalingByDefault() async throws {
         try await withEngine(srtpEngine(.mandatory, signaling: .tls)) { phone, transport, log in
             do {
                 let call = try await phone.makeCall(to: transport.uri(user: "insecure"))
-                let ended = try await log.state(call, .disconnected)
-                #expect(ended.status.code == 488, "\(ended.status)")
+                Issue.record("the call was placed: \(try await log.state(call, .disconnected).status)")
             } catch {
+                #expect(PJSUAError.Code.insecureSignaling ~= error, "\(error)")
                 #expect(String(describing: error).contains("PJSIP_ESESSIONINSECURE"), "\(error)")
             }
         }
