@@ -164,4 +164,38 @@ struct SRTPTests {
             Issue.record("DTLS keying was accepted")
         } catch { #expect(PJSUAError.Code.unsupported ~= error, "\(error)") }
     }
+
+    /// Mandatory SRTP against baresip (`mediaenc=srtp-mand`, its `srtp` module), which answers
+    /// and plays a tone from a file: the call is encrypted both ways and the tone arrives.
+    @Test func mandatorySRTPAgainstBaresipCarriesItsTone() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try WAVFile.tone(frequency: 700, seconds: 4, sampleRate: 8000).write(to: directory + "/tone.wav")
+        let port = freeLoopbackPort()
+        let config = [
+            "poll_method epoll", "sip_listen 127.0.0.1:\(port)", "net_interface 127.0.0.1",
+            "audio_player aubridge,nil", "audio_source aufile,\(directory)/tone.wav", "audio_alert aubridge,nil",
+            "rtcp_mux no", "module_path /usr/lib/baresip/modules",
+            "module g711.so", "module aufile.so", "module aubridge.so", "module srtp.so",
+            "module_app account.so", "module_app menu.so",
+        ]
+        try (config.joined(separator: "\n") + "\n").write(toFile: directory + "/config", atomically: true, encoding: .utf8)
+        try "<sip:bob@127.0.0.1:\(port)>;answermode=auto;regint=0;mediaenc=srtp-mand\n"
+            .write(toFile: directory + "/accounts", atomically: true, encoding: .utf8)
+        let baresip = try ChildProcess("baresip", ["-4", "-f", directory, "-t", "30"], name: "baresip-srtp")
+        defer { baresip.stop() }
+        try await baresip.waitForOutput("Using media encryption 'srtp-mand'")
+        try await Task.sleep(for: .milliseconds(300))
+        try await withEngine(srtpEngine(.mandatory)) { phone, _, log in
+            let call = try await phone.makeCall(to: "sip:bob@127.0.0.1:\(port)")
+            try await log.state(call, .confirmed)
+            try await log.mediaActive(call)
+            let encryption = try await phone.info(call).encryption
+            #expect(encryption.isEncrypted && encryption.keying == .sdes, "\(encryption)")
+            try await expectTone(700, on: call, of: phone, recordingTo: directory + "/heard.wav", context: baresip.output.suffix(1500).description)
+            try await phone.hangup(call)
+            try await log.state(call, .disconnected)
+        }
+        #expect(baresip.output.contains("SRTP is Enabled"), "\(baresip.output.suffix(1500))")
+    }
 }
