@@ -28,6 +28,7 @@ const int32_t cpjsua_status_sip_ebusy = PJSIP_EBUSY;
 const int32_t cpjsua_status_einval = PJ_EINVAL;
 const int32_t cpjsua_status_tls_ecertverif = PJSIP_TLS_ECERTVERIF;
 const int32_t cpjsua_status_esessioninsecure = PJSIP_ESESSIONINSECURE;
+const int32_t cpjsua_status_eeof = PJ_EEOF;
 
 const int32_t cpjsua_snd_default_capture_dev = PJSUA_SND_DEFAULT_CAPTURE_DEV;
 const int32_t cpjsua_snd_default_playback_dev = PJSUA_SND_DEFAULT_PLAYBACK_DEV;

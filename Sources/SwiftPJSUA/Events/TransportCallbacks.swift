@@ -1,3 +1,4 @@
+import CPJSUASupport
 import Foundation
 import PJSIP
 
@@ -63,7 +64,8 @@ func onTransportState(_ transport: UnsafeMutablePointer<pjsip_transport>?, _ sta
         let refusal = problems.error(remote: remote)
         CertificateRefusals.record(refusal)
         error = refusal
-    } else if status != pjSuccess {
+    } else if status != pjSuccess && status != cpjsua_status_eeof {
+        // PJ_EEOF is the peer closing the connection: an ordinary end, not an error.
         error = PJSUAError(status: status, operation: "TLS connection with \(remote)")
     }
     let connection = PJSUA.TLSConnection(

@@ -76,7 +76,8 @@ extension PJSUA {
         public let problems: CertificateProblems
         /// The peer certificate's subject common name, when it presented one.
         public let peerCommonName: String?
-        /// Why the connection was refused or closed; for a refused certificate, a
+        /// Why the connection was refused or failed (nil when it came up, or the peer closed it);
+        /// for a refused certificate, a
         /// ``PJSUAError/Code/certificateUntrusted``, ``PJSUAError/Code/certificateExpired``,
         /// ``PJSUAError/Code/certificateNameMismatch`` or ``PJSUAError/Code/certificateRejected``.
         public let error: PJSUAError?

@@ -215,4 +215,43 @@ struct TLSTests {
         } catch { #expect(PJSUAError.Code.invalidArgument ~= error, "\(error)") }
         #expect(await !phone.isRunning)
     }
+
+    /// Our TLS listener with client verification: a softphone presenting a certificate from the
+    /// test CA gets through; one presenting a self-signed certificate is refused, and the
+    /// refusal arrives as an incoming TLS connection event naming the reason.
+    @Test func clientVerificationAcceptsTheCAsCertificateAndRefusesASelfSignedOne() async throws {
+        let certificates = try TestCertificates()
+        var configuration = tlsEngine(caFile: certificates.caFile)
+        configuration.tls.certificateFile = certificates.server.certificate
+        configuration.tls.privateKeyFile = certificates.server.key
+        configuration.tls.verifyClient = true
+        try await withEngine(configuration) { phone, transport, log in
+            let answering = Task {
+                for await event in phone.events {
+                    if case let .incomingCall(_, call, _, _, _) = event { try? await phone.answer(call) }
+                }
+            }
+            defer { answering.cancel() }
+            func call(presenting pair: TestCertificates.Pair) async throws -> (status: Int32, output: String) {
+                try await runSoftphone(["call", transport.uri(user: "mtls"), "--listen", "tls:127.0.0.1:0", "--ca-file", certificates.caFile,
+                                        "--cert", pair.certificate, "--key", pair.key, "--seconds", "0.3", "--timeout", "10"])
+            }
+            let trusted = try await call(presenting: certificates.server)
+            #expect(trusted.status == 0, "\(trusted.output)")
+            let accepted = try await log.first("an accepted client") { event -> PJSUA.TLSConnection? in
+                if case let .tlsConnection(connection) = event, !connection.isOutgoing, connection.isConnected { return connection }
+                return nil
+            }
+            #expect(accepted.problems.isEmpty && accepted.peerCommonName == "server", "\(accepted)")
+
+            let untrusted = try await call(presenting: certificates.selfSigned)
+            #expect(untrusted.status == 1, "\(untrusted.output)")
+            let refused = try await log.first("a refused client") { event -> PJSUA.TLSConnection? in
+                if case let .tlsConnection(connection) = event, !connection.isOutgoing, !connection.problems.isEmpty { return connection }
+                return nil
+            }
+            #expect(refused.error?.code == .certificateUntrusted, "\(refused)")
+            #expect(!refused.isConnected)
+        }
+    }
 }
