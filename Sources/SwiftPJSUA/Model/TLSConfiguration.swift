@@ -15,7 +15,7 @@ extension PJSUA {
     /// (`dump`) or an error. The key file's path is not a secret and is shown.
     ///
     /// On Apple platforms the iOS binary uses pjproject's Network.framework backend, which
-    /// differs: see <doc:Security>.
+    /// differs: see <doc:SecureCalls>.
     public struct TLSConfiguration: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
         /// A PEM file of trusted certificate authorities (`tls_setting.ca_list_file`); nil uses
         /// none (then, with verification on, every server is untrusted unless ``caDirectory``
