@@ -57,8 +57,9 @@ enum RefusedCertificate: String, CaseIterable, Sendable {
 @Suite("TLS against kamailio and a second engine, with a CA made at run time")
 struct TLSTests {
     /// alice registers with kamailio over TLS (`sips:` registrar) and calls bob through it; bob
-    /// is a softphone registered over UDP. Both need the server certificate to verify against
-    /// the test CA, by chain and by name (subjectAltName IP 127.0.0.1).
+    /// is a softphone registered over TLS too, and kamailio reaches him over TLS at his
+    /// listener. Both verify kamailio's certificate against the test CA, by chain and by name
+    /// (subjectAltName IP 127.0.0.1).
     @Test func registerAndCallThroughKamailioOverVerifiedTLS() async throws {
         let certificates = try TestCertificates()
         let kamailio = try await Kamailio(tls: certificates.server, caFile: certificates.caFile)
@@ -68,12 +69,16 @@ struct TLSTests {
             #expect(transport.kind == .tls)
             #expect(transport.uri().hasPrefix("sips:127.0.0.1:"))
             let bob = try ChildProcess(try softphone(), [
-                "answer", "--listen", "udp:127.0.0.1:0", "--max-calls", "1", "--json",
-                "--account", "sip:bob@127.0.0.1", "--registrar", kamailio.uri, "--username", "bob", "--password-env", "BOB_PASSWORD",
+                "answer", "--listen", "tls:127.0.0.1:0", "--ca-file", certificates.caFile,
+                "--cert", certificates.server.certificate, "--key", certificates.server.key, "--max-calls", "1", "--json",
+                "--account", "sips:bob@127.0.0.1", "--registrar", "sips:127.0.0.1:\(tlsPort)", "--username", "bob",
+                "--password-env", "BOB_PASSWORD",
             ], name: "softphone-bob", environment: ["BOB_PASSWORD": "bob-secret"])
             try await bob.waitForOutput("\"registered\":true")
 
-            let alice = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: "sips:127.0.0.1:\(tlsPort)",
+            // `sips:` end to end: bob's account is `sips:`, so kamailio hands him a `sips:`
+            // request, which needs alice's Contact to be `sips:` too (RFC 5630).
+            let alice = try await phone.addAccount(id: "sips:alice@127.0.0.1", registrar: "sips:127.0.0.1:\(tlsPort)",
                                                    username: "alice", password: "alice-secret")
             let registered = try await log.registration(alice, "alice registered over TLS")
             #expect(registered.isRegistered, "\(registered)")
@@ -85,7 +90,12 @@ struct TLSTests {
             #expect(connection.error == nil)
             #expect(connection.remote == "127.0.0.1:\(tlsPort)")
 
-            let call = try await phone.makeCall(to: "sip:bob@127.0.0.1:\(tlsPort);transport=tls", from: alice)
+            let call = try await phone.makeCall(to: "sips:bob@127.0.0.1:\(tlsPort)", from: alice)
+            let ended = try await log.first("\(call) confirmed or ended") { event -> PJSUA.SIPStatus? in
+                if case let .callState(c, state, _, status) = event, c == call, state == .confirmed || state == .disconnected { return status }
+                return nil
+            }
+            #expect(ended.code == 200, "\(ended)\n\(bob.output)")
             try await log.state(call, .confirmed)
             try await phone.hangup(call)
             try await log.state(call, .disconnected)
