@@ -48,6 +48,13 @@ struct SecretsTests {
             defer { caller.stop() }
             try await phone.answer(try await log.incomingCall().call)
             #expect(try await caller.waitForExit(timeout: .seconds(20)) == 0, "\(caller.output)")
+            // A refused password: the error says why, not what.
+            var badPassword = account
+            badPassword.password = digestPassword + String(repeating: "x", count: 300)
+            do {
+                try await phone.addAccount(badPassword)
+                Issue.record("a 312-byte password was accepted")
+            } catch { renderings += everyRendering(of: error) }
             // A bad input error that names the account.
             do {
                 _ = try await phone.makeCall(to: "sip:bad uri@127.0.0.1", from: added)

@@ -65,6 +65,23 @@ struct SRTPTests {
         }
     }
 
+    /// The answering side sees the encryption too: `softphone call --srtp mandatory` calls the
+    /// engine, which answers and reports its leg as SRTP.
+    @Test func anAnsweredSRTPCallReportsItsEncryption() async throws {
+        try await withEngine(srtpEngine(.optional)) { phone, transport, log in
+            let caller = try ChildProcess(try softphone(), ["call", transport.uri(user: "encrypted"), "--listen", "udp:127.0.0.1:0",
+                                                           "--srtp", "mandatory", "--seconds", "2", "--timeout", "10", "--json"],
+                                          name: "softphone-srtp-caller")
+            defer { caller.stop() }
+            let callee = try await log.incomingCall().call
+            try await phone.answer(callee)
+            try await log.mediaActive(callee)
+            let encryption = try await phone.info(callee).encryption
+            #expect(encryption.isEncrypted && encryption.keying == .sdes, "\(encryption)")
+            #expect(try await caller.waitForExit(timeout: .seconds(20)) == 0, "\(caller.output)")
+        }
+    }
+
     /// Mandatory SRTP against a peer without it fails with 488, both ways: our offer is refused
     /// by `softphone answer --srtp off`, and we refuse `softphone call --srtp off`.
     @Test func mandatorySRTPAgainstAPlainPeerFailsWith488() async throws {
