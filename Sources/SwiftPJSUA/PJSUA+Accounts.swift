@@ -52,7 +52,7 @@ extension PJSUA.Account {
         }
 
         public var description: String {
-            "Account.Configuration(id: \(id), registrar: \(registrar ?? "none"), username: \(username ?? "none"), password: \(password == nil ? "none" : "<redacted>"), push: \(push.map(\.description) ?? "none"))"
+            "Account.Configuration(id: \(id), registrar: \(registrar ?? "none"), username: \(username ?? "none"), password: \(password == nil ? "none" : "<redacted>"), push: \(push.map(\.description) ?? "none"), srtp: \(srtp.map(\.description) ?? "engine's"))"
         }
     }
 }

@@ -25,7 +25,8 @@ extension PJSUA {
         /// `tls_setting.ca_list_path`), e.g. `/etc/ssl/certs`.
         public var caDirectory: String?
         /// Our certificate (PEM), presented by TLS listeners and to servers that ask for a client
-        /// certificate (`tls_setting.cert_file`).
+        /// certificate (`tls_setting.cert_file`). Without one a TLS transport still connects out,
+        /// but every incoming TLS connection fails its handshake (OpenSSL: "no shared cipher").
         public var certificateFile: String?
         /// The private key of ``certificateFile`` (PEM, `tls_setting.privkey_file`).
         public var privateKeyFile: String?

@@ -41,6 +41,9 @@ enum AnswerCommand {
         }
         let account = try AccountOptions(arguments, required: false)
         let security = try SecurityOptions(arguments, listen: listen)
+        if listen.transport == .tls && security.tls.certificateFile == nil {
+            throw UsageError("answer --listen tls:... needs --cert and --key (a TLS server presents a certificate)")
+        }
 
         let signals = Signals.shared
         let phone = PJSUA()

@@ -206,6 +206,9 @@ struct TLSTests {
         let misuse = try await runSoftphone(["register", "--listen", "udp:127.0.0.1:0", "--ca-file", certificates.caFile,
                                              "--account", "sip:a@127.0.0.1", "--registrar", "sip:127.0.0.1"])
         #expect(misuse.status == 2, "\(misuse.output)")
+        let serverWithoutCertificate = try await runSoftphone(["answer", "--listen", "tls:127.0.0.1:0"])
+        #expect(serverWithoutCertificate.status == 2, "\(serverWithoutCertificate.output)")
+        #expect(serverWithoutCertificate.output.contains("needs --cert and --key"), "\(serverWithoutCertificate.output)")
     }
 
     /// Missing files and half a key pair are refused before PJSIP sees them.
@@ -262,6 +265,31 @@ struct TLSTests {
             }
             #expect(refused.error?.code == .certificateUntrusted, "\(refused)")
             #expect(!refused.isConnected)
+        }
+    }
+
+    /// A TLS transport added beside the UDP one follows the same configuration: with the CA it
+    /// registers with kamailio over TLS; without it the same server is refused as untrusted.
+    @Test(arguments: [true, false])
+    func anAddedTLSTransportFollowsTheConfiguration(trustingTheCA: Bool) async throws {
+        let certificates = try TestCertificates()
+        let kamailio = try await Kamailio(tls: certificates.server, caFile: certificates.caFile)
+        defer { kamailio.stop() }
+        let tlsPort = try #require(kamailio.tlsPort)
+        let configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null,
+                                                tls: PJSUA.TLSConfiguration(caFile: trustingTheCA ? certificates.caFile : nil))
+        try await withEngine(configuration) { phone, _, log in
+            let added = try await phone.addTransport(.tls, bindAddress: "127.0.0.1")
+            #expect(added.kind == .tls && added.port > 0)
+            let alice = try await phone.addAccount(id: "sips:alice@127.0.0.1", registrar: "sips:127.0.0.1:\(tlsPort)",
+                                                   username: "alice", password: "alice-secret")
+            let state = try await log.registration(alice, "registration over the added TLS transport")
+            if trustingTheCA {
+                #expect(state.isRegistered, "\(state)")
+            } else {
+                #expect(!state.isRegistered)
+                #expect(state.certificateError?.code == .certificateUntrusted, "\(state)")
+            }
         }
     }
 }
