@@ -1,6 +1,6 @@
 import Foundation
 import PJSUATestSupport
-import SwiftPJSUA
+@testable import SwiftPJSUA
 import Testing
 
 /// An engine configuration with a TLS transport on a free loopback port, trusting `caFile`.
@@ -290,6 +290,28 @@ struct TLSTests {
                 #expect(!state.isRegistered)
                 #expect(state.certificateError?.code == .certificateUntrusted, "\(state)")
             }
+        }
+    }
+
+    /// pjlib's verification flags keep their C values, and several problems name the most
+    /// fundamental one.
+    @Test func certificateProblemsMatchPJLibsFlagsAndNameTheMostFundamentalReason() {
+        #expect(PJSUA.CertificateProblems.untrusted.rawValue == 1 << 1)
+        #expect(PJSUA.CertificateProblems.validityPeriod.rawValue == 1 << 2)
+        #expect(PJSUA.CertificateProblems.nameMismatch.rawValue == 1 << 30)
+        #expect(PJSUA.CertificateProblems.unknown.rawValue == 1 << 31)
+        let both: PJSUA.CertificateProblems = [.untrusted, .nameMismatch]
+        #expect(both.description == "untrusted, name mismatch")
+        #expect(PJSUA.CertificateProblems(rawValue: 0).description == "none")
+        let cases: [(PJSUA.CertificateProblems, PJSUAError.Code)] = [
+            ([.untrusted, .nameMismatch, .validityPeriod], .certificateUntrusted), ([.issuerNotFound], .certificateUntrusted),
+            ([.validityPeriod, .nameMismatch], .certificateExpired), ([.nameMismatch], .certificateNameMismatch),
+            ([.revoked], .certificateRejected), ([.unknown], .certificateRejected),
+        ]
+        for (problems, code) in cases {
+            let error = problems.error(remote: "192.0.2.1:5061")
+            #expect(error.code == code, "\(problems)")
+            #expect(error.message == "TLS certificate of 192.0.2.1:5061 refused: \(problems)")
         }
     }
 }
