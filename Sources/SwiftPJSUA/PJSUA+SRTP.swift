@@ -56,6 +56,9 @@ func mediaEncryption(of slot: pjsua_call_id, _ info: UnsafePointer<pjsua_call_in
                 // Without DTLS-SRTP in the build (ours), an active session was keyed by SDES; with
                 // it, pjmedia's SRTP info does not say which keying won (KL-SEC-1).
                 let keying: PJSUA.SRTPConfiguration.Keying? = PJSUA.supportsDTLSSRTP ? nil : .sdes
+                // The suite's name points into pjmedia's static table of crypto suites
+                // (transport_srtp.c, `srtp_start`), so it outlives the call; the keys, which
+                // are in the same struct, are never read.
                 return PJSUA.MediaEncryption(isEncrypted: true, keying: keying, cryptoSuite: String(pj: srtp.pointee.tx_policy.name))
             }
             return .none
