@@ -26,6 +26,9 @@ const int32_t cpjsua_status_enotfound = PJ_ENOTFOUND;
 const int32_t cpjsua_status_ebusy = PJ_EBUSY;
 const int32_t cpjsua_status_sip_ebusy = PJSIP_EBUSY;
 const int32_t cpjsua_status_einval = PJ_EINVAL;
+const int32_t cpjsua_status_tls_ecertverif = PJSIP_TLS_ECERTVERIF;
+const int32_t cpjsua_status_esessioninsecure = PJSIP_ESESSIONINSECURE;
+const int32_t cpjsua_status_eeof = PJ_EEOF;
 
 const int32_t cpjsua_snd_default_capture_dev = PJSUA_SND_DEFAULT_CAPTURE_DEV;
 const int32_t cpjsua_snd_default_playback_dev = PJSUA_SND_DEFAULT_PLAYBACK_DEV;
@@ -35,6 +38,11 @@ const int32_t cpjsua_max_acc = PJSUA_MAX_ACC;
 const int32_t cpjsua_max_conf_ports = PJSUA_MAX_CONF_PORTS;
 const int32_t cpjsua_max_call_media = sizeof(((pjsua_call_info *)0)->media) / sizeof(pjsua_call_media_info);
 const int32_t cpjsua_has_video = PJMEDIA_HAS_VIDEO ? 1 : 0;
+#if defined(PJMEDIA_SRTP_HAS_DTLS) && PJMEDIA_SRTP_HAS_DTLS
+const int32_t cpjsua_srtp_has_dtls = 1;
+#else
+const int32_t cpjsua_srtp_has_dtls = 0;
+#endif
 
 struct cpjsua_thread {
     pthread_t id;

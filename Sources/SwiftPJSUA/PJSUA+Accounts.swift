@@ -40,13 +40,15 @@ extension PJSUA.Account {
         /// Extra headers on every REGISTER of the account (`pjsua_acc_config.reg_hdr_list`),
         /// e.g. a device identifier the registrar expects.
         public var registrationHeaders: [PJSUA.SIPHeader]
+        /// This account's SRTP; nil uses the engine's (``PJSUA/Configuration/srtp``).
+        public var srtp: PJSUA.SRTPConfiguration?
 
         /// Creates an account configuration.
         public init(id: String, registrar: String? = nil, username: String? = nil, password: String? = nil,
                     realm: String = "*", push: PJSUA.PushParameters? = nil, proxies: [String] = [],
                     registrationExpiry: Int = 300, registerOnAdd: Bool = true,
                     registrationRetry: RegistrationRetry = .default, ipChangeCalls: PJSUA.IPChangeCallPolicy = .keep,
-                    registrationHeaders: [PJSUA.SIPHeader] = []) {
+                    registrationHeaders: [PJSUA.SIPHeader] = [], srtp: PJSUA.SRTPConfiguration? = nil) {
             self.id = id
             self.registrar = registrar
             self.username = username
@@ -59,6 +61,7 @@ extension PJSUA.Account {
             self.registrationRetry = registrationRetry
             self.ipChangeCalls = ipChangeCalls
             self.registrationHeaders = registrationHeaders
+            self.srtp = srtp
         }
 
         /// Mirrors the configuration with the password redacted (for `dump` and debuggers).
@@ -70,11 +73,12 @@ extension PJSUA.Account {
                 "registrationRetry": registrationRetry, "ipChangeCalls": ipChangeCalls,
                 "ice": ice, "turn": turn, "usesSTUN": usesSTUN, "keepAliveSeconds": keepAliveSeconds,
                 "registrationHeaders": registrationHeaders,
+                "srtp": srtp as Any,
             ])
         }
 
         public var description: String {
-            "Account.Configuration(id: \(id), registrar: \(registrar ?? "none"), username: \(username ?? "none"), password: \(password == nil ? "none" : "<redacted>"), push: \(push.map(\.description) ?? "none"))"
+            "Account.Configuration(id: \(id), registrar: \(registrar ?? "none"), username: \(username ?? "none"), password: \(password == nil ? "none" : "<redacted>"), push: \(push.map(\.description) ?? "none"), srtp: \(srtp.map(\.description) ?? "engine's"))"
         }
     }
 }
@@ -118,6 +122,7 @@ extension PJSUA {
                 throw PJSUAError(.invalidArgument, "password must be at most 255 bytes with no NUL")
             }
         }
+        try configuration.srtp?.validate()
         let pushParameters = try configuration.push?.contactParameters()
         let registrationHeaders = try HeaderList(configuration.registrationHeaders)
         let token = HandleToken.next()
@@ -135,6 +140,7 @@ extension PJSUA {
             config.ip_change_cfg.hangup_calls = configuration.ipChangeCalls == .hangUp ? 1 : 0
             Self.setNATTraversal(&config, configuration, arena)
             config.auto_repond_sip_message = MessageResponse.pjsuaAnswers
+            if let srtp = configuration.srtp { Self.apply(srtp, to: &config) }
             Self.setMediaBinding(&config, port: rtpPort, address: mediaBindAddress, arena)
             if let registrar = configuration.registrar { config.reg_uri = arena.pj(registrar) }
             if let pushParameters { config.reg_contact_uri_params = arena.pj(pushParameters) }
@@ -168,6 +174,7 @@ extension PJSUA {
     }
 
     func addLocalAccount(on transport: Transport) throws(PJSUAError) -> Account {
+        if transport.kind == .tls { return try addLocalTLSAccount(on: transport) }
         var slot: pjsua_acc_id = -1
         try check(pjsua_acc_add_local(transport.id, 1, &slot), "pjsua_acc_add_local")
         let token = HandleToken.next()
@@ -205,7 +212,7 @@ extension PJSUA {
     /// address and advertised in the SDP with it (pjsua's `rtp_cfg.bound_addr`; without it RTP
     /// binds to every address and the SDP names the host's first interface, so a peer reached on
     /// loopback would send media off loopback).
-    private static func setMediaBinding(_ config: inout pjsua_acc_config, port: Int, address: String?, _ arena: CStringArena) {
+    static func setMediaBinding(_ config: inout pjsua_acc_config, port: Int, address: String?, _ arena: CStringArena) {
         config.rtp_cfg.port = UInt32(port)
         guard let address else { return }
         config.rtp_cfg.bound_addr = arena.pj(address)

@@ -197,6 +197,8 @@ extension PJSUA {
         public let isOutgoing: Bool
         /// Whether the call has an active video stream.
         public let hasVideo: Bool
+        /// Whether the audio is encrypted (SRTP), and how.
+        public let encryption: MediaEncryption
     }
 
     /// The current state of a live call.
@@ -208,7 +210,7 @@ extension PJSUA {
             return CallInfo(call: call, state: CallState(info.pointee.state), sipCallID: identity.sipCallID, remote: identity.remote,
                             lastStatus: SIPStatus(code: Int(info.pointee.last_status.rawValue), reason: String(pj: info.pointee.last_status_text)),
                             media: MediaState(info.pointee.media_status), isOutgoing: info.pointee.role == PJSIP_ROLE_UAC,
-                            hasVideo: hasActiveVideo(info))
+                            hasVideo: hasActiveVideo(info), encryption: mediaEncryption(of: call.slot, info))
         }
     }
 

@@ -25,6 +25,7 @@ extension PJSUA {
             pjsua_transport_config_default(&config)
             config.port = UInt32(port)
             if let bindAddress { config.bound_addr = arena.pj(bindAddress) }
+            if kind == .tls { Self.apply(tlsConfiguration, to: &config.tls_setting, arena) }
             var type: pjsip_transport_type_e
             switch kind {
             case .udp: type = PJSIP_TRANSPORT_UDP

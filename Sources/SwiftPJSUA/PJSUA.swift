@@ -242,6 +242,8 @@ public actor PJSUA {
         try Validation.headerValue(configuration.userAgent, what: "user agent")
         try configuration.admission.validate()
         try configuration.nat.validate()
+        try validate(configuration.tls)
+        try configuration.srtp.validate()
         if let code = configuration.autoAnswerCode, !Configuration.canAutoAnswer(with: code) {
             throw PJSUAError(.invalidArgument, "autoAnswerCode \(code) must be 180, 183, 200 or a final error status (300...699)")
         }
@@ -266,6 +268,7 @@ public actor PJSUA {
             logging.msg_logging = configuration.logSIPMessages ? 1 : 0
             logging.decor = UInt32(PJ_LOG_HAS_SENDER.rawValue | PJ_LOG_HAS_THREAD_ID.rawValue)
             CallbackContext.install(into: &config, logging: &logging)
+            Self.apply(configuration.srtp, to: &config)
 
             var media = pjsua_media_config()
             pjsua_media_config_default(&media)
@@ -279,6 +282,7 @@ public actor PJSUA {
             self.maxCalls = configuration.maxCalls
             self.mediaBindAddress = configuration.bindAddress
             self.unregisterTimeout = configuration.unregisterTimeoutMilliseconds
+            self.tlsConfiguration = configuration.tls
             try check(pjsua_init(&config, &logging, &media), "pjsua_init")
         }
     }
@@ -296,6 +300,8 @@ public actor PJSUA {
     /// The address RTP binds to and the SDP advertises: the configured bind address, if any.
     var mediaBindAddress: String?
     var unregisterTimeout = 2000
+    /// The TLS settings of every TLS transport this run opens.
+    var tlsConfiguration = TLSConfiguration()
     /// Callers of ``shutdown()`` that arrived while another shutdown was under way.
     var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
 }

@@ -5,7 +5,7 @@ import PJSIP
 /// when PJSIP reported it, and a message that names the offending input or operation.
 ///
 /// Match on codes with `catch PJSUAError.invalidURI { ... }` or compare `error.code`.
-public struct PJSUAError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct PJSUAError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong. New codes may be added; switch with a `default` case.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         public let rawValue: Int
@@ -37,6 +37,20 @@ public struct PJSUAError: Error, Sendable, Equatable, CustomStringConvertible {
         /// A SIP header the app wanted to send was malformed (not a token name, a line break or
         /// NUL in the value) or one the SIP stack writes itself; nothing was sent.
         public static let invalidHeader = Code(rawValue: 12)
+        /// The PJSIP build lacks the feature asked for (for example DTLS-SRTP).
+        public static let unsupported = Code(rawValue: 40)
+        /// A TLS peer's certificate is not signed by an authority we trust (self-signed, unknown
+        /// issuer): see ``PJSUA/TLSConfiguration/caFile``.
+        public static let certificateUntrusted = Code(rawValue: 41)
+        /// A TLS peer's certificate has expired (or is not valid yet).
+        public static let certificateExpired = Code(rawValue: 42)
+        /// A TLS peer's certificate does not name the host we connected to.
+        public static let certificateNameMismatch = Code(rawValue: 43)
+        /// A TLS peer's certificate was refused for another reason (revoked, malformed, ...).
+        public static let certificateRejected = Code(rawValue: 44)
+        /// Mandatory SRTP would send its keys (SDES) over signalling less secure than
+        /// ``PJSUA/SRTPConfiguration/secureSignaling`` asks (`PJSIP_ESESSIONINSECURE`).
+        public static let insecureSignaling = Code(rawValue: 45)
 
         public var description: String {
             switch self {
@@ -52,6 +66,12 @@ public struct PJSUAError: Error, Sendable, Equatable, CustomStringConvertible {
             case .file: "file"
             case .timedOut: "timedOut"
             case .invalidHeader: "invalidHeader"
+            case .unsupported: "unsupported"
+            case .certificateUntrusted: "certificateUntrusted"
+            case .certificateExpired: "certificateExpired"
+            case .certificateNameMismatch: "certificateNameMismatch"
+            case .certificateRejected: "certificateRejected"
+            case .insecureSignaling: "insecureSignaling"
             default: "code(\(rawValue))"
             }
         }
@@ -83,6 +103,8 @@ public struct PJSUAError: Error, Sendable, Equatable, CustomStringConvertible {
             code = .noSoundDevice
         case cpjsua_status_einvaliduri, cpjsua_status_einvalidrequri, cpjsua_status_einvalidscheme:
             code = .invalidURI
+        case cpjsua_status_esessioninsecure: code = .insecureSignaling
+        case cpjsua_status_tls_ecertverif: code = .certificateRejected
         default: code = .pjsip
         }
         if let override { code = override }
@@ -107,6 +129,20 @@ public struct PJSUAError: Error, Sendable, Equatable, CustomStringConvertible {
     public static var mediaNotActive: Code { .mediaNotActive }
     /// Invalid SIP header.
     public static var invalidHeader: Code { .invalidHeader }
+    /// Untrusted TLS certificate.
+    public static var certificateUntrusted: Code { .certificateUntrusted }
+    /// Expired TLS certificate.
+    public static var certificateExpired: Code { .certificateExpired }
+    /// TLS certificate naming another host.
+    public static var certificateNameMismatch: Code { .certificateNameMismatch }
+    /// TLS certificate refused for another reason.
+    public static var certificateRejected: Code { .certificateRejected }
+    /// SRTP keys would travel over insecure signalling.
+    public static var insecureSignaling: Code { .insecureSignaling }
+
+    /// `PJSIP_TLS_ECERTVERIF`: the status of transactions and registrations that failed because
+    /// a TLS peer's certificate was refused.
+    public static let certificateVerificationStatus = cpjsua_status_tls_ecertverif
 }
 
 /// Lets `catch PJSUAError.invalidURI` match a thrown ``PJSUAError`` by its code.

@@ -1,6 +1,6 @@
 import SwiftPJSUA
 
-/// `--listen <udp|tcp>:<host>:<port>`, e.g. `udp:127.0.0.1:5060` or `tcp:[::1]:0`.
+/// `--listen <udp|tcp|tls>:<host>:<port>`, e.g. `udp:127.0.0.1:5060`, `tcp:[::1]:0` or `tls:127.0.0.1:5061`.
 struct ListenAddress: Equatable {
     var transport: PJSUA.TransportKind
     var host: String
@@ -15,9 +15,9 @@ struct ListenAddress: Equatable {
     }
 
     init(parsing text: String) throws(UsageError) {
-        let bad = UsageError("--listen must look like udp:127.0.0.1:5060 or tcp:[::1]:0, got '\(text)'")
+        let bad = UsageError("--listen must look like udp:127.0.0.1:5060, tcp:[::1]:0 or tls:127.0.0.1:5061, got '\(text)'")
         guard let firstColon = text.firstIndex(of: ":"), let lastColon = text.lastIndex(of: ":"), firstColon < lastColon else { throw bad }
-        guard let transport = PJSUA.TransportKind(rawValue: String(text[..<firstColon]).lowercased()), transport != .tls else { throw bad }
+        guard let transport = PJSUA.TransportKind(rawValue: String(text[..<firstColon]).lowercased()) else { throw bad }
         var host = String(text[text.index(after: firstColon)..<lastColon])
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         guard !host.isEmpty, let port = Int(text[text.index(after: lastColon)...]), (0...65535).contains(port) else { throw bad }

@@ -49,6 +49,10 @@ struct Output: Sendable {
             emit("messageStatus", ["id": status.id.description, "call": status.call?.description ?? "", "to": status.to,
                                    "code": status.status.code, "reason": status.status.reason],
                  human: "\(status)")
+        case let .tlsConnection(connection):
+            emit("tls", ["remote": connection.remote, "connected": connection.isConnected, "problems": connection.problems.description,
+                         "error": connection.error.map { "\($0.code)" } ?? "", "message": connection.error?.message ?? ""],
+                 human: connection.description)
         }
     }
 

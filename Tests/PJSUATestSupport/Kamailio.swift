@@ -20,6 +20,7 @@ public final class Kamailio: @unchecked Sendable {
         self.port = port ?? freeLoopbackPort()
         self.transport = transport
         self.host = host
+        tlsPort = nil
         runtimeDirectory = NSTemporaryDirectory() + "swift-pjsua-kamailio-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: runtimeDirectory, withIntermediateDirectories: true)
         peer = try ChildProcess("kamailio", ["-f", peersDirectory + "/kamailio/registrar.cfg", "-l", "\(transport):\(host):\(self.port)",
@@ -29,6 +30,32 @@ public final class Kamailio: @unchecked Sendable {
         // The listening banner comes before the workers are up: give them a moment to bind.
         try await Task.sleep(for: .milliseconds(300))
     }
+
+    /// The TLS port, when started with ``init(tls:)``.
+    public let tlsPort: Int?
+
+    /// Starts kamailio with Tests/Peers/kamailio/tls.cfg: the same registrar, also on a TLS port,
+    /// presenting `certificate` (for example one of ``TestCertificates``).
+    public init(tls certificate: TestCertificates.Pair, caFile: String) async throws {
+        port = freeLoopbackPort()
+        transport = "udp"
+        host = "127.0.0.1"
+        let tlsPort = freeLoopbackPort(udp: false)
+        self.tlsPort = tlsPort
+        runtimeDirectory = NSTemporaryDirectory() + "swift-pjsua-kamailio-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: runtimeDirectory, withIntermediateDirectories: true)
+        peer = try ChildProcess("kamailio", ["-f", peersDirectory + "/kamailio/tls.cfg", "-l", "udp:127.0.0.1:\(port)",
+                                            "-l", "tls:127.0.0.1:\(tlsPort)",
+                                            "-A", "TLS_CERTIFICATE=\"\(certificate.certificate)\"",
+                                            "-A", "TLS_PRIVATE_KEY=\"\(certificate.key)\"", "-A", "TLS_CA_LIST=\"\(caFile)\"",
+                                            "-DD", "-E", "-Y", runtimeDirectory, "-m", "64", "-M", "8"],
+                               name: "kamailio-tls")
+        try await peer.waitForOutput("tls: 127.0.0.1 [127.0.0.1]:\(tlsPort)")
+        try await Task.sleep(for: .milliseconds(500))
+    }
+
+    /// The registrar's TLS URI, `sip:127.0.0.1:<tls port>;transport=tls` (nil without TLS).
+    public var tlsURI: String? { tlsPort.map { "sip:127.0.0.1:\($0);transport=tls" } }
 
     /// The registrar URI, `sip:<host>:<port>` (with `;transport=tcp` over TCP).
     public var uri: String { transport == "udp" ? "sip:\(host):\(port)" : "sip:\(host):\(port);transport=\(transport)" }

@@ -35,6 +35,9 @@ extern const int32_t cpjsua_status_enotfound;        /* PJ_ENOTFOUND */
 extern const int32_t cpjsua_status_ebusy;            /* PJ_EBUSY */
 extern const int32_t cpjsua_status_sip_ebusy;        /* PJSIP_EBUSY */
 extern const int32_t cpjsua_status_einval;           /* PJ_EINVAL */
+extern const int32_t cpjsua_status_tls_ecertverif;   /* PJSIP_TLS_ECERTVERIF: a peer's certificate was refused */
+extern const int32_t cpjsua_status_esessioninsecure; /* PJSIP_ESESSIONINSECURE: SRTP needs secure signalling */
+extern const int32_t cpjsua_status_eeof;             /* PJ_EEOF: the peer closed the connection */
 
 /* Default sound device ids (PJSUA_SND_DEFAULT_CAPTURE_DEV / _PLAYBACK_DEV). */
 extern const int32_t cpjsua_snd_default_capture_dev;
@@ -48,6 +51,8 @@ extern const int32_t cpjsua_max_conf_ports;  /* PJSUA_MAX_CONF_PORTS */
 extern const int32_t cpjsua_max_call_media;
 /* Whether the library was built with video (PJMEDIA_HAS_VIDEO): 1 or 0. */
 extern const int32_t cpjsua_has_video;
+/* Whether the library was built with DTLS-SRTP (PJMEDIA_SRTP_HAS_DTLS): 1 or 0. */
+extern const int32_t cpjsua_srtp_has_dtls;
 
 /* Admission control (Admission.c): new INVITEs past these limits get 503 with Retry-After. */
 typedef struct cpjsua_admission_policy {

@@ -129,6 +129,7 @@ enum CallbackContext {
         config.cb.on_ip_change_progress = onIPChangeProgress
         config.cb.on_pager2 = onPagerReceived
         config.cb.on_pager_status2 = onPagerStatus
+        config.cb.on_transport_state = onTransportState
         logging.cb = onLog
     }
 }
@@ -218,11 +219,12 @@ private func onCallMediaState(_ callID: pjsua_call_id) {
 
 private func onRegState(_ accID: pjsua_acc_id, _ info: UnsafeMutablePointer<pjsua_reg_info>?) {
     guard let info, let param = info.pointee.cbparam?.pointee else { return }
-    let state = PJSUA.RegistrationState(
+    var state = PJSUA.RegistrationState(
         status: PJSUA.SIPStatus(code: Int(param.code), reason: String(pj: param.reason)),
         expires: Int(param.expiration == UInt32.max ? 0 : param.expiration),
         isUnregistration: info.pointee.renew == 0,
         transportStatus: param.status)
+    state.certificateError = CertificateRefusals.error(status: param.status, code: state.status.code, reason: state.status.reason)
     CallbackContext.publish(.registration(account: accountHandle(accID), state: state))
 }
 

@@ -26,5 +26,9 @@ extension PJSUA {
         /// The outcome of a message sent with ``PJSUA/sendMessage(_:to:from:contentType:headers:)-(String,_,_,_,_)``
         /// or ``PJSUA/sendMessage(_:on:contentType:headers:)-(String,_,_,_)`` (`on_pager_status2`).
         case messageStatus(MessageStatus)
+        /// A TLS connection came up, or was refused or closed (`on_transport_state`). A refused
+        /// server certificate arrives here, with the reason, before the registration or call
+        /// that needed the connection fails.
+        case tlsConnection(TLSConnection)
     }
 }

@@ -85,6 +85,9 @@ extension PJSUA {
         public let isUnregistration: Bool
         /// The transport-level `pj_status_t` (0 when a response arrived).
         public let transportStatus: Int32
+        /// Why the registrar's TLS certificate was refused, when that is why this registration
+        /// failed (the status is then 503 with `PJSIP_TLS_ECERTVERIF`'s text).
+        public var certificateError: PJSUAError? = nil
 
         /// Whether the account is now registered.
         public var isRegistered: Bool {

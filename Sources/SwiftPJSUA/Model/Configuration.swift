@@ -8,7 +8,7 @@ extension PJSUA {
         case udp
         /// SIP over TCP.
         case tcp
-        /// SIP over TLS (server certificates come with a later configuration).
+        /// SIP over TLS, configured by ``Configuration/tls``; its URIs are `sips:`.
         case tls
 
         public var description: String { rawValue }
@@ -108,6 +108,12 @@ extension PJSUA {
         /// ``Event/message(_:)`` event. A MESSAGE inside a call is always accepted (pjsua answers
         /// in-dialog requests itself).
         public var messageResponder: MessageResponder? = nil
+        /// Certificates, authorities and verification of every TLS transport; by default servers
+        /// are verified against no authority (set ``TLSConfiguration/caFile``).
+        public var tls: TLSConfiguration
+        /// SRTP of the local account and of accounts without their own
+        /// (``Account/Configuration/srtp``); off by default.
+        public var srtp: SRTPConfiguration
 
         /// Whether `code` can be an ``autoAnswerCode``: 180, 183, 200, or a final error status.
         public static func canAutoAnswer(with code: Int) -> Bool {
@@ -121,7 +127,8 @@ extension PJSUA {
             audioDevice: AudioDeviceMode = .none, rtpPort: Int = 4000, logLevel: LogLevel = .off,
             logSIPMessages: Bool = false, logHandler: LogHandler? = nil,
             unregisterTimeoutMilliseconds: Int = 2000, dedicatedMediaThread: Bool = false,
-            admission: AdmissionControl = AdmissionControl(), autoAnswerCode: Int? = nil
+            admission: AdmissionControl = AdmissionControl(), autoAnswerCode: Int? = nil,
+            tls: TLSConfiguration = TLSConfiguration(), srtp: SRTPConfiguration = .off
         ) {
             self.port = port
             self.transport = transport
@@ -138,6 +145,8 @@ extension PJSUA {
             self.dedicatedMediaThread = dedicatedMediaThread
             self.admission = admission
             self.autoAnswerCode = autoAnswerCode
+            self.tls = tls
+            self.srtp = srtp
         }
     }
 

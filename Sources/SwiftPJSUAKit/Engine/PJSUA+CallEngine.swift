@@ -97,7 +97,7 @@ extension PJSUA: CallEngine {
                               lastStatus: SIPStatusCode(lastStatus.code, lastStatus.reason))
         case let .callMedia(call, _, hasVideo):
             return .mediaChanged(call: call, hasVideo: hasVideo)
-        case .registration, .dtmf, .ipChange, .message, .messageStatus:
+        case .registration, .dtmf, .ipChange, .message, .messageStatus, .tlsConnection:
             return nil
         }
     }

@@ -100,7 +100,7 @@ final class Watcher: @unchecked Sendable {
             if signals.pending != nil { return signals.interrupted(output) }
             return CallCommand.fail(output, "registration failed: no answer from the registrar within \(Int(timeout)) s")
         }
-        return state.isRegistered ? nil : CallCommand.fail(output, "registration failed: \(state.status)")
+        return state.isRegistered ? nil : CallCommand.fail(output, "registration failed: \(state.certificateError?.message ?? state.status.description)")
     }
 
     /// The last state event of `call`, if it reached one of `states` within `seconds`.

@@ -4,7 +4,7 @@ import SwiftPJSUA
 /// `softphone answer`: a user agent that answers calls until SIGINT/SIGTERM (or --exit-after).
 enum AnswerCommand {
     static let usage = """
-    usage: softphone answer [--listen <udp|tcp>:<host>:<port>] [--auto-answer CODE] [--answer-after MS] [--max-cps R]
+    usage: softphone answer [--listen <udp|tcp|tls>:<host>:<port>] [--auto-answer CODE] [--answer-after MS] [--max-cps R]
                             [--max-calls N] [--exit-after N] [--hangup-after SECONDS] [--play FILE.wav] [--record-dir DIR]
                             [--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR] [--json | --quiet]
                             [--stun HOST[:PORT],...] [--ice] [--turn HOST[:PORT] --turn-user U --turn-password-env VAR]
@@ -18,10 +18,12 @@ enum AnswerCommand {
       SIGUSR1 means the network changed: listeners reopen, accounts re-register, calls re-INVITE.
       Without --answer-after or --header the engine answers inside its callback (no round trip per call).
       --header (repeatable) adds a header to every answer. Instant messages received are printed.
+    \(SecurityOptions.usage)
     """
 
     static let spec = OptionSpec(
-        valued: Set(["listen", "auto-answer", "answer-after", "max-calls", "exit-after", "hangup-after", "play", "record-dir", "max-cps"]).union(AccountOptions.valued).union(NATOptions.valued),
+        valued: Set(["listen", "auto-answer", "answer-after", "max-calls", "exit-after", "hangup-after", "play", "record-dir", "max-cps"])
+            .union(AccountOptions.valued).union(NATOptions.valued).union(SecurityOptions.valued),
         flags: Set(["json", "quiet", "media-thread"]).union(AccountOptions.flags).union(NATOptions.flags), repeatable: ["header"])
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
@@ -47,11 +49,17 @@ enum AnswerCommand {
         let account = try AccountOptions(arguments, required: false)
         let nat = try NATOptions(arguments)
         let headers = try arguments.strings("header").map(PJSUA.SIPHeader.init(parsing:))
+        let security = try SecurityOptions(arguments, listen: listen)
+        if listen.transport == .tls && security.tls.certificateFile == nil {
+            throw UsageError("answer --listen tls:... needs --cert and --key (a TLS server presents a certificate)")
+        }
 
         let signals = Signals.shared
         let phone = PJSUA()
         var configuration = listen.configuration()
         configuration.nat = nat.nat
+        security.apply(to: &configuration)
+        security.printWarnings()
         configuration.dedicatedMediaThread = arguments.has("media-thread")
         if let maxCalls { configuration.maxCalls = maxCalls }
         if let maxCPS { configuration.admission.maxNewCallsPerSecond = Double(maxCPS) }

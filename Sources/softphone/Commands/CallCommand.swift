@@ -4,7 +4,7 @@ import SwiftPJSUA
 /// `softphone call <sip-uri>`: places one call, optionally plays, records and sends DTMF.
 enum CallCommand {
     static let usage = """
-    usage: softphone call <sip-uri> [--listen <udp|tcp>:<host>:<port>]
+    usage: softphone call <sip-uri> [--listen <udp|tcp|tls>:<host>:<port>]
                           [--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR]
                           [--play FILE.wav] [--record FILE.wav] [--dtmf DIGITS] [--seconds N] [--timeout N] [--json]
                           [--stun HOST[:PORT],...] [--ice] [--turn HOST[:PORT] --turn-user U --turn-password-env VAR]
@@ -14,10 +14,12 @@ enum CallCommand {
       (hanging up first). --header (repeatable) adds a header to the INVITE. A call to a UDP port
       where nothing listens fails only after --timeout: PJSIP does not see ICMP port-unreachable
       on Linux (docs/KNOWN-LIMITS.md).
+    \(SecurityOptions.usage)
     """
 
     static let spec = OptionSpec(
-        valued: Set(["listen", "play", "record", "dtmf", "seconds", "timeout"]).union(AccountOptions.valued).union(NATOptions.valued),
+        valued: Set(["listen", "play", "record", "dtmf", "seconds", "timeout"]).union(AccountOptions.valued).union(NATOptions.valued)
+            .union(SecurityOptions.valued),
         flags: Set(["json"]).union(AccountOptions.flags).union(NATOptions.flags), positionals: 1...1,
         positionalNames: ["<sip-uri> (the destination to call, e.g. sip:bob@127.0.0.1:5060)"], repeatable: ["header"])
 
@@ -32,8 +34,11 @@ enum CallCommand {
         let record = arguments.string("record")
         let dtmf = arguments.string("dtmf")
         let account = try AccountOptions(arguments, required: false)
+        let security = try SecurityOptions(arguments, listen: listen)
         var configuration = listen.configuration()
         configuration.nat = try NATOptions(arguments).nat
+        security.apply(to: &configuration)
+        security.printWarnings()
         let headers = try arguments.strings("header").map(PJSUA.SIPHeader.init(parsing:))
 
         let signals = Signals.shared

@@ -5,15 +5,16 @@ import SwiftPJSUA
 enum RegisterCommand {
     static let usage = """
     usage: softphone register --account <sip-uri> --registrar <sip-uri> --username U --password-env VAR
-                              [--listen <udp|tcp>:<host>:<port>] [--seconds N] [--timeout N] [--json]
+                              [--listen <udp|tcp|tls>:<host>:<port>] [--seconds N] [--timeout N] [--json]
                               [--stun HOST[:PORT],...]
       Registers, stays registered N seconds (default 0), then unregisters. Exits 0 when registered,
       1 when the registrar refused (with its status) or did not answer within --timeout (default
       30 s), 2 on bad input, 130/143 on SIGINT/SIGTERM (unregistering first).
+    \(SecurityOptions.usage)
     """
 
     static let spec = OptionSpec(
-        valued: Set(["listen", "seconds", "timeout"]).union(AccountOptions.valued).union(NATOptions.valued),
+        valued: Set(["listen", "seconds", "timeout"]).union(AccountOptions.valued).union(NATOptions.valued).union(SecurityOptions.valued),
         flags: Set(["json"]).union(AccountOptions.flags).union(NATOptions.flags))
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
@@ -23,8 +24,11 @@ enum RegisterCommand {
         let timeout = try arguments.seconds("timeout", in: 1...3600, default: 30) ?? 30
         let options = try AccountOptions(arguments, required: true)
         guard let configuration = options.configuration else { throw UsageError("--account is required") }
+        let security = try SecurityOptions(arguments, listen: listen)
         var engine = listen.configuration(audio: .none)
         engine.nat = try NATOptions(arguments).nat
+        security.apply(to: &engine)
+        security.printWarnings()
 
         let signals = Signals.shared
         return try await withPhone(engine, output: output) { phone, _, watcher in

@@ -1,0 +1,67 @@
+import PJSIP
+
+extension PJSUA {
+    /// The account-level SRTP fields, shared by `pjsua_config` (the default of every account)
+    /// and `pjsua_acc_config`.
+    static func srtpFields(_ srtp: SRTPConfiguration) -> (use: pjmedia_srtp_use, secureSignaling: Int32, keying: [pjmedia_srtp_keying_method]) {
+        let use: pjmedia_srtp_use
+        switch srtp.mode {
+        case .off: use = PJMEDIA_SRTP_DISABLED
+        case .optional: use = PJMEDIA_SRTP_OPTIONAL
+        case .mandatory: use = PJMEDIA_SRTP_MANDATORY
+        }
+        let keying = srtp.keying.map { $0 == .sdes ? PJMEDIA_SRTP_KEYING_SDES : PJMEDIA_SRTP_KEYING_DTLS_SRTP }
+        return (use, srtp.secureSignaling.level, keying)
+    }
+
+    /// Writes the keying methods into a `pjsua_srtp_opt`, keeping pjsua's default crypto suites.
+    static func setKeying(_ keying: [pjmedia_srtp_keying_method], in options: inout pjsua_srtp_opt) {
+        withUnsafeMutableBytes(of: &options.keying) { raw in
+            let slots = raw.bindMemory(to: pjmedia_srtp_keying_method.self)
+            for (index, method) in keying.prefix(slots.count).enumerated() { slots[index] = method }
+            options.keying_count = UInt32(min(keying.count, slots.count))
+        }
+    }
+
+    static func apply(_ srtp: SRTPConfiguration, to config: inout pjsua_config) {
+        let fields = srtpFields(srtp)
+        config.use_srtp = fields.use
+        config.srtp_secure_signaling = fields.secureSignaling
+        setKeying(fields.keying, in: &config.srtp_opt)
+    }
+
+    static func apply(_ srtp: SRTPConfiguration, to config: inout pjsua_acc_config) {
+        let fields = srtpFields(srtp)
+        config.use_srtp = fields.use
+        config.srtp_secure_signaling = fields.secureSignaling
+        setKeying(fields.keying, in: &config.srtp_opt)
+    }
+}
+
+/// How a call's audio is protected: its first audio stream's media transport, read in place
+/// (`pjsua_call_get_med_transport_info`; the SRTP adapter reports a `pjmedia_srtp_info`).
+func mediaEncryption(of slot: pjsua_call_id, _ info: UnsafePointer<pjsua_call_info>) -> PJSUA.MediaEncryption {
+    guard let audio = audioMedia(info).first else { return .none }
+    var transport = pjmedia_transport_info()
+    pjmedia_transport_info_init(&transport)
+    guard pjsua_call_get_med_transport_info(slot, UInt32(audio.index), &transport) == pjSuccess else { return .none }
+    let count = Int(transport.specific_info_cnt)
+    return withUnsafePointer(to: &transport.spc_info) { tuple in
+        tuple.withMemoryRebound(to: pjmedia_transport_specific_info.self, capacity: count) { specifics in
+            for index in 0..<count where specifics[index].type == PJMEDIA_TRANSPORT_TYPE_SRTP {
+                let srtp = UnsafeRawPointer(specifics.advanced(by: index))
+                    .advanced(by: MemoryLayout<pjmedia_transport_specific_info>.offset(of: \.buffer) ?? 0)
+                    .assumingMemoryBound(to: pjmedia_srtp_info.self)
+                guard srtp.pointee.active != 0 else { return .none }
+                // Without DTLS-SRTP in the build (ours), an active session was keyed by SDES; with
+                // it, pjmedia's SRTP info does not say which keying won (KL-16).
+                let keying: PJSUA.SRTPConfiguration.Keying? = PJSUA.supportsDTLSSRTP ? nil : .sdes
+                // The suite's name points into pjmedia's static table of crypto suites
+                // (transport_srtp.c, `srtp_start`), so it outlives the call; the keys, which
+                // are in the same struct, are never read.
+                return PJSUA.MediaEncryption(isEncrypted: true, keying: keying, cryptoSuite: String(pj: srtp.pointee.tx_policy.name))
+            }
+            return .none
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+
+/// A throw-away certificate authority and certificates made with openssl at run time in a
+/// temporary directory (keys are never committed), for TLS tests on loopback. EC P-256 keys:
+/// fast to generate.
+///
+/// - `server`: signed by the CA for `127.0.0.1` and `localhost` (subjectAltName), valid today.
+/// - `selfSigned`: the same names, signed by itself.
+/// - `wrongName`: signed by the CA, for `wrong.example.invalid` only.
+/// - `expired`: signed by the CA for the right names, valid only in January 2020.
+/// - `encryptedKey`: `server`'s key encrypted with ``keyPassword``.
+public final class TestCertificates: @unchecked Sendable {
+    // @unchecked Sendable: immutable after init.
+    /// The directory holding every file; removed by ``remove()`` and deinit.
+    public let directory: String
+    /// The password of ``encryptedKey``.
+    public let keyPassword = "tls-key-secret-\(UUID().uuidString.prefix(6))"
+
+    /// A certificate and its key.
+    public struct Pair: Sendable {
+        public let certificate: String
+        public let key: String
+    }
+
+    /// Creates the CA and every certificate; throws with openssl's output when a step fails.
+    public init() throws {
+        directory = NSTemporaryDirectory() + "swift-pjsua-certs-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let goodNames = "subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth,clientAuth\n"
+        try write("good.ext", goodNames)
+        try write("wrong.ext", "subjectAltName=DNS:wrong.example.invalid\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth,clientAuth\n")
+        // `openssl ca` is the one OpenSSL 3.0 tool that signs with chosen dates (the expired one).
+        try write("ca.cnf", """
+            [ca]
+            default_ca = test
+            [test]
+            database = \(directory)/index.txt
+            new_certs_dir = \(directory)
+            serial = \(directory)/serial
+            default_md = sha256
+            policy = any
+            unique_subject = no
+            [any]
+            commonName = supplied
+
+            """)
+        try write("index.txt", "")
+        try write("serial", "1000\n")
+        let curve = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+        try openssl(["req", "-x509"] + curve + ["-keyout", path("ca.key"), "-out", path("ca.pem"), "-days", "3",
+                     "-subj", "/CN=swift-pjsua test CA", "-addext", "basicConstraints=critical,CA:TRUE",
+                     "-addext", "keyUsage=critical,keyCertSign,cRLSign"])
+        for name in ["server", "wrongname", "expired"] {
+            try openssl(["req"] + curve + ["-keyout", path("\(name).key"), "-out", path("\(name).csr"), "-subj", "/CN=\(name)"])
+        }
+        try sign("server", extensions: "good.ext", dates: nil)
+        try sign("wrongname", extensions: "wrong.ext", dates: nil)
+        try sign("expired", extensions: "good.ext", dates: ("20200101000000Z", "20200201000000Z"))
+        try openssl(["req", "-x509"] + curve + ["-keyout", path("selfsigned.key"), "-out", path("selfsigned.pem"), "-days", "3",
+                     "-subj", "/CN=selfsigned", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"])
+        try openssl(["pkey", "-in", path("server.key"), "-aes256", "-passout", "pass:\(keyPassword)", "-out", path("server-encrypted.key")])
+    }
+
+    deinit { remove() }
+
+    /// The CA certificate (PEM) to trust.
+    public var caFile: String { path("ca.pem") }
+    /// A valid certificate for 127.0.0.1 and localhost.
+    public var server: Pair { Pair(certificate: path("server.pem"), key: path("server.key")) }
+    /// A self-signed certificate for 127.0.0.1 and localhost.
+    public var selfSigned: Pair { Pair(certificate: path("selfsigned.pem"), key: path("selfsigned.key")) }
+    /// A certificate from the CA for another host name.
+    public var wrongName: Pair { Pair(certificate: path("wrongname.pem"), key: path("wrongname.key")) }
+    /// A certificate from the CA that expired in 2020.
+    public var expired: Pair { Pair(certificate: path("expired.pem"), key: path("expired.key")) }
+    /// ``server``'s certificate with its key encrypted by ``keyPassword``.
+    public var encryptedKey: Pair { Pair(certificate: path("server.pem"), key: path("server-encrypted.key")) }
+
+    /// Deletes the directory (keys included).
+    public func remove() {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    private func path(_ name: String) -> String { directory + "/" + name }
+
+    private func write(_ name: String, _ text: String) throws {
+        guard FileManager.default.createFile(atPath: path(name), contents: Data(text.utf8)) else {
+            throw ChildProcessError("cannot write \(path(name))")
+        }
+    }
+
+    private func sign(_ name: String, extensions: String, dates: (start: String, end: String)?) throws {
+        if let dates {
+            try openssl(["ca", "-batch", "-notext", "-config", path("ca.cnf"), "-cert", path("ca.pem"), "-keyfile", path("ca.key"),
+                         "-in", path("\(name).csr"), "-out", path("\(name).pem"), "-startdate", dates.start, "-enddate", dates.end,
+                         "-extfile", path(extensions)])
+        } else {
+            try openssl(["x509", "-req", "-in", path("\(name).csr"), "-CA", path("ca.pem"), "-CAkey", path("ca.key"),
+                         "-set_serial", "\(Int.random(in: 1...1_000_000_000))", "-out", path("\(name).pem"), "-days", "3",
+                         "-extfile", path(extensions)])
+        }
+    }
+
+    private func openssl(_ arguments: [String]) throws {
+        let process = try ChildProcess("openssl", arguments, name: "openssl")
+        let deadline = Date().addingTimeInterval(30)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        guard process.exited == 0 else {
+            throw ChildProcessError("openssl \(arguments.prefix(2).joined(separator: " ")) failed: \(process.output.suffix(2000))")
+        }
+    }
+}
