@@ -1,13 +1,13 @@
 import Foundation
 import SwiftPJSUA
 
-/// `--stun HOST[:PORT][,HOST[:PORT]...]`, `--ice`, `--turn HOST[:PORT] --turn-user U
+/// `--stun HOST[:PORT][,HOST[:PORT]...]`, `--ice [--ice-trickle off|half|full]`, `--turn HOST[:PORT] --turn-user U
 /// --turn-password-env VAR [--turn-transport udp|tcp|tls]`: NAT traversal for the engine (every
 /// account). The TURN password, like the SIP one, never comes from argv.
 struct NATOptions {
-    static let valued: Set<String> = ["stun", "turn", "turn-user", "turn-password-env", "turn-transport"]
+    static let valued: Set<String> = ["stun", "turn", "turn-user", "turn-password-env", "turn-transport", "ice-trickle"]
     static let flags: Set<String> = ["ice"]
-    static let usage = "[--stun HOST[:PORT],...] [--ice] [--turn HOST[:PORT] --turn-user U --turn-password-env VAR [--turn-transport udp|tcp|tls]]"
+    static let usage = "[--stun HOST[:PORT],...] [--ice [--ice-trickle off|half|full]] [--turn HOST[:PORT] --turn-user U --turn-password-env VAR [--turn-transport udp|tcp|tls]]"
 
     var nat = PJSUA.NATTraversal()
 
@@ -17,6 +17,15 @@ struct NATOptions {
             guard !nat.stunServers.isEmpty else { throw UsageError("--stun needs at least one server") }
         }
         if arguments.has("ice") { nat.ice = PJSUA.ICEConfiguration() }
+        if let trickle = arguments.string("ice-trickle") {
+            guard nat.ice != nil else { throw UsageError("--ice-trickle needs --ice") }
+            switch trickle {
+            case "off": nat.ice?.trickle = .off
+            case "half": nat.ice?.trickle = .half
+            case "full": nat.ice?.trickle = .full
+            default: throw UsageError("--ice-trickle must be off, half or full, got '\(trickle)'")
+            }
+        }
         guard let server = arguments.string("turn") else {
             for name in ["turn-user", "turn-password-env", "turn-transport"] where arguments.string(name) != nil {
                 throw UsageError("--\(name) needs --turn")

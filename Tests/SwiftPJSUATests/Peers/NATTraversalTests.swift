@@ -29,7 +29,8 @@ struct NATTraversalTests {
     /// No host candidates on our side: the only way for media is a TURN allocation on coturn.
     /// The far end (softphone answer --ice, in a network namespace: pjnath never takes a
     /// loopback address as an ICE host candidate, KL-13) plays a tone; we hear it through the relay.
-    @Test func aCallForcedThroughATURNRelayCarriesTheTone() async throws {
+    @Test(arguments: [PJSUA.TURNConfiguration.Transport.udp, .tcp])
+    func aCallForcedThroughATURNRelayCarriesTheTone(over transport: PJSUA.TURNConfiguration.Transport) async throws {
         let net = try NetworkNamespace()
         defer { net.remove() }
         let turn = try await Coturn(host: net.hostAddress)
@@ -46,7 +47,8 @@ struct NATTraversalTests {
 
         var configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: net.hostAddress, audioDevice: .null)
         configuration.nat.ice = PJSUA.ICEConfiguration(maxHostCandidates: 0)
-        configuration.nat.turn = PJSUA.TURNConfiguration(server: turn.address, username: Coturn.username, password: Coturn.password)
+        configuration.nat.turn = PJSUA.TURNConfiguration(server: turn.address, transport: transport, username: Coturn.username,
+                                                         password: Coturn.password)
         try await withEngine(configuration) { phone, _, log in
             let call = try await phone.makeCall(to: "sip:callee@\(net.address(2)):5060")
             try await log.state(call, .confirmed, timeout: .seconds(15))
@@ -68,7 +70,9 @@ struct NATTraversalTests {
 
     /// ICE between this engine and a softphone in a network namespace (veth pair), with coturn
     /// as the STUN server of both: the checks succeed and the pair is host to host (no NAT between).
-    @Test func iceAcrossANetworkNamespaceConnectsAndReportsTheCandidatePair() async throws {
+    /// Without trickle, and with full trickle ICE (RFC 8838) on both sides.
+    @Test(arguments: [PJSUA.ICEConfiguration.Trickle.off, .full])
+    func iceAcrossANetworkNamespaceConnectsAndReportsTheCandidatePair(trickle: PJSUA.ICEConfiguration.Trickle) async throws {
         let net = try NetworkNamespace()
         defer { net.remove() }
         let stun = try await Coturn(host: net.hostAddress)
@@ -78,6 +82,7 @@ struct NATTraversalTests {
         try WAVFile.tone(frequency: 600, seconds: 1).write(to: directory + "/tone.wav")
         let callee = try ChildProcess("ip", net.command([
             try softphone(), "answer", "--listen", "udp:\(net.address(2)):5060", "--ice", "--stun", stun.address,
+            "--ice-trickle", trickle == .full ? "full" : "off",
             "--exit-after", "1", "--play", directory + "/tone.wav", "--json",
         ]), name: "softphone-ice-netns")
         defer { callee.stop() }
@@ -85,7 +90,11 @@ struct NATTraversalTests {
 
         var configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: net.hostAddress, audioDevice: .null)
         configuration.nat.stunServers = [stun.address]
-        configuration.nat.ice = PJSUA.ICEConfiguration()
+        configuration.nat.ice = PJSUA.ICEConfiguration(trickle: trickle)
+        let lines = LineLog()
+        configuration.logLevel = .trace
+        configuration.logSIPMessages = true
+        configuration.logHandler = { _, line in lines.append(line) }
         try await withEngine(configuration) { phone, _, log in
             let call = try await phone.makeCall(to: "sip:callee@\(net.address(2)):5060")
             try await log.state(call, .confirmed, timeout: .seconds(15))
@@ -96,6 +105,9 @@ struct NATTraversalTests {
             #expect(path.localAddress.hasPrefix(net.hostAddress + ":"), "\(path)")
             #expect(path.remoteAddress.hasPrefix(net.address(2) + ":"), "\(path)")
             #expect(try await hearsTone(phone, call, at: directory + "/ice.wav"), "no tone over ICE\n\(callee.output)")
+            // Both offers say whether they trickle (RFC 8840 a=ice-options:trickle).
+            let trickling = lines.values.filter { $0.contains("a=ice-options:trickle") }.count
+            #expect(trickle == .full ? trickling >= 2 : trickling == 0, "\(trickling) SDPs with trickle")
             try await phone.hangup(call)
             try await log.state(call, .disconnected)
         }
