@@ -108,6 +108,7 @@ public actor PJSUA {
         }
         CallbackContext.activate(hub: hub, executor: executor, logHandler: configuration.logHandler,
                                  autoAnswerCode: configuration.autoAnswerCode)
+        TransferContext.activate(policy: configuration.transferPolicy, acceptsReplaces: configuration.acceptsReplaces)
         do {
             try initialise(configuration)
             let transport = try openTransport(kind: configuration.transport, ipv6: configuration.ipv6,
@@ -208,6 +209,7 @@ public actor PJSUA {
     /// Runs after pjsua_destroy: no callback can fire any more.
     static func finishTeardown(hub: EventHub, endingSubscriptions: Bool = true) {
         CallbackContext.deactivate()
+        ConferenceWiring.deactivate()
         if endingSubscriptions { hub.finishAll() }
         EngineSlot.release()
     }
@@ -239,6 +241,7 @@ public actor PJSUA {
         }
         try Validation.headerValue(configuration.userAgent, what: "user agent")
         try configuration.admission.validate()
+        try configuration.transferPolicy.validate()
         if let code = configuration.autoAnswerCode, !Configuration.canAutoAnswer(with: code) {
             throw PJSUAError(.invalidArgument, "autoAnswerCode \(code) must be 180, 183, 200 or a final error status (300...699)")
         }

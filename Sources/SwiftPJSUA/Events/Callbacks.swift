@@ -126,6 +126,7 @@ enum CallbackContext {
         config.cb.on_call_media_state = onCallMediaState
         config.cb.on_reg_state2 = onRegState
         config.cb.on_dtmf_digit2 = onDTMFDigit
+        TransferContext.install(into: &config)
         logging.cb = onLog
     }
 }
@@ -191,6 +192,7 @@ private func identity(of rdata: UnsafeMutablePointer<pjsip_rx_data>) -> Callback
 }
 
 private func onCallState(_ callID: pjsua_call_id, _ event: UnsafeMutablePointer<pjsip_event>?) {
+    TransferContext.adoptReferredCall(callID)
     let call = callHandle(callID)
     let published = withCallInfo(callID) { info in
         PJSUA.Event.callState(

@@ -15,5 +15,23 @@ extension PJSUA {
         case registration(account: Account, state: RegistrationState)
         /// A DTMF digit arrived on a call (`on_dtmf_digit2`), RFC 2833/4733 or SIP INFO.
         case dtmf(call: Call, digit: Character)
+        /// Progress of a transfer we asked for with ``PJSUA/transfer(_:to:)`` or
+        /// ``PJSUA/transfer(_:replacing:)`` (`on_call_transfer_status`): the REFER's acceptance
+        /// (100), then the transferee's new call as it reports it in NOTIFYs (180, 200 OK, or
+        /// the failure). `isFinal` marks the last one; after a 2xx final status the engine hangs
+        /// up `call` unless asked not to.
+        case transferStatus(call: Call, status: SIPStatus, isFinal: Bool)
+        /// A REFER arrived on `call` (`on_call_transfer_request2`): `by` (the call's remote party)
+        /// asks us to call `to`. `accepted` is the ``TransferPolicy``'s verdict; when true,
+        /// ``transferCallPlaced(call:newCall:)`` follows with the new call.
+        case transferRequested(call: Call, to: String, by: String, accepted: Bool)
+        /// The engine placed `newCall` because of an accepted REFER on `call`. `newCall` is an
+        /// ordinary outgoing call with its own events; the transferor usually ends `call` once
+        /// `newCall` is answered.
+        case transferCallPlaced(call: Call, newCall: Call)
+        /// An INVITE with `Replaces` took over `call` (`on_call_replaced`), the other half of an
+        /// attended transfer: `newCall` is answered in its place (with no `incomingCall`
+        /// event) and `call` is ended. `newCall` then has its own state and media events.
+        case callReplaced(call: Call, newCall: Call)
     }
 }

@@ -1,0 +1,122 @@
+import Foundation
+import PJSIP
+
+/// What the transfer callbacks need: the REFER policy, the calls to end once their transfer
+/// succeeded, and the call whose REFER is being followed right now.
+///
+/// pjsua gives a call it creates for a REFER (`on_call_transferred`) or for an INVITE with
+/// Replaces the user data of the call it comes from, so both calls would carry the same handle
+/// token. The engine gives the new call a token of its own the first time it sees it: in
+/// `on_call_state` (CALLING, fired inside the `pjsua_call_make_call` that follows the REFER, on
+/// the same thread) and in `on_call_replaced`.
+enum TransferContext {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var policy = PJSUA.TransferPolicy.accept  // guarded by `lock`
+    nonisolated(unsafe) private static var replacesAccepted = true  // guarded by `lock`
+    nonisolated(unsafe) private static var hangUpOnSuccess: Set<PJSUA.Call> = []  // guarded by `lock`
+    /// The call whose accepted REFER pjsua is following (its slot and token).
+    nonisolated(unsafe) private static var following: PJSUA.Call?  // guarded by `lock`
+
+    static func activate(policy: PJSUA.TransferPolicy, acceptsReplaces: Bool) {
+        lock.withLock {
+            self.policy = policy
+            replacesAccepted = acceptsReplaces
+            hangUpOnSuccess = []
+            following = nil
+        }
+    }
+
+    static func setPolicy(_ policy: PJSUA.TransferPolicy) {
+        lock.withLock { self.policy = policy }
+    }
+
+    static var currentPolicy: PJSUA.TransferPolicy { lock.withLock { policy } }
+    static var acceptsReplaces: Bool { lock.withLock { replacesAccepted } }
+
+    /// Marks `call` to be hung up when its transfer reports a 2xx final status (or not).
+    static func setHangUpOnSuccess(_ call: PJSUA.Call, _ hangUp: Bool) {
+        lock.withLock { if hangUp { hangUpOnSuccess.insert(call) } else { hangUpOnSuccess.remove(call) } }
+    }
+
+    static func takeHangUpOnSuccess(_ call: PJSUA.Call) -> Bool {
+        lock.withLock { hangUpOnSuccess.remove(call) != nil }
+    }
+
+    static func follow(_ call: PJSUA.Call?) {
+        lock.withLock { following = call }
+    }
+
+    /// Gives the call in `slot` a token of its own if it inherited the token of the call whose
+    /// REFER is being followed, and says so with ``PJSUA/Event/transferCallPlaced(call:newCall:)``.
+    /// Called first thing in `on_call_state`.
+    static func adoptReferredCall(_ slot: pjsua_call_id) {
+        let token = HandleToken.token(pjsua_call_get_user_data(slot))
+        let origin: PJSUA.Call? = lock.withLock {
+            guard let source = following, source.slot != slot, source.token == token, token != 0 else { return nil }
+            following = nil
+            return source
+        }
+        guard let origin else { return }
+        let fresh = HandleToken.next()
+        pjsua_call_set_user_data(slot, HandleToken.pointer(fresh))
+        CallbackContext.publish(.transferCallPlaced(call: origin, newCall: PJSUA.Call(slot: slot, token: fresh)))
+    }
+
+    static func install(into config: inout pjsua_config) {
+        config.cb.on_call_transfer_request2 = onTransferRequest
+        config.cb.on_call_transfer_status = onTransferStatus
+        config.cb.on_call_replace_request2 = onReplaceRequest
+        config.cb.on_call_replaced = onCallReplaced
+    }
+}
+
+private func onTransferRequest(_ callID: pjsua_call_id, _ destination: UnsafePointer<pj_str_t>?,
+                               _ code: UnsafeMutablePointer<pjsip_status_code>?, _ setting: UnsafeMutablePointer<pjsua_call_setting>?) {
+    guard let destination, let code else { return }
+    let call = callHandle(callID)
+    let requester = withCallInfo(callID) { info in callIdentity(call, info).remote } ?? ""
+    let request = PJSUA.TransferRequest(call: call, target: String(pj: destination.pointee), requester: requester)
+    let verdict = TransferContext.currentPolicy.responseCode(for: request)
+    let accepted = (200..<300).contains(verdict)
+    code.pointee = pjsip_status_code(rawValue: UInt32(verdict))
+    // The new call is audio-only like every call the engine places.
+    if accepted, let setting { setting.pointee = PJSUA.callSetting() }
+    CallbackContext.publish(.transferRequested(call: call, to: request.target, by: requester, accepted: accepted))
+    TransferContext.follow(accepted ? call : nil)
+}
+
+private func onTransferStatus(_ callID: pjsua_call_id, _ code: Int32, _ text: UnsafePointer<pj_str_t>?, _ final: pj_bool_t,
+                              _ keepReporting: UnsafeMutablePointer<pj_bool_t>?) {
+    let call = callHandle(callID)
+    let status = PJSUA.SIPStatus(code: Int(code), reason: text.map { String(pj: $0.pointee) } ?? "")
+    let isFinal = final != 0
+    CallbackContext.publish(.transferStatus(call: call, status: status, isFinal: isFinal))
+    // A NOTIFY with 2xx ends the transfer even when the subscription is still active (pjsua then
+    // unsubscribes): the transferee is talking to the target, so our leg has done its work.
+    guard (200..<300).contains(Int(code)) || isFinal else { return }
+    if TransferContext.takeHangUpOnSuccess(call) && (200..<300).contains(Int(code)) {
+        // What pjsua's own app does here: end the transferred call from inside the callback, on
+        // pjsua's thread, and stop listening to the subscription.
+        keepReporting?.pointee = 0
+        pjsua_call_hangup(callID, 0, nil, nil)
+    }
+}
+
+private func onReplaceRequest(_ callID: pjsua_call_id, _ rdata: UnsafeMutablePointer<pjsip_rx_data>?, _ code: UnsafeMutablePointer<Int32>?,
+                              _ text: UnsafeMutablePointer<pj_str_t>?, _ setting: UnsafeMutablePointer<pjsua_call_setting>?) {
+    guard let code else { return }
+    if TransferContext.acceptsReplaces {
+        if let setting { setting.pointee = PJSUA.callSetting() }
+    } else {
+        // pjsua replaces the default reason ("OK") with the code's own text.
+        code.pointee = 603
+    }
+}
+
+private func onCallReplaced(_ oldCallID: pjsua_call_id, _ newCallID: pjsua_call_id) {
+    let old = callHandle(oldCallID)
+    // pjsua copied the replaced call's user data (our token) into the new call.
+    let fresh = HandleToken.next()
+    pjsua_call_set_user_data(newCallID, HandleToken.pointer(fresh))
+    CallbackContext.publish(.callReplaced(call: old, newCall: PJSUA.Call(slot: newCallID, token: fresh)))
+}

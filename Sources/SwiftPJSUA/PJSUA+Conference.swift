@@ -1,0 +1,126 @@
+import Foundation
+import PJSIP
+
+extension PJSUA {
+    /// Joins calls into the local conference: every party hears every other party (N-way mixing
+    /// on the conference bridge), and the sound device hears and feeds all of them as it does any
+    /// call. Calls already in the conference stay in it, so adding one call to a running
+    /// conference is `conference([existing, new])`.
+    ///
+    /// Membership survives media updates (hold and resume, re-INVITEs that replace a call's
+    /// bridge port): the engine re-links a member whenever its audio is rewired. A call on local
+    /// hold keeps its membership but its remote party is not mixed in until it is resumed. A
+    /// member leaves with ``split(_:)`` or when it ends. This is what CallKit's group action
+    /// (`CXSetGroupCallAction`) maps to: group = `conference`, ungroup = `split`.
+    ///
+    /// Drives `pjsua_conf_connect()` between the calls' conference ports.
+    /// - Throws: ``PJSUAError/Code/invalidArgument`` for fewer than two distinct calls,
+    ///   ``PJSUAError/Code/staleHandle`` for an ended call, ``PJSUAError/Code/mediaNotActive``
+    ///   for a call whose audio is not flowing yet.
+    public func conference(_ calls: [Call]) throws {
+        try requireRunning()
+        ConferenceWiring.prune()
+        let distinct = Array(Set(calls))
+        guard ConferenceWiring.members.union(distinct).count >= 2 else {
+            throw PJSUAError(.invalidArgument, "a conference needs at least two distinct calls, got \(distinct.count)")
+        }
+        for call in distinct { _ = try audioPort(of: call) }
+        ConferenceWiring.add(distinct)
+        for call in ConferenceWiring.members { ConferenceWiring.link(call) }
+    }
+
+    /// Takes a call out of the local conference: it no longer hears or is heard by the other
+    /// members; it stays connected to the sound device, like any call. A conference left with a
+    /// single member is dissolved. Splitting a call that is not in the conference does nothing.
+    ///
+    /// Drives `pjsua_conf_disconnect()` between the call's port and the other members' ports.
+    public func split(_ call: Call) throws {
+        _ = try resolve(call)
+        guard ConferenceWiring.members.contains(call) else { return }
+        ConferenceWiring.remove(call)
+        if ConferenceWiring.members.count == 1, let last = ConferenceWiring.members.first {
+            ConferenceWiring.remove(last)
+        }
+    }
+
+    /// The calls in the local conference now (empty when there is none).
+    public var conferenceCalls: Set<Call> {
+        guard phase == .running else { return [] }
+        ConferenceWiring.prune()
+        return ConferenceWiring.members
+    }
+
+    /// Whether the audio of `listener` receives the audio of `speaker` on the bridge now
+    /// (`pjsua_conf_get_port_info`): what ``conference(_:)`` and ``split(_:)`` change.
+    func hears(_ listener: Call, _ speaker: Call) throws(PJSUAError) -> Bool {
+        let from = try audioPort(of: speaker)
+        let to = try audioPort(of: listener)
+        var info = pjsua_conf_port_info()
+        try check(pjsua_conf_get_port_info(from, &info), "pjsua_conf_get_port_info")
+        return withUnsafeBytes(of: info.listeners) { raw in
+            raw.bindMemory(to: pjsua_conf_port_id.self).prefix(Int(info.listener_cnt)).contains(to)
+        }
+    }
+}
+
+/// The local conference's members and their links on the bridge. Linking runs only on the
+/// engine's executor thread (from the actor, or from ``AudioWiring/rewire(_:)`` when a member's
+/// media changed), like all bridge wiring.
+enum ConferenceWiring {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var calls: Set<PJSUA.Call> = []  // guarded by `lock`
+
+    static var members: Set<PJSUA.Call> { lock.withLock { calls } }
+
+    static func add(_ new: [PJSUA.Call]) {
+        lock.withLock { calls.formUnion(new) }
+    }
+
+    /// Forgets members that have ended.
+    static func prune() {
+        let ended = members.filter { !isLive($0) }
+        lock.withLock { calls.subtract(ended) }
+    }
+
+    /// Removes `call` and disconnects it from every other member, both ways.
+    static func remove(_ call: PJSUA.Call) {
+        let others = lock.withLock {
+            calls.remove(call)
+            return calls
+        }
+        let mine = flowingSlots(of: call)
+        for other in others {
+            for theirs in flowingSlots(of: other) {
+                for slot in mine {
+                    pjsua_conf_disconnect(slot, theirs)
+                    pjsua_conf_disconnect(theirs, slot)
+                }
+            }
+        }
+    }
+
+    /// Connects `call` to every other live member, both ways, if it is a member. Executor
+    /// thread only.
+    static func link(_ call: PJSUA.Call) {
+        let others = lock.withLock { calls.contains(call) ? calls.subtracting([call]) : [] }
+        guard !others.isEmpty else { return }
+        let mine = flowingSlots(of: call)
+        for other in others {
+            for theirs in flowingSlots(of: other) {
+                for slot in mine {
+                    pjsua_conf_connect(slot, theirs)
+                    pjsua_conf_connect(theirs, slot)
+                }
+            }
+        }
+    }
+
+    static func deactivate() {
+        lock.withLock { calls = [] }
+    }
+
+    private static func flowingSlots(of call: PJSUA.Call) -> [pjsua_conf_port_id] {
+        guard isLive(call) else { return [] }
+        return withCallInfo(call.slot) { info in activeAudioSlots(info) } ?? []
+    }
+}
