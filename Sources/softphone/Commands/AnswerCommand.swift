@@ -7,6 +7,7 @@ enum AnswerCommand {
     usage: softphone answer [--listen <udp|tcp>:<host>:<port>] [--auto-answer CODE] [--answer-after MS] [--max-cps R]
                             [--max-calls N] [--exit-after N] [--hangup-after SECONDS] [--play FILE.wav] [--record-dir DIR]
                             [--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR] [--json | --quiet]
+                            [--accept-transfer | --refuse-transfer]
       Answers every incoming call with CODE (default 200; 180/183 only ring, 4xx-6xx reject), optionally
       after MS milliseconds; plays FILE into and records each call into DIR; hangs up after SECONDS;
       holds at most --max-calls calls at once (as the pjsua app's flag: more are refused with 503 and
@@ -14,11 +15,13 @@ enum AnswerCommand {
       --quiet prints nothing else (for load tests); --media-thread gives RTP its own worker thread;
       --max-cps refuses new calls beyond R per second with 503 and Retry-After (admission control).
       Without --answer-after the engine answers inside its callback (no round trip per call).
+      A REFER on an answered call is accepted (the new call is handled like an answered one) unless
+      --refuse-transfer answers it with 603 Decline.
     """
 
     static let spec = OptionSpec(
         valued: Set(["listen", "auto-answer", "answer-after", "max-calls", "exit-after", "hangup-after", "play", "record-dir", "max-cps"]).union(AccountOptions.valued),
-        flags: Set(["json", "quiet", "media-thread"]).union(AccountOptions.flags))
+        flags: Set(["json", "quiet", "media-thread"]).union(AccountOptions.flags).union(TransferOptions.flags))
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
         let output = Output(json: arguments.has("json"))
@@ -41,11 +44,13 @@ enum AnswerCommand {
             }
         }
         let account = try AccountOptions(arguments, required: false)
+        let transferOptions = try TransferOptions(arguments)
 
         let signals = Signals.shared
         let phone = PJSUA()
         var configuration = listen.configuration()
         configuration.dedicatedMediaThread = arguments.has("media-thread")
+        configuration.transferPolicy = transferOptions.policy
         if let maxCalls { configuration.maxCalls = maxCalls }
         if let maxCPS { configuration.admission.maxNewCallsPerSecond = Double(maxCPS) }
         // Answering at once needs no decision from Swift: the engine answers in its callback
@@ -95,6 +100,8 @@ actor Agent {
     private(set) var completed = 0
     private var recorders: [PJSUA.Call: PJSUA.Recorder] = [:]
     private var ours: Set<PJSUA.Call> = []
+    /// Calls of ours that another call took over (see `.transferCallPlaced`, `.callReplaced`).
+    private var handedOver: Set<PJSUA.Call> = []
     private var doneWaiters: [CheckedContinuation<Void, Never>] = []
     private var recordingNumber = 0
 
@@ -148,6 +155,12 @@ actor Agent {
             } else {
                 await respond(call, code: code)
             }
+        case let .transferCallPlaced(call, newCall), let .callReplaced(call, newCall):
+            // A call that takes over one of ours (a transfer we followed, or Replaces) is ours
+            // too, and carries on the count of the call it took over.
+            guard ours.contains(call) else { break }
+            ours.insert(newCall)
+            handedOver.insert(call)
         case let .callMedia(call, .active, _) where ours.contains(call):
             if let play { _ = try? await phone.play(play, into: call, loop: true) }
             if let recordDirectory, recorders[call] == nil {
@@ -168,6 +181,7 @@ actor Agent {
         case let .callState(call, .disconnected, _, _) where ours.contains(call):
             ours.remove(call)
             if let recorder = recorders.removeValue(forKey: call) { try? await phone.stop(recorder) }
+            if handedOver.remove(call) != nil { break }
             completed += 1
             if let exitAfter, completed >= exitAfter { finish() }
         default:
