@@ -1,0 +1,117 @@
+import Foundation
+import PJSUATestSupport
+@testable import SwiftPJSUA
+import Testing
+
+/// A `softphone answer` child on a free loopback port, listening when returned.
+func answeringSoftphone(_ name: String, _ extra: [String] = []) async throws -> (process: ChildProcess, uri: String) {
+    let port = freeLoopbackPort()
+    let process = try ChildProcess(try softphone(), ["answer", "--listen", "udp:127.0.0.1:\(port)", "--json"] + extra, name: name)
+    try await process.waitForOutput("\"listening\"")
+    return (process, "sip:\(name)@127.0.0.1:\(port)")
+}
+
+/// The JSON events of a softphone's output named `event` (and, when given, of that `kind`).
+func softphoneEvents(_ output: String, _ event: String, kind: String? = nil) -> [[String: Any]] {
+    jsonLines(output).filter { $0["event"] as? String == event && (kind == nil || $0["kind"] as? String == kind) }
+}
+
+/// Whether a softphone's output shows `call` reaching `state`.
+func softphoneSaw(_ output: String, call: String, state: String) -> Bool {
+    softphoneEvents(output, "callState").contains { $0["call"] as? String == call && $0["state"] as? String == state }
+}
+
+extension EventLog {
+    /// Waits for the transfer status of `call` that is final or 2xx.
+    func transferOutcome(_ call: PJSUA.Call, timeout: Duration = .seconds(15)) async throws -> PJSUA.SIPStatus {
+        try await first("\(call) transfer outcome", timeout: timeout) { event in
+            if case let .transferStatus(c, status, isFinal) = event, c == call, isFinal || (200..<300).contains(status.code) { return status }
+            return nil
+        }
+    }
+
+    /// The transfer statuses of `call` seen so far.
+    func transferStatuses(of call: PJSUA.Call) -> [PJSUA.SIPStatus] {
+        all.compactMap { event in
+            if case let .transferStatus(c, status, _) = event, c == call { return status }
+            return nil
+        }
+    }
+
+    /// Waits for a REFER on `call`; returns where to, by whom, and the verdict.
+    func transferRequest(on call: PJSUA.Call, timeout: Duration = .seconds(15)) async throws -> (to: String, by: String, accepted: Bool) {
+        try await first("a REFER on \(call)", timeout: timeout) { event in
+            if case let .transferRequested(c, to, by, accepted) = event, c == call { return (to, by, accepted) }
+            return nil
+        }
+    }
+
+    /// Waits for the call placed because `call` was transferred.
+    func transferredCall(from call: PJSUA.Call, timeout: Duration = .seconds(15)) async throws -> PJSUA.Call {
+        try await first("the call placed for \(call)'s transfer", timeout: timeout) { event in
+            if case let .transferCallPlaced(c, newCall) = event, c == call { return newCall }
+            return nil
+        }
+    }
+}
+
+@Suite("Call transfer (REFER, Replaces) against real peers")
+struct TransferTests {
+    /// A (a softphone) calls us (B); we transfer A to C (another softphone). A's new call to C
+    /// connects, our call with A ends, and both sides report the transfer.
+    @Test func blindTransferMovesTheCallerToTheTarget() async throws {
+        let target = try await answeringSoftphone("carol", ["--exit-after", "1"])
+        try await withEngine { phone, transport, log in
+            let caller = try ChildProcess(try softphone(), ["call", transport.uri(user: "bob"), "--listen", "udp:127.0.0.1:0",
+                                                           "--seconds", "6", "--json"], name: "softphone-alice")
+            let incoming = try await log.incomingCall()
+            try await phone.answer(incoming.call)
+            try await log.state(incoming.call, .confirmed)
+            try await phone.transfer(incoming.call, to: target.uri)
+            let outcome = try await log.transferOutcome(incoming.call)
+            #expect(outcome.code == 200, "\(log.transferStatuses(of: incoming.call))")
+            #expect(log.transferStatuses(of: incoming.call).first?.code == 100)
+            // The engine hangs up the transferred call once the transfer succeeded.
+            try await log.state(incoming.call, .disconnected)
+            #expect(try await caller.waitForExit(timeout: .seconds(20)) == 0, "\(caller.output)")
+            let requested = softphoneEvents(caller.output, "transfer", kind: "requested")
+            #expect(requested.first?["to"] as? String == "<\(target.uri)>" || requested.first?["to"] as? String == target.uri, "\(caller.output)")
+            #expect(requested.first?["accepted"] as? Bool == true)
+            let placed = try #require(softphoneEvents(caller.output, "transfer", kind: "placed").first?["newCall"] as? String, "\(caller.output)")
+            #expect(softphoneSaw(caller.output, call: placed, state: "CONFIRMED"), "\(caller.output)")
+        }
+        #expect(try await target.process.waitForExit(timeout: .seconds(15)) == 0, "\(target.process.output)")
+        #expect(softphoneEvents(target.process.output, "callState").contains { $0["state"] as? String == "CONFIRMED" }, "\(target.process.output)")
+    }
+
+    /// B (a softphone with --transfer-to) calls us (A) and transfers us to C: the engine accepts
+    /// the REFER by default, says who asked and where, and its new call connects to C.
+    @Test func anIncomingReferIsFollowedWithANewCall() async throws {
+        let target = try await answeringSoftphone("carol", ["--exit-after", "1"])
+        try await withEngine { phone, transport, log in
+            let transferor = try ChildProcess(try softphone(), ["call", transport.uri(user: "alice"), "--listen", "udp:127.0.0.1:0",
+                                                               "--transfer-to", target.uri, "--transfer-after", "0.5", "--json"],
+                                              name: "softphone-bob")
+            let incoming = try await log.incomingCall()
+            try await phone.answer(incoming.call)
+            let request = try await log.transferRequest(on: incoming.call)
+            #expect(request.to.contains(target.uri))
+            #expect(request.by.contains("127.0.0.1"))
+            #expect(request.accepted)
+            let newCall = try await log.transferredCall(from: incoming.call)
+            #expect(newCall != incoming.call)
+            try await log.state(newCall, .confirmed)
+            #expect(try await phone.info(newCall).remote.contains(target.uri))
+            #expect(try await phone.info(newCall).isOutgoing)
+            // The transferor hangs up its call with us once we report 200.
+            try await log.state(incoming.call, .disconnected)
+            #expect(try await transferor.waitForExit(timeout: .seconds(15)) == 0, "\(transferor.output)")
+            let statuses = softphoneEvents(transferor.output, "transfer", kind: "status").compactMap { $0["code"] as? Int }
+            #expect(statuses.last == 200, "\(transferor.output)")
+            #expect(try await phone.activeCalls() == [newCall])
+            try await phone.hangup(newCall)
+            try await log.state(newCall, .disconnected)
+        }
+        #expect(try await target.process.waitForExit(timeout: .seconds(15)) == 0, "\(target.process.output)")
+    }
+}
