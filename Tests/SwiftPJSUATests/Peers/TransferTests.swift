@@ -114,4 +114,96 @@ struct TransferTests {
         }
         #expect(try await target.process.waitForExit(timeout: .seconds(15)) == 0, "\(target.process.output)")
     }
+
+    /// sipp answers our call and sends REFER: the engine answers 202, calls the target (a second
+    /// sipp), reports the new call's progress in NOTIFYs ending with 200 (the scenario fails
+    /// otherwise), and the transferor's BYE ends the original call.
+    @Test func aReferFromSippIsHonouredAndNotifiedAsSucceeded() async throws {
+        try await withEngine { phone, _, log in
+            let target = try sipp(["-sn", "uas"], name: "sipp-target")
+            let targetURI = "sip:carol@127.0.0.1:\(target.sippPort)"
+            let transferor = try sipp(["-sf", scenario("uas-refer.xml"), "-key", "target", targetURI], name: "sipp-refer")
+            let call = try await phone.makeCall(to: "sip:bob@127.0.0.1:\(transferor.sippPort)")
+            let request = try await log.transferRequest(on: call)
+            #expect(request.to == "<\(targetURI)>")
+            #expect(request.by.contains("bob@127.0.0.1"))
+            #expect(request.accepted)
+            let newCall = try await log.transferredCall(from: call)
+            try await log.state(newCall, .confirmed)
+            try await log.state(call, .disconnected)
+            #expect(try await transferor.waitForExit() == 0, "\(transferor.output.suffix(3000))")
+            try await phone.hangup(newCall)
+            try await log.state(newCall, .disconnected)
+            #expect(try await target.waitForExit() == 0, "\(target.output.suffix(2000))")
+        }
+    }
+
+    static let refusingPolicies: [(String, PJSUA.TransferPolicy)] = [
+        ("refuse", .refuse()),
+        ("decide", .decide { request in !request.target.contains("carol") }),
+    ]
+
+    /// With a refusing policy (set in the configuration, or at run time) the REFER gets 603
+    /// (the scenario requires it), no call is placed, and the original call stays up until
+    /// the transferor hangs up.
+    @Test(arguments: [false, true], [0, 1])
+    func aReferIsRefusedWhenThePolicySaysSo(atRunTime: Bool, policyIndex: Int) async throws {
+        let policy = Self.refusingPolicies[policyIndex].1
+        var configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null)
+        if !atRunTime { configuration.transferPolicy = policy }
+        try await withEngine(configuration) { phone, _, log in
+            if atRunTime { try await phone.setTransferPolicy(policy) }
+            let transferor = try sipp(["-sf", scenario("uas-refer-refused.xml"), "-key", "target", "sip:carol@127.0.0.1:9"], name: "sipp-refer-refused")
+            let call = try await phone.makeCall(to: "sip:bob@127.0.0.1:\(transferor.sippPort)")
+            let request = try await log.transferRequest(on: call)
+            #expect(!request.accepted)
+            let end = try await log.state(call, .disconnected)
+            #expect(end.status.code == 200)
+            #expect(try await transferor.waitForExit() == 0, "\(transferor.output.suffix(3000))")
+            #expect(!log.all.contains { if case .transferCallPlaced = $0 { true } else { false } })
+            #expect(log.all.filter { if case .callState(_, .calling, _, _) = $0 { true } else { false } }.count == 1)
+        }
+    }
+
+    @Test func transferInputIsValidated() async throws {
+        try await withEngine { phone, transport, log in
+            let caller = try await phone.makeCall(to: transport.uri(user: "validate"))
+            let callee = try await log.incomingCall().call
+            // Not established yet: a typed error, nothing sent.
+            await #expect(throws: PJSUAError.self) { try await phone.transfer(caller, to: "sip:x@127.0.0.1") }
+            try await phone.answer(callee)
+            try await log.state(caller, .confirmed)
+            for bad in ["", "http://x", "sip:a b@c", "sip:\u{0}x@127.0.0.1"] {
+                do {
+                    try await phone.transfer(caller, to: bad)
+                    Issue.record("transfer to \(bad.debugDescription) was accepted")
+                } catch {
+                    #expect((error as? PJSUAError)?.code == .invalidURI, "\(error)")
+                }
+            }
+            await #expect(throws: PJSUAError.self) { try await phone.transfer(caller, replacing: caller) }
+            await #expect(throws: PJSUAError.self) { try await phone.setTransferPolicy(.refuse(code: 202)) }
+            try await phone.hangup(caller)
+            try await log.state(caller, .disconnected)
+            do {
+                try await phone.transfer(caller, to: "sip:x@127.0.0.1")
+                Issue.record("transfer of an ended call was accepted")
+            } catch {
+                #expect((error as? PJSUAError)?.code == .staleHandle, "\(error)")
+            }
+        }
+        await #expect(throws: PJSUAError.self) {
+            try await withEngine(PJSUA.Configuration(port: 0, bindAddress: "127.0.0.1", audioDevice: .null)
+                                    .with { $0.transferPolicy = .refuse(code: 99) }) { _, _, _ in }
+        }
+    }
+}
+
+extension PJSUA.Configuration {
+    /// A copy changed by `change`.
+    func with(_ change: (inout PJSUA.Configuration) -> Void) -> PJSUA.Configuration {
+        var copy = self
+        change(&copy)
+        return copy
+    }
 }
