@@ -115,6 +115,40 @@ struct TransferTests {
         #expect(try await target.process.waitForExit(timeout: .seconds(15)) == 0, "\(target.process.output)")
     }
 
+    /// Attended transfer by us (B): A (a softphone) calls us and is put on hold, we consult C (a
+    /// softphone) on a second call, then transfer A replacing that call. A's INVITE with
+    /// Replaces takes over C's call with us; C ends it, we end ours with A once A reports 200.
+    @Test func attendedTransferReplacesOurConsultationCall() async throws {
+        let target = try await answeringSoftphone("carol", ["--exit-after", "1"])
+        try await withEngine { phone, transport, log in
+            let transferee = try ChildProcess(try softphone(), ["call", transport.uri(user: "bob"), "--listen", "udp:127.0.0.1:0",
+                                                               "--seconds", "6", "--json"], name: "softphone-alice")
+            let first = try await log.incomingCall().call
+            try await phone.answer(first)
+            // Media turns active at CONNECTING; a re-INVITE (hold) needs the ACK first.
+            try await log.state(first, .confirmed)
+            try await phone.hold(first)
+            let consultation = try await phone.makeCall(to: target.uri)
+            try await log.state(consultation, .confirmed)
+            try await phone.transfer(first, replacing: consultation)
+            let outcome = try await log.transferOutcome(first)
+            #expect(outcome.code == 200, "\(log.transferStatuses(of: first))")
+            try await log.state(first, .disconnected)
+            try await log.state(consultation, .disconnected)
+            #expect(try await phone.activeCalls().isEmpty)
+            #expect(try await transferee.waitForExit(timeout: .seconds(20)) == 0, "\(transferee.output)")
+            let requested = try #require(softphoneEvents(transferee.output, "transfer", kind: "requested").first, "\(transferee.output)")
+            #expect((requested["to"] as? String)?.contains("Replaces=") == true, "\(requested)")
+            let placed = try #require(softphoneEvents(transferee.output, "transfer", kind: "placed").first?["newCall"] as? String)
+            #expect(softphoneSaw(transferee.output, call: placed, state: "CONFIRMED"), "\(transferee.output)")
+        }
+        #expect(try await target.process.waitForExit(timeout: .seconds(15)) == 0, "\(target.process.output)")
+        let replaced = try #require(softphoneEvents(target.process.output, "transfer", kind: "replaced").first, "\(target.process.output)")
+        let newCall = try #require(replaced["newCall"] as? String)
+        #expect(softphoneSaw(target.process.output, call: newCall, state: "CONFIRMED"), "\(target.process.output)")
+        #expect(softphoneSaw(target.process.output, call: replaced["call"] as? String ?? "", state: "DISCONNECTED"))
+    }
+
     /// sipp answers our call and sends REFER: the engine answers 202, calls the target (a second
     /// sipp), reports the new call's progress in NOTIFYs ending with 200 (the scenario fails
     /// otherwise), and the transferor's BYE ends the original call.
