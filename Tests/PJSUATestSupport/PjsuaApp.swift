@@ -29,13 +29,17 @@ public final class PjsuaApp: @unchecked Sendable {
         let base = ["--null-audio", "--local-port=\(port)", "--bound-addr=127.0.0.1", "--ip-addr=127.0.0.1", "--no-tcp",
                     "--log-level=4", "--max-calls=4"]
         let pjsua = try ChildProcess.locate("pjsua")
+        // Its log goes to stdout, which stdio buffers in full when it is a file: line buffering
+        // (stdbuf) lets a test see a line when it is written.
+        let stdbuf = try ChildProcess.locate("stdbuf")
         if steps.isEmpty {
-            process = try ChildProcess(pjsua, base + ["--use-cli", "--no-cli-console", "--cli-telnet-port=0"] + arguments, name: name)
+            process = try ChildProcess(stdbuf, ["-oL", pjsua] + base + ["--use-cli", "--no-cli-console", "--cli-telnet-port=0"] + arguments,
+                                       name: name)
         } else {
             // The legacy console reads stdin line by line; a shell feeds it the steps in time.
             var feed = steps.map { "sleep \($0.after); printf '%s\\n' \(Self.shellQuoted($0.line))" }
             feed.append("sleep \(linger)")
-            let command = "(\(feed.joined(separator: "; "))) | exec \(Self.shellQuoted(pjsua)) "
+            let command = "(\(feed.joined(separator: "; "))) | exec \(Self.shellQuoted(stdbuf)) -oL \(Self.shellQuoted(pjsua)) "
                 + (base + arguments).map(Self.shellQuoted).joined(separator: " ")
             process = try ChildProcess("/bin/sh", ["-c", command], name: name)
         }

@@ -233,6 +233,84 @@ struct TransferTests {
     }
 }
 
+
+@Suite("Call transfer against the reference pjsua app")
+struct PjsuaAppTransferTests {
+    /// The pjsua app calls us and blind-transfers us (console `x`) to a softphone: we follow the
+    /// REFER, and the app hangs up its call with us when our NOTIFY says 200.
+    @Test func thePjsuaAppTransfersUsAndWeFollow() async throws {
+        let target = try await answeringSoftphone("carol", ["--exit-after", "1"])
+        try await withEngine { phone, transport, log in
+            let app = try PjsuaApp(arguments: [transport.uri(user: "alice")],
+                                   console: [.init(after: 2, "x"), .init(after: 0.3, target.uri)])
+            let incoming = try await log.incomingCall()
+            try await phone.answer(incoming.call)
+            let request = try await log.transferRequest(on: incoming.call, timeout: .seconds(20))
+            #expect(request.to.contains(target.uri), "\(request)")
+            let newCall = try await log.transferredCall(from: incoming.call)
+            try await log.state(newCall, .confirmed)
+            try await log.state(incoming.call, .disconnected)
+            try await app.waitForLog("transferred successfully")
+            try await phone.hangup(newCall)
+            try await log.state(newCall, .disconnected)
+            app.stop()
+        }
+        #expect(try await target.process.waitForExit(timeout: .seconds(15)) == 0, "\(target.process.output)")
+    }
+
+    /// We call the pjsua app (auto-answer) and transfer it to a softphone: the app follows the
+    /// REFER (pjsua-lib's default), our transfer reports 200 and our call ends.
+    @Test func weTransferThePjsuaAppToASoftphone() async throws {
+        let target = try await answeringSoftphone("carol", ["--exit-after", "1"])
+        let app = try PjsuaApp(arguments: ["--auto-answer=200", "--duration=4"])
+        try await withEngine { phone, _, log in
+            try await Task.sleep(for: .milliseconds(500))
+            let call = try await phone.makeCall(to: app.uri())
+            try await log.state(call, .confirmed)
+            try await phone.transfer(call, to: target.uri)
+            let outcome = try await log.transferOutcome(call)
+            #expect(outcome.code == 200, "\(log.transferStatuses(of: call))\n\(app.process.output.suffix(3000))")
+            try await log.state(call, .disconnected)
+        }
+        // The app's call to the target ends after --duration; the target then exits.
+        #expect(try await target.process.waitForExit(timeout: .seconds(15)) == 0, "\(target.process.output)")
+        #expect(softphoneEvents(target.process.output, "callState").contains { $0["state"] as? String == "CONFIRMED" })
+        app.stop()
+    }
+
+    /// The pjsua app calls a softphone (A), then us (C), and transfers A to us with Replaces
+    /// (console `X`): A's INVITE with Replaces takes over the app's call with us. We report
+    /// ``PJSUA/Event/callReplaced(call:newCall:)``, answer it in place and end the old call.
+    @Test func aReplacesInviteFromAnAttendedTransferTakesOverOurCall() async throws {
+        let transferee = try await answeringSoftphone("alice", ["--exit-after", "1"])
+        try await withEngine { phone, transport, log in
+            let app = try PjsuaApp(arguments: [transferee.uri],
+                                   console: [.init(after: 2, "m"), .init(after: 0.3, transport.uri(user: "carol")),
+                                             .init(after: 2, "["), .init(after: 0.5, "X"), .init(after: 0.3, "1")])
+            let incoming = try await log.incomingCall(timeout: .seconds(15))
+            try await phone.answer(incoming.call)
+            let newCall = try await log.first("the replacing call", timeout: .seconds(15)) { event -> PJSUA.Call? in
+                if case let .callReplaced(old, new) = event, old == incoming.call { return new }
+                return nil
+            }
+            #expect(newCall != incoming.call)
+            try await log.state(newCall, .confirmed)
+            try await log.state(incoming.call, .disconnected)
+            #expect(try await phone.info(newCall).remote.contains("127.0.0.1"))
+            #expect(try await phone.activeCalls() == [newCall])
+            // No incomingCall event for the replacing INVITE: it is answered in place.
+            #expect(log.all.filter { if case .incomingCall = $0 { true } else { false } }.count == 1)
+            try await app.waitForLog("transferred successfully")
+            try await phone.hangup(newCall)
+            try await log.state(newCall, .disconnected)
+            app.stop()
+        }
+        #expect(try await transferee.process.waitForExit(timeout: .seconds(15)) == 0, "\(transferee.process.output)")
+        let requested = try #require(softphoneEvents(transferee.process.output, "transfer", kind: "requested").first)
+        #expect((requested["to"] as? String)?.contains("Replaces=") == true)
+    }
+}
+
 extension PJSUA.Configuration {
     /// A copy changed by `change`.
     func with(_ change: (inout PJSUA.Configuration) -> Void) -> PJSUA.Configuration {
