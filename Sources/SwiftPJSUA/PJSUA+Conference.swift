@@ -43,7 +43,8 @@ extension PJSUA {
         }
     }
 
-    /// The calls in the local conference now (empty when there is none).
+    /// The calls in the local conference now (empty when there is none, or when all but one
+    /// member ended).
     public var conferenceCalls: Set<Call> {
         guard phase == .running else { return [] }
         ConferenceWiring.prune()
@@ -76,10 +77,13 @@ enum ConferenceWiring {
         lock.withLock { calls.formUnion(new) }
     }
 
-    /// Forgets members that have ended.
+    /// Forgets members that have ended; a conference left with one member is dissolved.
     static func prune() {
         let ended = members.filter { !isLive($0) }
-        lock.withLock { calls.subtract(ended) }
+        lock.withLock {
+            calls.subtract(ended)
+            if calls.count == 1 { calls = [] }
+        }
     }
 
     /// Removes `call` and disconnects it from every other member, both ways.
