@@ -9,7 +9,8 @@ extension PJSUA {
     ///
     /// Membership survives media updates (hold and resume, re-INVITEs that replace a call's
     /// bridge port): the engine re-links a member whenever its audio is rewired. A call on local
-    /// hold keeps its membership but its remote party is not mixed in until it is resumed. A
+    /// hold keeps its membership but is out of the mix until it is resumed: pjsua gives a held
+    /// call a new bridge port with no connections (measured), so the held party hears nothing. A
     /// member leaves with ``split(_:)`` or when it ends. This is what CallKit's group action
     /// (`CXSetGroupCallAction`) maps to: group = `conference`, ungroup = `split`.
     ///

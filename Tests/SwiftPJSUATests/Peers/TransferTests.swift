@@ -149,6 +149,48 @@ struct TransferTests {
         #expect(softphoneSaw(target.process.output, call: replaced["call"] as? String ?? "", state: "DISCONNECTED"))
     }
 
+    /// A transferee that refuses REFER (`softphone --refuse-transfer`): our transfer ends with
+    /// a final 603 and the call stays up.
+    @Test func aRefusedTransferLeavesTheCallUp() async throws {
+        try await withEngine { phone, transport, log in
+            let caller = try ChildProcess(try softphone(), ["call", transport.uri(user: "bob"), "--listen", "udp:127.0.0.1:0",
+                                                           "--seconds", "30", "--refuse-transfer", "--json"], name: "softphone-refusing")
+            let incoming = try await log.incomingCall()
+            try await phone.answer(incoming.call)
+            try await log.state(incoming.call, .confirmed)
+            try await phone.transfer(incoming.call, to: "sip:carol@127.0.0.1:9")
+            let outcome = try await log.transferOutcome(incoming.call)
+            #expect(outcome.code == 603)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await phone.info(incoming.call).state == .confirmed)
+            try await phone.hangup(incoming.call)
+            try await log.state(incoming.call, .disconnected)
+            #expect(try await caller.waitForExit(timeout: .seconds(10)) == 0, "\(caller.output)")
+            #expect(softphoneEvents(caller.output, "transfer", kind: "requested").first?["accepted"] as? Bool == false, "\(caller.output)")
+        }
+    }
+
+    /// The transferee accepts, but the target is busy (sipp answering 486): the NOTIFY carries the
+    /// failure, our transfer ends with 486, and the call with the transferee stays up.
+    @Test func aTransferToABusyTargetFailsWithItsStatusAndKeepsTheCall() async throws {
+        try await withEngine { phone, transport, log in
+            let busy = try sipp(["-sf", scenario("uas-busy.xml")], name: "sipp-busy-target")
+            let caller = try ChildProcess(try softphone(), ["call", transport.uri(user: "bob"), "--listen", "udp:127.0.0.1:0",
+                                                           "--seconds", "30", "--json"], name: "softphone-alice")
+            let incoming = try await log.incomingCall()
+            try await phone.answer(incoming.call)
+            try await log.state(incoming.call, .confirmed)
+            try await phone.transfer(incoming.call, to: "sip:busy@127.0.0.1:\(busy.sippPort)")
+            let outcome = try await log.transferOutcome(incoming.call)
+            #expect(outcome.code == 486, "\(log.transferStatuses(of: incoming.call))")
+            #expect(try await phone.info(incoming.call).state == .confirmed)
+            #expect(try await busy.waitForExit() == 0, "\(busy.output.suffix(2000))")
+            try await phone.hangup(incoming.call)
+            try await log.state(incoming.call, .disconnected)
+            #expect(try await caller.waitForExit(timeout: .seconds(10)) == 0, "\(caller.output)")
+        }
+    }
+
     /// sipp answers our call and sends REFER: the engine answers 202, calls the target (a second
     /// sipp), reports the new call's progress in NOTIFYs ending with 200 (the scenario fails
     /// otherwise), and the transferor's BYE ends the original call.
