@@ -93,14 +93,9 @@ enum ConferenceWiring {
             calls.remove(call)
             return calls
         }
-        let mine = flowingSlots(of: call)
-        for other in others {
-            for theirs in flowingSlots(of: other) {
-                for slot in mine {
-                    pjsua_conf_disconnect(slot, theirs)
-                    pjsua_conf_disconnect(theirs, slot)
-                }
-            }
+        forEachPair(call, others) { mine, theirs in
+            pjsua_conf_disconnect(mine, theirs)
+            pjsua_conf_disconnect(theirs, mine)
         }
     }
 
@@ -108,20 +103,26 @@ enum ConferenceWiring {
     /// thread only.
     static func link(_ call: PJSUA.Call) {
         let others = lock.withLock { calls.contains(call) ? calls.subtracting([call]) : [] }
-        guard !others.isEmpty else { return }
-        let mine = flowingSlots(of: call)
-        for other in others {
-            for theirs in flowingSlots(of: other) {
-                for slot in mine {
-                    pjsua_conf_connect(slot, theirs)
-                    pjsua_conf_connect(theirs, slot)
-                }
-            }
+        forEachPair(call, others) { mine, theirs in
+            pjsua_conf_connect(mine, theirs)
+            pjsua_conf_connect(theirs, mine)
         }
     }
 
     static func deactivate() {
         lock.withLock { calls = [] }
+    }
+
+    /// Runs `body` with each pair of flowing bridge ports: one of `call`'s, one of another's.
+    private static func forEachPair(_ call: PJSUA.Call, _ others: Set<PJSUA.Call>,
+                                    _ body: (pjsua_conf_port_id, pjsua_conf_port_id) -> Void) {
+        let mine = flowingSlots(of: call)
+        guard !mine.isEmpty else { return }
+        for other in others {
+            for theirs in flowingSlots(of: other) {
+                for slot in mine { body(slot, theirs) }
+            }
+        }
     }
 
     private static func flowingSlots(of call: PJSUA.Call) -> [pjsua_conf_port_id] {
