@@ -23,7 +23,8 @@ extension PJSUA {
         case transferStatus(call: Call, status: SIPStatus, isFinal: Bool)
         /// A REFER arrived on `call` (`on_call_transfer_request2`): `by` (the call's remote party)
         /// asks us to call `to`. `accepted` is the ``TransferPolicy``'s verdict; when true,
-        /// ``transferCallPlaced(call:newCall:)`` follows with the new call.
+        /// ``transferCallPlaced(call:newCall:)`` follows with the new call (unless pjsua cannot
+        /// place it, say for an unusable `to`: the transferor is then told 500 in a NOTIFY).
         case transferRequested(call: Call, to: String, by: String, accepted: Bool)
         /// The engine placed `newCall` because of an accepted REFER on `call`. `newCall` is an
         /// ordinary outgoing call with its own events; the transferor usually ends `call` once

@@ -37,6 +37,10 @@ enum CallCommand {
         let transferTarget = arguments.string("transfer-to")
         let transferAfter = try arguments.seconds("transfer-after", in: 0...86_400, default: 1) ?? 1
         if transferTarget == nil && arguments.string("transfer-after") != nil { throw UsageError("--transfer-after needs --transfer-to") }
+        // The engine checks the URI in full when it transfers; a wrong scheme is caught before the call.
+        if let transferTarget, !["sip:", "sips:"].contains(where: { transferTarget.lowercased().hasPrefix($0) }) {
+            throw UsageError("--transfer-to must be a sip: or sips: URI (the transfer target), got '\(transferTarget)'")
+        }
 
         let signals = Signals.shared
         var configuration = listen.configuration()

@@ -191,6 +191,19 @@ struct TransferTests {
         }
     }
 
+    @Test(arguments: [
+        (["--transfer-after", "1"], "--transfer-after needs --transfer-to"),
+        (["--transfer-to", "http://x"], "transfer target"),
+        (["--accept-transfer", "--refuse-transfer"], "exclude each other"),
+        (["--transfer-to", "sip:x@127.0.0.1", "--transfer-after", "-1"], "--transfer-after"),
+    ])
+    func badTransferFlagsExitWith2AndOneLine(extra: [String], mention: String) async throws {
+        let result = try await runSoftphone(["call", "sip:nobody@127.0.0.1:9", "--timeout", "1"] + extra)
+        #expect(result.status == 2, "\(result.output)")
+        #expect(result.output.contains(mention), "\(result.output)")
+        #expect(result.output.split(separator: "\n").count <= 2, "\(result.output)")
+    }
+
     /// sipp answers our call and sends REFER: the engine answers 202, calls the target (a second
     /// sipp), reports the new call's progress in NOTIFYs ending with 200 (the scenario fails
     /// otherwise), and the transferor's BYE ends the original call.
@@ -350,6 +363,30 @@ struct PjsuaAppTransferTests {
         #expect(try await transferee.process.waitForExit(timeout: .seconds(15)) == 0, "\(transferee.process.output)")
         let requested = try #require(softphoneEvents(transferee.process.output, "transfer", kind: "requested").first)
         #expect((requested["to"] as? String)?.contains("Replaces=") == true)
+    }
+
+    /// With `acceptsReplaces` off, the transferee's INVITE with Replaces gets 603: our call with
+    /// the app stays up, no call replaces it, and the app hears of the failure in its NOTIFY.
+    @Test func aReplacesInviteIsRefusedWhenNotAccepted() async throws {
+        let transferee = try await answeringSoftphone("alice", ["--exit-after", "1"])
+        var configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null)
+        configuration.acceptsReplaces = false
+        try await withEngine(configuration) { phone, transport, log in
+            let app = try PjsuaApp(arguments: [transferee.uri],
+                                   console: [.init(after: 2, "m"), .init(after: 0.3, transport.uri(user: "carol")),
+                                             .init(after: 2, "["), .init(after: 0.5, "X"), .init(after: 0.3, "1")])
+            let incoming = try await log.incomingCall(timeout: .seconds(15))
+            try await phone.answer(incoming.call)
+            try await app.waitForLog("transfer status=603")
+            #expect(try await phone.info(incoming.call).state == .confirmed)
+            #expect(try await phone.activeCalls() == [incoming.call])
+            #expect(!log.all.contains { if case .callReplaced = $0 { true } else { false } })
+            #expect(log.all.filter { if case .incomingCall = $0 { true } else { false } }.count == 1)
+            try await phone.hangup(incoming.call)
+            try await log.state(incoming.call, .disconnected)
+            app.stop()
+        }
+        transferee.process.stop()
     }
 }
 
