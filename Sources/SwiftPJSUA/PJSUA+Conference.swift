@@ -11,13 +11,15 @@ extension PJSUA {
     /// bridge port): the engine re-links a member whenever its audio is rewired. A call on local
     /// hold keeps its membership but is out of the mix until it is resumed: pjsua gives a held
     /// call a new bridge port with no connections (measured), so the held party hears nothing. A
-    /// member leaves with ``split(_:)`` or when it ends. This is what CallKit's group action
+    /// member leaves with ``split(_:)`` or when it ends. A held call can join (it is mixed in once
+    /// resumed), so CallKit's merge of an active and a held call is `conference` then `resume`.
+    /// This is what CallKit's group action
     /// (`CXSetGroupCallAction`) maps to: group = `conference`, ungroup = `split`.
     ///
     /// Drives `pjsua_conf_connect()` between the calls' conference ports.
     /// - Throws: ``PJSUAError/Code/invalidArgument`` for fewer than two distinct calls,
     ///   ``PJSUAError/Code/staleHandle`` for an ended call, ``PJSUAError/Code/mediaNotActive``
-    ///   for a call whose audio is not flowing yet.
+    ///   for a call with no audio yet (not answered, or media negotiation failed).
     public func conference(_ calls: [Call]) throws {
         try requireRunning()
         ConferenceWiring.prune()
@@ -25,9 +27,20 @@ extension PJSUA {
         guard ConferenceWiring.members.union(distinct).count >= 2 else {
             throw PJSUAError(.invalidArgument, "a conference needs at least two distinct calls, got \(distinct.count)")
         }
-        for call in distinct { _ = try audioPort(of: call) }
+        for call in distinct { try requireConferenceAudio(call) }
         ConferenceWiring.add(distinct)
         for call in ConferenceWiring.members { ConferenceWiring.link(call) }
+    }
+
+    /// Checks that a call has audio that can join: flowing, or on hold (held members join the
+    /// mix when resumed).
+    private func requireConferenceAudio(_ call: Call) throws(PJSUAError) {
+        let hasAudio = try withLiveCallInfo(call) { info in
+            audioMedia(info).contains { item in
+                [PJSUA_CALL_MEDIA_ACTIVE, PJSUA_CALL_MEDIA_REMOTE_HOLD, PJSUA_CALL_MEDIA_LOCAL_HOLD].contains(item.media.status)
+            }
+        }
+        guard hasAudio else { throw PJSUAError(.mediaNotActive, "\(call) has no audio to join a conference with yet") }
     }
 
     /// Takes a call out of the local conference: it no longer hears or is heard by the other

@@ -102,6 +102,16 @@ struct ConferenceTests {
             try await waitUntil("a and b linked after resume") { try await phone.linked(a, b) }
             try await phone.split(b)
             try await waitUntil("a and b unlinked") { try await phone.unlinked(a, b) }
+            // A held call can join; it is mixed in once resumed (CallKit's merge of a held call).
+            try await phone.hold(b)
+            try await waitUntil("b held") { try await phone.info(b).media == .localHold }
+            try await phone.conference([a, b])
+            #expect(await phone.conferenceCalls == [a, b])
+            try await phone.resume(b)
+            try await waitUntil("b active") { try await phone.info(b).media == .active }
+            try await waitUntil("a and b linked once b is resumed") { try await phone.linked(a, b) }
+            try await phone.split(b)
+            try await waitUntil("a and b unlinked again") { try await phone.unlinked(a, b) }
             // Both stay wired to the sound device.
             #expect(try await phone.microphonePathConnected(a))
             #expect(try await phone.microphonePathConnected(b))
