@@ -72,7 +72,7 @@ let package = Package(
         .target(
             name: "SwiftPJSUAKit",
             dependencies: ["SwiftPJSUA"],
-            linkerSettings: ["CallKit", "PushKit", "AVFAudio"].map { .linkedFramework($0, .when(platforms: [.iOS])) }
+            linkerSettings: ["CallKit", "PushKit", "AVFAudio", "Network"].map { .linkedFramework($0, .when(platforms: [.iOS])) }
         ),
         .executableTarget(name: "softphone", dependencies: ["SwiftPJSUA"]),
         // Benchmarks: the Swift engine against a plain-C loop over the same library and against

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Typechecks the Apple-only code of SwiftPJSUAKit on Linux: Sources/SwiftPJSUAKit/Apple/*.swift
 # (compiled only on iOS by SwiftPM) and every ```swift block of the DocC article
-# CallKitIntegration.md, against stand-in modules of CallKit, PushKit, AVFAudio, AVFoundation and os
+# CallKitIntegration.md, against stand-in modules of CallKit, PushKit, AVFAudio, AVFoundation, Network and os
 # (Tests/AppleSDKStandIns, Apple's documented signatures) and the SwiftPJSUA module `swift build`
 # produced. Fails when an adapter or the sample stops matching the declared API.
 #
@@ -50,7 +50,7 @@ emit_standin() {
     "$SWIFTC" -emit-module -module-name "$name" "${COMMON[@]}" \
         -emit-module-path "$WORK/$name.swiftmodule" "$STANDINS/$name"/*.swift
 }
-for module in DispatchStandIn AVFAudio AVFoundation CallKit PushKit os; do
+for module in DispatchStandIn AVFAudio AVFoundation CallKit PushKit Network os; do
     emit_standin "$module"
 done
 

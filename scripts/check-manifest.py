@@ -25,11 +25,11 @@ SWIFT_PJSIP_FROM = "0.2.1"
 IOS_FRAMEWORKS = {"AVFoundation", "AudioToolbox", "CoreAudio", "CoreMedia", "CoreVideo",
                   "VideoToolbox", "MetalKit", "Network", "Security"}
 IOS_LIBRARIES = {"c++"}
-KIT_FRAMEWORKS = {"CallKit", "PushKit", "AVFAudio"}
+KIT_FRAMEWORKS = {"CallKit", "PushKit", "AVFAudio", "Network"}
 # Modules that come with the toolchain or the SDK, not from the package graph.
 # (The Kit's Apple adapters import SDK frameworks; its linker settings are checked below.)
 TOOLCHAIN_MODULES = {"Foundation", "FoundationEssentials", "Dispatch", "Synchronization", "os",
-                     "Glibc", "Darwin", "Musl", "CallKit", "PushKit", "AVFAudio", "AVFoundation"}
+                     "Glibc", "Darwin", "Musl", "CallKit", "PushKit", "AVFAudio", "AVFoundation", "Network"}
 
 failures = 0
 
@@ -160,7 +160,7 @@ check(not missing and not extra, "Apple: SwiftPJSUA links the SDK frameworks and
 kit_linker = linker(target(apple, "SwiftPJSUAKit"))
 kit_wanted = {("linkedFramework", f) for f in KIT_FRAMEWORKS}
 check(all(kit_linker.get(k) == ["ios"] for k in kit_wanted) and set(kit_linker) == kit_wanted,
-      "Apple: SwiftPJSUAKit links CallKit, PushKit and AVFAudio, for iOS only", str(kit_linker))
+      "Apple: SwiftPJSUAKit links CallKit, PushKit, AVFAudio and Network, for iOS only", str(kit_linker))
 check(linker(target(linux, "SwiftPJSUA")) == engine_linker, "Linux and Apple branches declare the same linker settings")
 
 # The privacy manifest ships with the engine.

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs the real SIP peers the tests talk to, from Debian: sipp (sip-tester), kamailio (with
-# its TLS module), baresip, coturn (TURN) and openssl (the tests' throwaway CA).
+# its TLS module), baresip, coturn (TURN), openssl (the tests' throwaway CA) and iproute2 (the
+# network namespaces of the network-change tests).
 # Idempotent: does nothing (and says so) when they are already installed.
 set -euo pipefail
-PACKAGES=(sip-tester kamailio kamailio-tls-modules baresip coturn openssl)
+PACKAGES=(sip-tester kamailio kamailio-tls-modules baresip coturn openssl iproute2)
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 missing=()
 for p in "${PACKAGES[@]}"; do

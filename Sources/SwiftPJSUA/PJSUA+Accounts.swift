@@ -22,11 +22,31 @@ extension PJSUA.Account {
         public var registrationExpiry: Int
         /// Whether REGISTER is sent as soon as the account is added.
         public var registerOnAdd: Bool
+        /// When a failed registration is tried again by itself (after a registrar restart, a 503,
+        /// a timeout or a dropped connection).
+        public var registrationRetry: RegistrationRetry
+        /// What ``PJSUA/handleIPChange(_:)`` does with this account's calls: keep them (a
+        /// re-INVITE moves them to the new address; the default) or hang them up.
+        public var ipChangeCalls: PJSUA.IPChangeCallPolicy
+        /// ICE for this account's calls: the engine's (``PJSUA/Configuration/nat``), off, or its own.
+        public var ice: PJSUA.AccountOverride<PJSUA.ICEConfiguration> = .engineDefault
+        /// The TURN relay for this account's calls: the engine's, none, or its own.
+        public var turn: PJSUA.AccountOverride<PJSUA.TURNConfiguration> = .engineDefault
+        /// Whether the engine's STUN servers find this account's public SIP and media addresses.
+        public var usesSTUN = true
+        /// Seconds between keep-alive packets to the registrar over UDP, which hold a NAT
+        /// binding open (`ka_interval`); 0 for none. TCP and TLS keep their connection instead.
+        public var keepAliveSeconds = 15
+        /// Extra headers on every REGISTER of the account (`pjsua_acc_config.reg_hdr_list`),
+        /// e.g. a device identifier the registrar expects.
+        public var registrationHeaders: [PJSUA.SIPHeader]
 
         /// Creates an account configuration.
         public init(id: String, registrar: String? = nil, username: String? = nil, password: String? = nil,
                     realm: String = "*", push: PJSUA.PushParameters? = nil, proxies: [String] = [],
-                    registrationExpiry: Int = 300, registerOnAdd: Bool = true) {
+                    registrationExpiry: Int = 300, registerOnAdd: Bool = true,
+                    registrationRetry: RegistrationRetry = .default, ipChangeCalls: PJSUA.IPChangeCallPolicy = .keep,
+                    registrationHeaders: [PJSUA.SIPHeader] = []) {
             self.id = id
             self.registrar = registrar
             self.username = username
@@ -36,6 +56,9 @@ extension PJSUA.Account {
             self.proxies = proxies
             self.registrationExpiry = registrationExpiry
             self.registerOnAdd = registerOnAdd
+            self.registrationRetry = registrationRetry
+            self.ipChangeCalls = ipChangeCalls
+            self.registrationHeaders = registrationHeaders
         }
 
         /// Mirrors the configuration with the password redacted (for `dump` and debuggers).
@@ -44,6 +67,9 @@ extension PJSUA.Account {
                 "id": id, "registrar": registrar as Any, "username": username as Any,
                 "password": password == nil ? "none" : "<redacted>", "realm": realm, "push": push as Any,
                 "proxies": proxies, "registrationExpiry": registrationExpiry, "registerOnAdd": registerOnAdd,
+                "registrationRetry": registrationRetry, "ipChangeCalls": ipChangeCalls,
+                "ice": ice, "turn": turn, "usesSTUN": usesSTUN, "keepAliveSeconds": keepAliveSeconds,
+                "registrationHeaders": registrationHeaders,
             ])
         }
 
@@ -79,6 +105,12 @@ extension PJSUA {
         guard (60...86_400).contains(configuration.registrationExpiry) else {
             throw PJSUAError(.invalidArgument, "registrationExpiry \(configuration.registrationExpiry) is out of range 60...86400 seconds")
         }
+        try configuration.registrationRetry.validate()
+        if case let .custom(ice) = configuration.ice { try ice.validate() }
+        if case let .custom(turn) = configuration.turn { try turn.validate() }
+        guard (0...3600).contains(configuration.keepAliveSeconds) else {
+            throw PJSUAError(.invalidArgument, "keepAliveSeconds \(configuration.keepAliveSeconds) is out of range 0...3600")
+        }
         if let username = configuration.username { try Validation.headerValue(username, what: "username", maxLength: 255) }
         try Validation.headerValue(configuration.realm, what: "realm", maxLength: 255)
         if let password = configuration.password {
@@ -87,6 +119,7 @@ extension PJSUA {
             }
         }
         let pushParameters = try configuration.push?.contactParameters()
+        let registrationHeaders = try HeaderList(configuration.registrationHeaders)
         let token = HandleToken.next()
         let slot: pjsua_acc_id = try withCStringArena { arena throws(PJSUAError) in
             var config = pjsua_acc_config()
@@ -96,6 +129,12 @@ extension PJSUA {
             config.unreg_timeout = UInt32(unregisterTimeout)
             config.reg_timeout = UInt32(configuration.registrationExpiry)
             config.register_on_acc_add = configuration.registerOnAdd ? 1 : 0
+            config.reg_first_retry_interval = UInt32(configuration.registrationRetry.firstAfter)
+            config.reg_retry_interval = UInt32(configuration.registrationRetry.interval)
+            config.reg_retry_random_interval = UInt32(configuration.registrationRetry.jitter)
+            config.ip_change_cfg.hangup_calls = configuration.ipChangeCalls == .hangUp ? 1 : 0
+            Self.setNATTraversal(&config, configuration, arena)
+            config.auto_repond_sip_message = MessageResponse.pjsuaAnswers
             Self.setMediaBinding(&config, port: rtpPort, address: mediaBindAddress, arena)
             if let registrar = configuration.registrar { config.reg_uri = arena.pj(registrar) }
             if let pushParameters { config.reg_contact_uri_params = arena.pj(pushParameters) }
@@ -115,7 +154,14 @@ extension PJSUA {
                 config.cred_info.0.data = arena.pj(configuration.password ?? "")
             }
             var slot: pjsua_acc_id = -1
-            try check(pjsua_acc_add(&config, 0, &slot), "cannot add account \(Validation.quoted(configuration.id))")
+            try withUnsafeMutablePointer(to: &config) { (config) throws(PJSUAError) in
+                // The list head points at itself: (re)initialise and fill it where it now lives.
+                let headers = field(config, \.reg_hdr_list)
+                pj_list_init(headers)
+                registrationHeaders.append(to: headers)
+                try check(pjsua_acc_add(config, 0, &slot), "cannot add account \(Validation.quoted(configuration.id))")
+            }
+            withExtendedLifetime(registrationHeaders) {}
             return slot
         }
         return Account(slot: slot, token: token)
@@ -125,19 +171,33 @@ extension PJSUA {
         var slot: pjsua_acc_id = -1
         try check(pjsua_acc_add_local(transport.id, 1, &slot), "pjsua_acc_add_local")
         let token = HandleToken.next()
-        pjsua_acc_set_user_data(slot, HandleToken.pointer(token))
         // pjsua_acc_add_local uses the default media settings; give the local account ours.
         guard let pool = pjsua_pool_create("swiftpjsua-acc", 1024, 1024) else {
             throw PJSUAError(.pjsip, "cannot allocate a pool for the local account's settings")
         }
         defer { pj_pool_release(pool) }
         var config = pjsua_acc_config()
-        try check(pjsua_acc_get_config(slot, pool, &config), "pjsua_acc_get_config")
         let (port, address) = (rtpPort, mediaBindAddress)
         try withCStringArena { arena throws(PJSUAError) in
-            Self.setMediaBinding(&config, port: port, address: address, arena)
-            try check(pjsua_acc_modify(slot, &config), "pjsua_acc_modify")
+            // One pointer from get to modify or add: the copied header lists link back to their
+            // heads inside the struct.
+            try withUnsafeMutablePointer(to: &config) { (config) throws(PJSUAError) in
+                try check(pjsua_acc_get_config(slot, pool, config), "pjsua_acc_get_config")
+                Self.setMediaBinding(&config.pointee, port: port, address: address, arena)
+                if MessageResponse.pjsuaAnswers == 0 {
+                    // pjsua_acc_modify ignores auto_repond_sip_message (pjsua_acc.c copies the fields
+                    // it handles one by one; this one is not among them), so the app's message
+                    // responder needs the local account added again with it off. pjsua_acc_add
+                    // derives the rest (the transport type) from transport_id as add_local did.
+                    config.pointee.auto_repond_sip_message = 0
+                    try check(pjsua_acc_del(slot), "pjsua_acc_del")
+                    try check(pjsua_acc_add(config, 1, &slot), "pjsua_acc_add (local account)")
+                } else {
+                    try check(pjsua_acc_modify(slot, config), "pjsua_acc_modify")
+                }
+            }
         }
+        pjsua_acc_set_user_data(slot, HandleToken.pointer(token))
         return Account(slot: slot, token: token)
     }
 
@@ -152,6 +212,33 @@ extension PJSUA {
         if address.contains(":") { config.ipv6_media_use = PJSUA_IPV6_ENABLED_USE_IPV6_ONLY }
     }
 
+    /// An account's overrides of the engine's STUN, ICE and TURN, and its keep-alive.
+    private static func setNATTraversal(_ config: inout pjsua_acc_config, _ configuration: Account.Configuration, _ arena: CStringArena) {
+        switch configuration.ice {
+        case .engineDefault: break
+        case .off:
+            config.ice_cfg_use = PJSUA_ICE_CONFIG_USE_CUSTOM
+            config.ice_cfg.enable_ice = 0
+        case let .custom(ice):
+            config.ice_cfg_use = PJSUA_ICE_CONFIG_USE_CUSTOM
+            ice.apply(to: &config.ice_cfg)
+        }
+        switch configuration.turn {
+        case .engineDefault: break
+        case .off:
+            config.turn_cfg_use = PJSUA_TURN_CONFIG_USE_CUSTOM
+            config.turn_cfg.enable_turn = 0
+        case let .custom(turn):
+            config.turn_cfg_use = PJSUA_TURN_CONFIG_USE_CUSTOM
+            turn.apply(to: &config.turn_cfg, arena)
+        }
+        if !configuration.usesSTUN {
+            config.sip_stun_use = PJSUA_STUN_USE_DISABLED
+            config.media_stun_use = PJSUA_STUN_USE_DISABLED
+        }
+        config.ka_interval = UInt32(configuration.keepAliveSeconds)
+    }
+
     /// The pjsua slot of a live account, or a typed error for a stale or unknown handle.
     func resolve(_ account: Account) throws(PJSUAError) -> pjsua_acc_id {
         try requireRunning()
@@ -161,6 +248,16 @@ extension PJSUA {
             throw PJSUAError(.staleHandle, "\(account) is not a live account (removed, or from an earlier engine run)")
         }
         return account.slot
+    }
+
+    /// The slot of `account` (callers pass `account ?? defaultAccount`: nil means no account was
+    /// given and the local account was removed).
+    func resolve(_ account: Account?) throws(PJSUAError) -> pjsua_acc_id {
+        guard let account else {
+            try requireRunning()
+            throw PJSUAError(.invalidArgument, "no account given and the local account was removed")
+        }
+        return try resolve(account)
     }
 
     /// Removes an account, unregistering it first when it is registered.
@@ -194,9 +291,13 @@ extension PJSUA {
             defer { pj_pool_release(pool) }
             try withCStringArena { arena throws(PJSUAError) in
                 var config = pjsua_acc_config()
-                try check(pjsua_acc_get_config(slot, pool, &config), "pjsua_acc_get_config")
-                config.reg_contact_uri_params = arena.pj(parameters)
-                try check(pjsua_acc_modify(slot, &config), "cannot update push parameters of \(account)")
+                // One pointer for both calls: the copied header lists (registrationHeaders) link
+                // back to their heads inside the struct, which must not move in between.
+                try withUnsafeMutablePointer(to: &config) { (config) throws(PJSUAError) in
+                    try check(pjsua_acc_get_config(slot, pool, config), "pjsua_acc_get_config")
+                    config.pointee.reg_contact_uri_params = arena.pj(parameters)
+                    try check(pjsua_acc_modify(slot, config), "cannot update push parameters of \(account)")
+                }
             }
         }
         // pjsua_acc_modify already re-registers when the Contact changed; a REGISTER in flight

@@ -8,27 +8,24 @@ extension PJSUA {
     /// - Parameters:
     ///   - uri: the callee, e.g. `sip:bob@example.com`; validated before PJSIP sees it.
     ///   - account: the account to call from; nil uses ``localAccount``.
-    public func makeCall(to uri: String, from account: Account? = nil) throws -> Call {
+    ///   - headers: extra headers for the INVITE (e.g. `X-Call-UUID`); checked before anything
+    ///     is sent (``PJSUAError/Code/invalidHeader``).
+    public func makeCall(to uri: String, from account: Account? = nil, headers: [SIPHeader] = []) throws -> Call {
         try requireRunning()
         try Validation.sipURI(uri, what: "destination URI")
-        let accountSlot: pjsua_acc_id
-        if let account {
-            accountSlot = try resolve(account)
-        } else if let local = defaultAccount {
-            accountSlot = try resolve(local)
-        } else {
-            throw PJSUAError(.invalidArgument, "no account given and the local account was removed")
-        }
+        let accountSlot = try resolve(account ?? defaultAccount)
         guard Int(pjsua_call_get_count()) < Int(pjsua_call_get_max_count()) else {
             throw PJSUAError(.tooMany, "all \(pjsua_call_get_max_count()) call slots are in use (maxCalls)")
         }
         let token = HandleToken.next()
         var slot: pjsua_call_id = -1
         var setting = Self.callSetting()
-        try withCStringArena { arena throws(PJSUAError) in
-            var destination = arena.pj(uri)
-            try check(pjsua_call_make_call(accountSlot, &destination, &setting, HandleToken.pointer(token), nil, &slot),
-                      "cannot call \(Validation.quoted(uri))")
+        try withMessageData(headers) { data throws(PJSUAError) in
+            try withCStringArena { arena throws(PJSUAError) in
+                var destination = arena.pj(uri)
+                try check(pjsua_call_make_call(accountSlot, &destination, &setting, HandleToken.pointer(token), data, &slot),
+                          "cannot call \(Validation.quoted(uri))")
+            }
         }
         return Call(slot: slot, token: token)
     }
@@ -37,14 +34,16 @@ extension PJSUA {
     /// response; can be called again to move from 180 to 200.
     ///
     /// Drives `pjsua_call_answer2()` with audio-only call settings: an offered video stream is
-    /// declined (`m=video 0` in the answer).
-    public func answer(_ call: Call, code: Int = 200) throws {
+    /// declined (`m=video 0` in the answer). `headers` go on this response only.
+    public func answer(_ call: Call, code: Int = 200, headers: [SIPHeader] = []) throws {
         let slot = try resolve(call)
         guard (100...699).contains(code) else {
             throw PJSUAError(.invalidArgument, "answer code \(code) is not a SIP status code (100...699)")
         }
         var setting = Self.callSetting()
-        try check(pjsua_call_answer2(slot, &setting, UInt32(code), nil, nil), "cannot answer \(call) with \(code)")
+        try withMessageData(headers) { data throws(PJSUAError) in
+            try check(pjsua_call_answer2(slot, &setting, UInt32(code), nil, data), "cannot answer \(call) with \(code)")
+        }
     }
 
     /// The call settings of every call the engine places, answers or re-INVITEs: one audio
@@ -68,24 +67,26 @@ extension PJSUA {
 
     /// Rejects an incoming call (486 Busy Here by default; 603 Decline is the other common one).
     ///
-    /// Drives `pjsua_call_hangup()` with a final status code.
-    public func reject(_ call: Call, code: Int = 486) throws {
+    /// Drives `pjsua_call_hangup()` with a final status code; `headers` go on the response.
+    public func reject(_ call: Call, code: Int = 486, headers: [SIPHeader] = []) throws {
         guard (300...699).contains(code) else {
             throw PJSUAError(.invalidArgument, "reject code \(code) is not a final error status (300...699)")
         }
-        try hangup(call, code: code)
+        try hangup(call, code: code, headers: headers)
     }
 
     /// Ends a call: BYE when established, CANCEL when outgoing and not answered, a final
     /// response (603 by default, or `code`) when incoming and not answered.
     ///
-    /// Drives `pjsua_call_hangup()`.
-    public func hangup(_ call: Call, code: Int = 0) throws {
+    /// Drives `pjsua_call_hangup()`. `headers` go on the BYE, CANCEL or final response.
+    public func hangup(_ call: Call, code: Int = 0, headers: [SIPHeader] = []) throws {
         let slot = try resolve(call)
         guard code == 0 || (300...699).contains(code) else {
             throw PJSUAError(.invalidArgument, "hangup code \(code) must be 0 or a final error status (300...699)")
         }
-        try check(pjsua_call_hangup(slot, UInt32(code), nil, nil), "cannot hang up \(call)")
+        try withMessageData(headers) { data throws(PJSUAError) in
+            try check(pjsua_call_hangup(slot, UInt32(code), nil, data), "cannot hang up \(call)")
+        }
     }
 
     /// Sends DTMF digits on a call (RFC 4733 telephone events). Digits: 0-9, *, #, A-D.
@@ -151,16 +152,26 @@ extension PJSUA {
     }
 
     /// Recovers signalling after the device's network changed (or after a VoIP push woke the
-    /// app, when the old TCP/TLS connection is usually dead): restarts the listeners, shuts
-    /// down transports bound to the old address, re-registers accounts and updates calls.
-    /// Call it once the new network is up. Progress shows in the log; registrations arrive as
-    /// ``Event/registration(account:state:)``.
+    /// app, when the old TCP/TLS connection is usually dead): opens the listeners again on the
+    /// new address, shuts down connections bound to the old one, registers every account again
+    /// with its new Contact and moves or ends its calls (``Account/Configuration/ipChangeCalls``).
+    /// Call it once the new network is up (SwiftPJSUAKit's `NetworkChangeCoordinator` decides
+    /// when). Each step arrives as ``Event/ipChange(step:error:)``, ending with
+    /// ``IPChangeStep/completed``; registrations as ``Event/registration(account:state:)``.
+    /// A call while a change is still being handled is folded into it (pjsua answers busy,
+    /// pjproject #3696).
     ///
-    /// Drives `pjsua_handle_ip_change()` with `pjsua_ip_change_param_default()`.
-    public func handleIPChange() throws {
+    /// Drives `pjsua_handle_ip_change()`.
+    public func handleIPChange(_ options: IPChangeOptions = IPChangeOptions()) throws {
         try requireRunning()
+        guard (0...60_000).contains(options.listenerRestartDelayMilliseconds) else {
+            throw PJSUAError(.invalidArgument, "listenerRestartDelayMilliseconds \(options.listenerRestartDelayMilliseconds) is out of range 0...60000")
+        }
         var parameters = pjsua_ip_change_param()
         pjsua_ip_change_param_default(&parameters)
+        parameters.restart_listener = options.restartListener ? 1 : 0
+        parameters.restart_lis_delay = UInt32(options.listenerRestartDelayMilliseconds)
+        parameters.shutdown_transport = options.shutDownTransports ? 1 : 0
         let status = pjsua_handle_ip_change(&parameters)
         // A change already being handled (PJ_EBUSY / PJSIP_EBUSY, pjproject #3696) covers this one.
         guard status == pjSuccess || status == cpjsua_status_ebusy || status == cpjsua_status_sip_ebusy else {

@@ -109,6 +109,7 @@ public actor PJSUA {
         CallbackContext.activate(hub: hub, executor: executor, logHandler: configuration.logHandler,
                                  autoAnswerCode: configuration.autoAnswerCode)
         TransferContext.activate(policy: configuration.transferPolicy, acceptsReplaces: configuration.acceptsReplaces)
+        MessageResponse.responder = configuration.messageResponder
         do {
             try initialise(configuration)
             let transport = try openTransport(kind: configuration.transport, ipv6: configuration.ipv6,
@@ -210,6 +211,7 @@ public actor PJSUA {
     static func finishTeardown(hub: EventHub, endingSubscriptions: Bool = true) {
         CallbackContext.deactivate()
         ConferenceWiring.deactivate()
+        MessageResponse.responder = nil
         if endingSubscriptions { hub.finishAll() }
         EngineSlot.release()
     }
@@ -242,6 +244,7 @@ public actor PJSUA {
         try Validation.headerValue(configuration.userAgent, what: "user agent")
         try configuration.admission.validate()
         try configuration.transferPolicy.validate()
+        try configuration.nat.validate()
         if let code = configuration.autoAnswerCode, !Configuration.canAutoAnswer(with: code) {
             throw PJSUAError(.invalidArgument, "autoAnswerCode \(code) must be 180, 183, 200 or a final error status (300...699)")
         }
@@ -274,6 +277,7 @@ public actor PJSUA {
             // worker polls every 10 ms even when idle (measured: half of an idle engine's CPU).
             media.has_ioqueue = configuration.dedicatedMediaThread ? 1 : 0
             media.thread_cnt = configuration.dedicatedMediaThread ? 1 : 0
+            configuration.nat.apply(to: &config, media: &media, arena)
             self.rtpPort = configuration.rtpPort
             self.maxCalls = configuration.maxCalls
             self.mediaBindAddress = configuration.bindAddress

@@ -34,6 +34,9 @@ public struct PJSUAError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let file = Code(rawValue: 10)
         /// An operation did not finish within its time limit.
         public static let timedOut = Code(rawValue: 11)
+        /// A SIP header the app wanted to send was malformed (not a token name, a line break or
+        /// NUL in the value) or one the SIP stack writes itself; nothing was sent.
+        public static let invalidHeader = Code(rawValue: 12)
 
         public var description: String {
             switch self {
@@ -48,6 +51,7 @@ public struct PJSUAError: Error, Sendable, Equatable, CustomStringConvertible {
             case .tooMany: "tooMany"
             case .file: "file"
             case .timedOut: "timedOut"
+            case .invalidHeader: "invalidHeader"
             default: "code(\(rawValue))"
             }
         }
@@ -101,6 +105,8 @@ public struct PJSUAError: Error, Sendable, Equatable, CustomStringConvertible {
     public static var noSoundDevice: Code { .noSoundDevice }
     /// Media not active.
     public static var mediaNotActive: Code { .mediaNotActive }
+    /// Invalid SIP header.
+    public static var invalidHeader: Code { .invalidHeader }
 }
 
 /// Lets `catch PJSUAError.invalidURI` match a thrown ``PJSUAError`` by its code.

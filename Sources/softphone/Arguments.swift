@@ -20,6 +20,8 @@ struct OptionSpec {
     /// What each positional argument is, for the message when one is missing,
     /// e.g. `"<sip-uri> (the destination to call)"`.
     var positionalNames: [String] = []
+    /// Options that take a value and may be given more than once, e.g. `--header 'X-A: 1'`.
+    var repeatable: Set<String> = []
 }
 
 /// Parsed command-line arguments: hand-written, since no outside package can be fetched.
@@ -27,6 +29,7 @@ struct Arguments {
     private(set) var values: [String: String] = [:]
     private(set) var flags: Set<String> = []
     private(set) var positionals: [String] = []
+    private(set) var lists: [String: [String]] = [:]
 
     /// Parses `arguments` (without the program and subcommand names) against `spec`.
     init(_ arguments: [String], spec: OptionSpec) throws(UsageError) {
@@ -52,6 +55,14 @@ struct Arguments {
             if spec.flags.contains(name) {
                 guard inlineValue == nil else { throw UsageError("--\(name) takes no value") }
                 flags.insert(name)
+            } else if spec.repeatable.contains(name) {
+                if let inlineValue {
+                    lists[name, default: []].append(inlineValue)
+                } else {
+                    guard index < arguments.count else { throw UsageError("--\(name) needs a value") }
+                    lists[name, default: []].append(arguments[index])
+                    index += 1
+                }
             } else if spec.valued.contains(name) {
                 guard values[name] == nil else { throw UsageError("--\(name) given twice") }
                 if let inlineValue {
@@ -78,6 +89,9 @@ struct Arguments {
     func has(_ flag: String) -> Bool { flags.contains(flag) }
 
     func string(_ name: String) -> String? { values[name] }
+
+    /// Every value of a repeatable option, in command-line order.
+    func strings(_ name: String) -> [String] { lists[name] ?? [] }
 
     /// An integer option within `range`, or `default` when absent.
     func integer(_ name: String, in range: ClosedRange<Int>, default value: Int? = nil) throws(UsageError) -> Int? {

@@ -22,9 +22,9 @@ struct Output: Sendable {
     /// Prints an engine event.
     func emit(_ event: PJSUA.Event) {
         switch event {
-        case let .incomingCall(account, call, sipCallID, from, offeredVideo):
+        case let .incomingCall(account, call, sipCallID, from, offeredVideo, headers):
             emit("incomingCall", ["call": call.description, "account": account.description, "sipCallID": sipCallID,
-                                  "from": from, "offeredVideo": offeredVideo],
+                                  "from": from, "offeredVideo": offeredVideo, "headers": headers.map(\.description)],
                  human: "incoming call \(call) from \(from)")
         case let .callState(call, state, sipCallID, lastStatus):
             emit("callState", ["call": call.description, "state": state.rawValue, "sipCallID": sipCallID,
@@ -51,7 +51,40 @@ struct Output: Sendable {
         case let .callReplaced(call, newCall):
             emit("transfer", ["kind": "replaced", "call": call.description, "newCall": newCall.description],
                  human: "\(call) replaced by \(newCall)")
+        case let .ipChange(step, error):
+            emit(ipChange: step, error: error)
+        case let .message(message):
+            emit(message: message)
+        case let .messageStatus(status):
+            // Humans get the outcome once, from the command that sent the message.
+            guard json else { return }
+            emit("messageStatus", ["id": status.id.description, "call": status.call?.description ?? "", "to": status.to,
+                                   "code": status.status.code, "reason": status.status.reason],
+                 human: "\(status)")
         }
+    }
+
+    private func emit(ipChange step: PJSUA.IPChangeStep, error: PJSUAError?) {
+        let (name, account, call): (String, PJSUA.Account?, PJSUA.Call?) = switch step {
+        case .transportsShutDown: ("transportsShutDown", nil, nil)
+        case .listenerRestarted: ("listenerRestarted", nil, nil)
+        case let .accountTransportShutDown(account): ("accountTransportShutDown", account, nil)
+        case let .accountContactUpdated(account): ("accountContactUpdated", account, nil)
+        case let .callHungUp(account, call): ("callHungUp", account, call)
+        case let .callReinvited(account, call): ("callReinvited", account, call)
+        case .completed: ("completed", nil, nil)
+        }
+        emit("ipChange", ["step": name, "account": account?.description ?? "", "call": call?.description ?? "",
+                          "error": error?.message ?? ""],
+             human: "network change: \(step)\(error.map { " failed: \($0.message)" } ?? "")")
+    }
+
+    /// Prints where a call's audio flows (with ICE, the chosen candidate pair).
+    func emit(path: PJSUA.MediaPath, of call: PJSUA.Call) {
+        emit("mediaPath", ["call": call.description, "ice": path.usesICE, "established": path.isEstablished,
+                           "localCandidate": path.localCandidate?.rawValue ?? "", "remoteCandidate": path.remoteCandidate?.rawValue ?? "",
+                           "local": path.localAddress, "remote": path.remoteAddress],
+             human: "\(call) media \(path)")
     }
 
     /// Prints RTP statistics of a call.

@@ -9,11 +9,13 @@ commands:
   answer     answer incoming calls until SIGINT/SIGTERM
   call       place a call
   register   register an account with a registrar
+  message    send an instant message (SIP MESSAGE)
   version    print the versions of softphone, swift-pjsua and PJSIP (also --version)
 Run `softphone <command> --help` for a command's options.
 Exit codes: 0 success, 1 call or registration failed, 2 usage or bad input,
   130 on SIGINT and 143 on SIGTERM (128 + the signal number), for every command. The first
-  signal shuts down cleanly (hangs up, unregisters); a second one exits at once.
+  signal shuts down cleanly (hangs up, unregisters); a second one exits at once. SIGUSR1 tells
+  answer, call and register that the network changed (re-register, re-INVITE on the new address).
 """
 
 struct Command {
@@ -27,6 +29,7 @@ let commands: [String: Command] = [
     "answer": Command(usage: AnswerCommand.usage, spec: AnswerCommand.spec, run: AnswerCommand.run),
     "call": Command(usage: CallCommand.usage, spec: CallCommand.spec, run: CallCommand.run),
     "register": Command(usage: RegisterCommand.usage, spec: RegisterCommand.spec, run: RegisterCommand.run),
+    "message": Command(usage: MessageCommand.usage, spec: MessageCommand.spec, run: MessageCommand.run),
 ]
 
 /// Prints `message` as one error line (and, when asked, the command's usage line) and exits 2.
@@ -78,7 +81,7 @@ do {
 } catch let error as PJSUAError {
     // Bad input the engine refused (an invalid URI, a missing file) is a usage error; the rest
     // is a failure of the call or registration.
-    let input: Set<PJSUAError.Code> = [.invalidURI, .invalidArgument, .file]
+    let input: Set<PJSUAError.Code> = [.invalidURI, .invalidArgument, .file, .invalidHeader]
     if input.contains(error.code) { usageFailure(error.message) }
     FileHandle.standardError.write(Data("softphone: \(error.message)\n".utf8))
     code = 1

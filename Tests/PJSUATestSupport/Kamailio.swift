@@ -6,24 +6,32 @@ import Foundation
 public final class Kamailio: @unchecked Sendable {
     // @unchecked Sendable: immutable after init; ChildProcess is Sendable.
     public let port: Int
+    /// "udp" or "tcp".
+    public let transport: String
+    /// The address it listens on.
+    public let host: String
     public let peer: ChildProcess
     private let runtimeDirectory: String
 
-    /// Starts kamailio on a free port and waits until it listens.
-    public init() async throws {
-        port = freeLoopbackPort()
+    /// Starts kamailio on `host` (loopback by default; an address of a test's own network
+    /// namespace) and `port` (a free one by default) over `transport` ("udp" or "tcp"), and
+    /// waits until it listens. Starting one on the port of a stopped one is a registrar restart.
+    public init(host: String = "127.0.0.1", port: Int? = nil, transport: String = "udp") async throws {
+        self.port = port ?? freeLoopbackPort()
+        self.transport = transport
+        self.host = host
         runtimeDirectory = NSTemporaryDirectory() + "swift-pjsua-kamailio-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: runtimeDirectory, withIntermediateDirectories: true)
-        peer = try ChildProcess("kamailio", ["-f", peersDirectory + "/kamailio/registrar.cfg", "-l", "udp:127.0.0.1:\(port)",
+        peer = try ChildProcess("kamailio", ["-f", peersDirectory + "/kamailio/registrar.cfg", "-l", "\(transport):\(host):\(self.port)",
                                             "-DD", "-E", "-Y", runtimeDirectory, "-m", "64", "-M", "8"],
                                name: "kamailio")
-        try await peer.waitForOutput("udp: 127.0.0.1 [127.0.0.1]:\(port)")
+        try await peer.waitForOutput("\(transport): \(host) [\(host)]:\(self.port)")
         // The listening banner comes before the workers are up: give them a moment to bind.
         try await Task.sleep(for: .milliseconds(300))
     }
 
-    /// The registrar URI, `sip:127.0.0.1:<port>`.
-    public var uri: String { "sip:127.0.0.1:\(port)" }
+    /// The registrar URI, `sip:<host>:<port>` (with `;transport=tcp` over TCP).
+    public var uri: String { transport == "udp" ? "sip:\(host):\(port)" : "sip:\(host):\(port);transport=\(transport)" }
 
     /// Stops kamailio and removes its runtime directory.
     public func stop() {

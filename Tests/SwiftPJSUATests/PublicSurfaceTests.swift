@@ -15,7 +15,7 @@ func designUsageCompiles(deviceToken: Data) async throws {
         push: .apns(teamID: "ABCDE12345", bundleID: "com.example.offhook", token: deviceToken))
     for await event in phone.events {
         switch event {
-        case let .incomingCall(account, call, sipCallID, from, offeredVideo): _ = (account, sipCallID, from, offeredVideo); try? await phone.answer(call)
+        case let .incomingCall(account, call, sipCallID, from, offeredVideo, _): _ = (account, sipCallID, from, offeredVideo); try? await phone.answer(call)
         case let .callState(call, state, sipCallID, lastStatus): _ = sipCallID; print(call, state, lastStatus)
         default: break
         }

@@ -65,6 +65,13 @@ void cpjsua_admission_set(const cpjsua_admission_policy *_Nonnull policy);
 /* INVITEs refused so far in this process. */
 uint64_t cpjsua_admission_refused(void);
 
+/* The chosen pair of an ICE media transport (ICEPair.c): `ice_info` is the
+ * pjmedia_ice_transport_info of a pjmedia_transport_info. Returns 1 and fills the candidate
+ * types (pj_ice_cand_type) and printed addresses ("host:port", IPv6 in brackets) once ICE has
+ * a working pair, 0 while it has none. */
+int cpjsua_ice_chosen_pair(const void *_Nonnull ice_info, int32_t *_Nonnull local_type, int32_t *_Nonnull remote_type,
+                           char *_Nonnull local_address, char *_Nonnull remote_address, int32_t address_capacity);
+
 /* A joinable POSIX thread, owned by the caller. */
 typedef struct cpjsua_thread cpjsua_thread;
 

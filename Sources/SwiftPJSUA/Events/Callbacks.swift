@@ -127,6 +127,9 @@ enum CallbackContext {
         config.cb.on_reg_state2 = onRegState
         config.cb.on_dtmf_digit2 = onDTMFDigit
         TransferContext.install(into: &config)
+        config.cb.on_ip_change_progress = onIPChangeProgress
+        config.cb.on_pager2 = onPagerReceived
+        config.cb.on_pager_status2 = onPagerStatus
         logging.cb = onLog
     }
 }
@@ -151,10 +154,11 @@ func accountHandle(_ slot: pjsua_acc_id) -> PJSUA.Account {
 private func onIncomingCall(_ accID: pjsua_acc_id, _ callID: pjsua_call_id, _ rdata: UnsafeMutablePointer<pjsip_rx_data>?) {
     let call = callHandle(callID)
     if let whole = rdata.flatMap(identity(of:)) { CallbackContext.remember(whole, of: call) }
+    let headers = rdata?.pointee.msg_info.msg.map(receivedHeaders) ?? []
     let event = withCallInfo(callID) { info in
         let identity = callIdentity(call, info)
         return PJSUA.Event.incomingCall(account: accountHandle(accID), call: call, sipCallID: identity.sipCallID,
-                                        from: identity.remote, offeredVideo: info.pointee.rem_vid_cnt > 0)
+                                        from: identity.remote, offeredVideo: info.pointee.rem_vid_cnt > 0, headers: headers)
     }
     if let event { CallbackContext.publish(event) }
     // Configuration.autoAnswerCode: answered here, on pjsua's thread, after the event (so that
@@ -228,6 +232,33 @@ private func onDTMFDigit(_ callID: pjsua_call_id, _ info: UnsafePointer<pjsua_dt
     guard let info else { return }
     let scalar = Unicode.Scalar(UInt8(truncatingIfNeeded: info.pointee.digit))
     CallbackContext.publish(.dtmf(call: callHandle(callID), digit: Character(scalar)))
+}
+
+private func onIPChangeProgress(_ operation: pjsua_ip_change_op, _ status: pj_status_t,
+                                _ info: UnsafePointer<pjsua_ip_change_op_info>?) {
+    let step: PJSUA.IPChangeStep
+    switch operation {
+    case PJSUA_IP_CHANGE_OP_SHUTDOWN_TP: step = .transportsShutDown
+    case PJSUA_IP_CHANGE_OP_RESTART_LIS: step = .listenerRestarted
+    case PJSUA_IP_CHANGE_OP_ACC_SHUTDOWN_TP:
+        guard let info else { return }
+        step = .accountTransportShutDown(account: accountHandle(info.pointee.acc_shutdown_tp.acc_id))
+    case PJSUA_IP_CHANGE_OP_ACC_UPDATE_CONTACT:
+        guard let info else { return }
+        step = .accountContactUpdated(account: accountHandle(info.pointee.acc_update_contact.acc_id))
+    case PJSUA_IP_CHANGE_OP_ACC_HANGUP_CALLS:
+        guard let info else { return }
+        let ids = info.pointee.acc_hangup_calls
+        step = .callHungUp(account: accountHandle(ids.acc_id), call: callHandle(ids.call_id))
+    case PJSUA_IP_CHANGE_OP_ACC_REINVITE_CALLS:
+        guard let info else { return }
+        let ids = info.pointee.acc_reinvite_calls
+        step = .callReinvited(account: accountHandle(ids.acc_id), call: callHandle(ids.call_id))
+    case PJSUA_IP_CHANGE_OP_COMPLETED: step = .completed
+    default: return
+    }
+    let error = status == pjSuccess ? nil : PJSUAError(status: status, operation: "IP change (\(step))")
+    CallbackContext.publish(.ipChange(step: step, error: error))
 }
 
 private func onLog(_ level: Int32, _ data: UnsafePointer<CChar>?, _ length: Int32) {

@@ -3,7 +3,9 @@ extension PJSUA {
     /// ``PJSUA/events``.
     public enum Event: Sendable {
         /// A call arrived (`on_incoming_call`). Answer, ring or reject it through the engine.
-        case incomingCall(account: Account, call: Call, sipCallID: String, from: String, offeredVideo: Bool)
+        /// `headers` are every header of the INVITE, in order (e.g. `X-Call-UUID` from a push
+        /// gateway, `Diversion`, `P-Asserted-Identity`; look one up with `headers.value(named:)`).
+        case incomingCall(account: Account, call: Call, sipCallID: String, from: String, offeredVideo: Bool, headers: [SIPHeader])
         /// A call changed state (`on_call_state`). `lastStatus` is the last SIP status seen.
         case callState(call: Call, state: CallState, sipCallID: String, lastStatus: SIPStatus)
         /// A call's media changed (`on_call_media_state`): `state` is its audio; `hasVideo` whether a
@@ -34,5 +36,14 @@ extension PJSUA {
         /// attended transfer: `newCall` is answered in its place (with no `incomingCall`
         /// event) and `call` is ended. `newCall` then has its own state and media events.
         case callReplaced(call: Call, newCall: Call)
+        /// A step of ``PJSUA/handleIPChange(_:)`` finished (`on_ip_change_progress`); `error` is
+        /// nil when it succeeded. The last step is ``IPChangeStep/completed``.
+        case ipChange(step: IPChangeStep, error: PJSUAError?)
+        /// An instant message arrived (`on_pager2`), in or outside a call, and has been answered:
+        /// with 200 OK, or with the status ``Configuration/messageResponder`` chose.
+        case message(Message)
+        /// The outcome of a message sent with ``PJSUA/sendMessage(_:to:from:contentType:headers:)-(String,_,_,_,_)``
+        /// or ``PJSUA/sendMessage(_:on:contentType:headers:)-(String,_,_,_)`` (`on_pager_status2`).
+        case messageStatus(MessageStatus)
     }
 }

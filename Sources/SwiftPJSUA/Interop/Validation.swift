@@ -45,6 +45,36 @@ enum Validation {
         }
     }
 
+    /// Rejects a server address that is not `host`, `host:port` or `[ipv6]:port`.
+    static func serverAddress(_ address: String, what: String) throws(PJSUAError) {
+        func fail(_ why: String) -> PJSUAError {
+            PJSUAError(.invalidArgument, "invalid \(what) \(quoted(address)): \(why)")
+        }
+        guard !address.isEmpty, address.utf8.count <= 255 else { throw fail("it must be 1 to 255 bytes") }
+        guard !address.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F || "/@;<>\"".unicodeScalars.contains($0) }) else {
+            throw fail("it must be host or host:port, with no spaces, control characters or URI parts")
+        }
+        var host = Substring(address)
+        var port: Substring?
+        if address.hasPrefix("[") {
+            guard let close = address.firstIndex(of: "]") else { throw fail("unbalanced brackets") }
+            host = address[address.index(after: address.startIndex)..<close]
+            let rest = address[address.index(after: close)...]
+            if !rest.isEmpty {
+                guard rest.hasPrefix(":") else { throw fail("expected :port after the brackets") }
+                port = rest.dropFirst()
+            }
+        } else if let colon = address.firstIndex(of: ":") {
+            guard address[address.index(after: colon)...].firstIndex(of: ":") == nil else {
+                throw fail("an IPv6 address needs brackets, e.g. [::1]:3478")
+            }
+            host = address[..<colon]
+            port = address[address.index(after: colon)...]
+        }
+        guard !host.isEmpty else { throw fail("it has no host") }
+        if let port { guard let number = Int(port), (1...65535).contains(number) else { throw fail("the port must be 1...65535") } }
+    }
+
     /// Rejects values that would break a SIP header (line breaks, NUL) or are absurdly long.
     static func headerValue(_ value: String, what: String, maxLength: Int = 1024) throws(PJSUAError) {
         guard value.utf8.count <= maxLength else {
@@ -67,5 +97,20 @@ enum Validation {
             }
         }
         return "\"\(out)\""
+    }
+}
+
+extension Validation {
+    /// Rejects a MIME type that is not `type/subtype` (tokens) with optional `;parameters`, or
+    /// that could break the Content-Type header.
+    static func contentType(_ value: String) throws(PJSUAError) {
+        let fail = PJSUAError(.invalidArgument, "content type \(quoted(value)) is not a MIME type of the form type/subtype[;parameter=value]")
+        try headerValue(value, what: "content type", maxLength: 255)
+        let essence = value.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        let parts = essence.split(separator: "/", omittingEmptySubsequences: false)
+        let token: (Substring) -> Bool = { part in
+            !part.isEmpty && part.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) && $0.isASCII || "-.!%*_+`'~".unicodeScalars.contains($0) }
+        }
+        guard parts.count == 2, token(parts[0]), token(parts[1]) else { throw fail }
     }
 }

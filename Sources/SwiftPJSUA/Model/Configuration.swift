@@ -96,7 +96,7 @@ extension PJSUA {
         public var admission: AdmissionControl
         /// Answers every incoming call with this status code right inside pjsua's callback, with
         /// no round trip to Swift before the response: 180 or 183 ring, 200 answers, 300...699
-        /// rejects. The ``Event/incomingCall(account:call:sipCallID:from:offeredVideo:)`` event is
+        /// rejects. The ``Event/incomingCall(account:call:sipCallID:from:offeredVideo:headers:)`` event is
         /// still published, first. nil (the default): the app answers. For servers and bots that
         /// answer everything: under load it saves a thread hop per call.
         public var autoAnswerCode: Int?
@@ -106,6 +106,14 @@ extension PJSUA {
         /// Whether an INVITE with `Replaces` (RFC 3891) may take over one of our calls: the other
         /// half of an attended transfer. True by default; false refuses it with 603 Decline.
         public var acceptsReplaces: Bool = true
+        /// STUN, ICE and TURN for every account (each can override ICE and TURN). Off by default.
+        public var nat = NATTraversal()
+
+        /// Chooses the response to each incoming MESSAGE outside a call (`pjsua_acc_send_response`
+        /// from `on_pager2`); nil (the default): pjsua accepts every message with 200 before the
+        /// ``Event/message(_:)`` event. A MESSAGE inside a call is always accepted (pjsua answers
+        /// in-dialog requests itself).
+        public var messageResponder: MessageResponder? = nil
 
         /// Whether `code` can be an ``autoAnswerCode``: 180, 183, 200, or a final error status.
         public static func canAutoAnswer(with code: Int) -> Bool {

@@ -34,4 +34,7 @@ public protocol CallEngine: Sendable {
     func disableAudioDevice() async
     /// Re-registers `account` so the network path is fresh before the pushed INVITE arrives.
     func recoverNetwork(for account: AccountHandle) async throws
+    /// Moves signalling and calls to the device's new network (listeners, registrations with
+    /// the new Contact, re-INVITEs); ``NetworkChangeCoordinator`` calls it, one at a time.
+    func handleNetworkChange() async throws
 }

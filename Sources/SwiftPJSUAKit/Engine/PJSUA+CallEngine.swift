@@ -73,9 +73,14 @@ extension PJSUA: CallEngine {
         try reRegister(account, updatingPush: nil)
     }
 
+    /// Calls ``PJSUA/handleIPChange(_:)`` with pjsua's default options.
+    public func handleNetworkChange() async throws {
+        try handleIPChange()
+    }
+
     private nonisolated static func translate(_ event: PJSUA.Event) -> CallEngineEvent<PJSUA.Call>? {
         switch event {
-        case let .incomingCall(_, call, sipCallID, from, offeredVideo):
+        case let .incomingCall(_, call, sipCallID, from, offeredVideo, _):
             return .incomingCall(call: call, sipCallID: sipCallID, from: from, offeredVideo: offeredVideo)
         case let .callState(call, state, sipCallID, lastStatus):
             let phase: CallPhase
@@ -92,7 +97,8 @@ extension PJSUA: CallEngine {
                               lastStatus: SIPStatusCode(lastStatus.code, lastStatus.reason))
         case let .callMedia(call, _, hasVideo):
             return .mediaChanged(call: call, hasVideo: hasVideo)
-        case .registration, .dtmf, .transferStatus, .transferRequested, .transferCallPlaced, .callReplaced:
+        case .registration, .dtmf, .ipChange, .message, .messageStatus,
+             .transferStatus, .transferRequested, .transferCallPlaced, .callReplaced:
             return nil
         }
     }

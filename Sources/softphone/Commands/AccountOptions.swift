@@ -2,9 +2,10 @@ import Foundation
 import SwiftPJSUA
 
 /// `--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR` (or
-/// `--password-stdin`): passwords never come from argv.
+/// `--password-stdin`): passwords never come from argv. `--ip-change-calls keep|hangup`: what a
+/// network change (SIGUSR1) does with the account's calls.
 struct AccountOptions {
-    static let valued: Set<String> = ["account", "registrar", "username", "password-env"]
+    static let valued: Set<String> = ["account", "registrar", "username", "password-env", "ip-change-calls"]
     static let flags: Set<String> = ["password-stdin"]
 
     var configuration: PJSUA.Account.Configuration?
@@ -12,7 +13,7 @@ struct AccountOptions {
     init(_ arguments: Arguments, required: Bool) throws(UsageError) {
         guard let id = arguments.string("account") else {
             if required { throw UsageError("--account is required") }
-            for name in ["registrar", "username", "password-env"] where arguments.string(name) != nil {
+            for name in ["registrar", "username", "password-env", "ip-change-calls"] where arguments.string(name) != nil {
                 throw UsageError("--\(name) needs --account")
             }
             return
@@ -30,8 +31,26 @@ struct AccountOptions {
         let username = arguments.string("username")
         if password != nil && username == nil { throw UsageError("a password needs --username") }
         if required && arguments.string("registrar") == nil { throw UsageError("--registrar is required") }
+        var ipChangeCalls = PJSUA.IPChangeCallPolicy.keep
+        switch arguments.string("ip-change-calls") {
+        case nil, "keep": break
+        case "hangup": ipChangeCalls = .hangUp
+        case let other?: throw UsageError("--ip-change-calls must be keep or hangup, got '\(other)'")
+        }
         configuration = PJSUA.Account.Configuration(id: id, registrar: arguments.string("registrar"),
-                                                    username: username, password: password)
+                                                    username: username, password: password, ipChangeCalls: ipChangeCalls)
+    }
+}
+
+extension AccountOptions {
+    /// Adds the account given on the command line, if any, and waits for its registration when
+    /// it has a registrar. Returns the account, or the command's exit status when registering failed.
+    func add(to phone: PJSUA, watcher: Watcher, timeout: Double, signals: Signals, output: Output)
+        async throws -> (account: PJSUA.Account?, failure: Int32?) {
+        guard let configuration else { return (nil, nil) }
+        let account = try await phone.addAccount(configuration)
+        guard configuration.registrar != nil else { return (account, nil) }
+        return (account, await watcher.registrationFailure(of: account, within: timeout, signals: signals, output: output))
     }
 }
 
@@ -68,6 +87,20 @@ final class Watcher: @unchecked Sendable {
             try? await Task.sleep(for: .milliseconds(10))
         }
         return nil
+    }
+
+    /// Waits for `account`'s first registration outcome: nil once it is registered, otherwise the
+    /// command's exit status, after printing why (no answer, the registrar's status, a signal).
+    func registrationFailure(of account: PJSUA.Account, within timeout: Double, signals: Signals, output: Output) async -> Int32? {
+        let state = await first(within: timeout, signals: signals) { event -> PJSUA.RegistrationState? in
+            if case let .registration(a, state) = event, a == account { return state }
+            return nil
+        }
+        guard let state else {
+            if signals.pending != nil { return signals.interrupted(output) }
+            return CallCommand.fail(output, "registration failed: no answer from the registrar within \(Int(timeout)) s")
+        }
+        return state.isRegistered ? nil : CallCommand.fail(output, "registration failed: \(state.status)")
     }
 
     /// The last state event of `call`, if it reached one of `states` within `seconds`.

@@ -7,21 +7,24 @@ enum AnswerCommand {
     usage: softphone answer [--listen <udp|tcp>:<host>:<port>] [--auto-answer CODE] [--answer-after MS] [--max-cps R]
                             [--max-calls N] [--exit-after N] [--hangup-after SECONDS] [--play FILE.wav] [--record-dir DIR]
                             [--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR] [--json | --quiet]
-                            [--accept-transfer | --refuse-transfer]
+                            [--stun HOST[:PORT],...] [--ice] [--turn HOST[:PORT] --turn-user U --turn-password-env VAR]
+                            [--header 'Name: value']... [--accept-transfer | --refuse-transfer]
       Answers every incoming call with CODE (default 200; 180/183 only ring, 4xx-6xx reject), optionally
       after MS milliseconds; plays FILE into and records each call into DIR; hangs up after SECONDS;
       holds at most --max-calls calls at once (as the pjsua app's flag: more are refused with 503 and
       Retry-After); exits after --exit-after calls have ended (status 0), or on SIGINT/SIGTERM (130/143). Prints a "listening" line first;
       --quiet prints nothing else (for load tests); --media-thread gives RTP its own worker thread;
       --max-cps refuses new calls beyond R per second with 503 and Retry-After (admission control).
-      Without --answer-after the engine answers inside its callback (no round trip per call).
+      SIGUSR1 means the network changed: listeners reopen, accounts re-register, calls re-INVITE.
+      Without --answer-after or --header the engine answers inside its callback (no round trip per call).
+      --header (repeatable) adds a header to every answer. Instant messages received are printed.
       A REFER on an answered call is accepted (the new call is handled like an answered one) unless
       --refuse-transfer answers it with 603 Decline.
     """
 
     static let spec = OptionSpec(
-        valued: Set(["listen", "auto-answer", "answer-after", "max-calls", "exit-after", "hangup-after", "play", "record-dir", "max-cps"]).union(AccountOptions.valued),
-        flags: Set(["json", "quiet", "media-thread"]).union(AccountOptions.flags).union(TransferOptions.flags))
+        valued: Set(["listen", "auto-answer", "answer-after", "max-calls", "exit-after", "hangup-after", "play", "record-dir", "max-cps"]).union(AccountOptions.valued).union(NATOptions.valued),
+        flags: Set(["json", "quiet", "media-thread"]).union(AccountOptions.flags).union(NATOptions.flags).union(TransferOptions.flags), repeatable: ["header"])
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
         let output = Output(json: arguments.has("json"))
@@ -45,30 +48,35 @@ enum AnswerCommand {
         }
         let account = try AccountOptions(arguments, required: false)
         let transferOptions = try TransferOptions(arguments)
+        let nat = try NATOptions(arguments)
+        let headers = try arguments.strings("header").map(PJSUA.SIPHeader.init(parsing:))
 
         let signals = Signals.shared
         let phone = PJSUA()
         var configuration = listen.configuration()
+        configuration.nat = nat.nat
         configuration.dedicatedMediaThread = arguments.has("media-thread")
         configuration.transferPolicy = transferOptions.policy
         if let maxCalls { configuration.maxCalls = maxCalls }
         if let maxCPS { configuration.admission.maxNewCallsPerSecond = Double(maxCPS) }
         // Answering at once needs no decision from Swift: the engine answers in its callback
         // (for the codes it takes there; others go through the agent).
-        let engineAnswers = delay == 0 && PJSUA.Configuration.canAutoAnswer(with: code)
+        let engineAnswers = delay == 0 && headers.isEmpty && PJSUA.Configuration.canAutoAnswer(with: code)
         if engineAnswers { configuration.autoAnswerCode = code }
         // A quiet agent that answers in the engine and has nothing else to do per call needs no
         // events at all (a load test's server): no subscription, no task wake-up per event.
         let needsEvents = !quiet || !engineAnswers || exitAfter != nil || hangupAfter != nil || play != nil || recordDirectory != nil
         let events = needsEvents ? phone.events : nil
         let transport = try await phone.start(configuration)
+        let networkChanges = NetworkChangeSignal.install(for: phone, output: output)
+        defer { networkChanges.cancel() }
         output.emit("listening", ["uri": transport.uri(), "transport": transport.kind.rawValue, "host": transport.host, "port": transport.port],
                     human: "listening on \(transport.uri())")
         if let configuration = account.configuration {
             try await phone.addAccount(configuration)
         }
         let agent = Agent(phone: phone, output: output, quiet: quiet, code: engineAnswers ? nil : code, delay: delay, exitAfter: exitAfter,
-                          hangupAfter: hangupAfter, play: play, recordDirectory: recordDirectory)
+                          hangupAfter: hangupAfter, play: play, recordDirectory: recordDirectory, headers: headers)
         let loop = Task { if let events { await agent.run(events) } }
         // Whichever comes first ends the agent: enough calls handled, or a signal.
         Task {
@@ -97,6 +105,8 @@ actor Agent {
     let hangupAfter: Double?
     let play: String?
     let recordDirectory: String?
+    /// Extra headers on every answer.
+    let headers: [PJSUA.SIPHeader]
     private(set) var completed = 0
     private var recorders: [PJSUA.Call: PJSUA.Recorder] = [:]
     private var ours: Set<PJSUA.Call> = []
@@ -105,7 +115,8 @@ actor Agent {
     private var doneWaiters: [CheckedContinuation<Void, Never>] = []
     private var recordingNumber = 0
 
-    init(phone: PJSUA, output: Output, quiet: Bool, code: Int?, delay: Int, exitAfter: Int?, hangupAfter: Double?, play: String?, recordDirectory: String?) {
+    init(phone: PJSUA, output: Output, quiet: Bool, code: Int?, delay: Int, exitAfter: Int?, hangupAfter: Double?, play: String?, recordDirectory: String?,
+         headers: [PJSUA.SIPHeader] = []) {
         self.phone = phone
         self.output = output
         self.quiet = quiet
@@ -115,6 +126,7 @@ actor Agent {
         self.hangupAfter = hangupAfter
         self.play = play
         self.recordDirectory = recordDirectory
+        self.headers = headers
     }
 
     private var done = false
@@ -142,12 +154,12 @@ actor Agent {
 
     private func handle(_ event: PJSUA.Event) async {
         switch event {
-        case let .incomingCall(_, call, _, _, _):
+        case let .incomingCall(_, call, _, _, _, _):
             ours.insert(call)
             // Without `code` the engine has answered it already (Configuration.autoAnswerCode).
             guard let code else { break }
             if delay > 0 {
-                try? await phone.answer(call, code: 180)
+                try? await phone.answer(call, code: 180, headers: headers)
                 Task {
                     try? await Task.sleep(for: .milliseconds(delay))
                     await self.respond(call, code: code)
@@ -192,9 +204,9 @@ actor Agent {
     private func respond(_ call: PJSUA.Call, code: Int) async {
         do {
             if code >= 300 {
-                try await phone.reject(call, code: code)
+                try await phone.reject(call, code: code, headers: headers)
             } else {
-                try await phone.answer(call, code: code)
+                try await phone.answer(call, code: code, headers: headers)
             }
         } catch {
             output.emit("error", ["call": call.description, "message": "\(error)"], human: "\(call): \(error)")

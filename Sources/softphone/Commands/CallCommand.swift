@@ -7,20 +7,24 @@ enum CallCommand {
     usage: softphone call <sip-uri> [--listen <udp|tcp>:<host>:<port>]
                           [--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR]
                           [--play FILE.wav] [--record FILE.wav] [--dtmf DIGITS] [--seconds N] [--timeout N] [--json]
-                          [--transfer-to <sip-uri> [--transfer-after S]] [--accept-transfer | --refuse-transfer]
+                          [--stun HOST[:PORT],...] [--ice] [--turn HOST[:PORT] --turn-user U --turn-password-env VAR]
+                          [--header 'Name: value']... [--transfer-to <sip-uri> [--transfer-after S]]
+                          [--accept-transfer | --refuse-transfer]
       Calls <sip-uri>, stays connected N seconds (default 5), then hangs up. Exits 0 when the call
       connected, 1 when it failed (with the SIP reason), 2 on bad input, 130/143 on SIGINT/SIGTERM
-      (hanging up first). A call to a UDP port where nothing listens fails only after --timeout:
-      PJSIP does not see ICMP port-unreachable on Linux (docs/KNOWN-LIMITS.md).
+      (hanging up first). --header (repeatable) adds a header to the INVITE. A call to a UDP port
+      where nothing listens fails only after --timeout: PJSIP does not see ICMP port-unreachable
+      on Linux (docs/KNOWN-LIMITS.md).
       --transfer-to: S seconds (default 1) after the call connected, transfers it (REFER) and exits 0
       when the transfer succeeded (the call is then hung up), 1 when it failed. When the far end
       transfers us instead, the new call is followed (--refuse-transfer answers REFER with 603).
     """
 
     static let spec = OptionSpec(
-        valued: Set(["listen", "play", "record", "dtmf", "seconds", "timeout", "transfer-to", "transfer-after"]).union(AccountOptions.valued),
-        flags: Set(["json"]).union(AccountOptions.flags).union(TransferOptions.flags), positionals: 1...1,
-        positionalNames: ["<sip-uri> (the destination to call, e.g. sip:bob@127.0.0.1:5060)"])
+        valued: Set(["listen", "play", "record", "dtmf", "seconds", "timeout", "transfer-to", "transfer-after"])
+            .union(AccountOptions.valued).union(NATOptions.valued),
+        flags: Set(["json"]).union(AccountOptions.flags).union(NATOptions.flags).union(TransferOptions.flags), positionals: 1...1,
+        positionalNames: ["<sip-uri> (the destination to call, e.g. sip:bob@127.0.0.1:5060)"], repeatable: ["header"])
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
         let output = Output(json: arguments.has("json"))
@@ -41,30 +45,16 @@ enum CallCommand {
         if let transferTarget, !["sip:", "sips:"].contains(where: { transferTarget.lowercased().hasPrefix($0) }) {
             throw UsageError("--transfer-to must be a sip: or sips: URI (the transfer target), got '\(transferTarget)'")
         }
+        var configuration = listen.configuration()
+        configuration.nat = try NATOptions(arguments).nat
+        configuration.transferPolicy = transferOptions.policy
+        let headers = try arguments.strings("header").map(PJSUA.SIPHeader.init(parsing:))
 
         let signals = Signals.shared
-        var configuration = listen.configuration()
-        configuration.transferPolicy = transferOptions.policy
         return try await withPhone(configuration, output: output) { phone, _, watcher in
-            var from: PJSUA.Account?
-            if let configuration = account.configuration {
-                let added = try await phone.addAccount(configuration)
-                from = added
-                if configuration.registrar != nil {
-                    let registration = await watcher.first(within: timeout, signals: signals) { event -> PJSUA.RegistrationState? in
-                        if case let .registration(a, state) = event, a == added { return state }
-                        return nil
-                    }
-                    guard let registration else {
-                        if signals.pending != nil { return signals.interrupted(output) }
-                        return fail(output, "registration failed: no answer from the registrar within \(Int(timeout)) s")
-                    }
-                    guard registration.isRegistered else {
-                        return fail(output, "registration failed: \(registration.status)")
-                    }
-                }
-            }
-            let call = try await phone.makeCall(to: destination, from: from)
+            let (from, failure) = try await account.add(to: phone, watcher: watcher, timeout: timeout, signals: signals, output: output)
+            if let failure { return failure }
+            let call = try await phone.makeCall(to: destination, from: from, headers: headers)
             guard let outcome = await watcher.state(of: call, in: [.confirmed, .disconnected], within: timeout, signals: signals) else {
                 if signals.pending != nil {
                     // The engine's shutdown cancels the unanswered call.
@@ -76,6 +66,13 @@ enum CallCommand {
                 return fail(output, "call failed: \(outcome.status)")
             }
             var recorder: PJSUA.Recorder?
+            if configuration.nat.ice != nil {
+                _ = await watcher.first(within: 5) { event -> Void? in
+                    if case let .callMedia(c, .active, _) = event, c == call { return () }
+                    return nil
+                }
+                if let path = try? await phone.mediaPath(call) { output.emit(path: path, of: call) }
+            }
             if play != nil || record != nil || dtmf != nil {
                 _ = await watcher.first(within: 5) { event -> Void? in
                     if case let .callMedia(c, .active, _) = event, c == call { return () }

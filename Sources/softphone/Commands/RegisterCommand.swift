@@ -6,14 +6,15 @@ enum RegisterCommand {
     static let usage = """
     usage: softphone register --account <sip-uri> --registrar <sip-uri> --username U --password-env VAR
                               [--listen <udp|tcp>:<host>:<port>] [--seconds N] [--timeout N] [--json]
+                              [--stun HOST[:PORT],...]
       Registers, stays registered N seconds (default 0), then unregisters. Exits 0 when registered,
       1 when the registrar refused (with its status) or did not answer within --timeout (default
       30 s), 2 on bad input, 130/143 on SIGINT/SIGTERM (unregistering first).
     """
 
     static let spec = OptionSpec(
-        valued: Set(["listen", "seconds", "timeout"]).union(AccountOptions.valued),
-        flags: Set(["json"]).union(AccountOptions.flags))
+        valued: Set(["listen", "seconds", "timeout"]).union(AccountOptions.valued).union(NATOptions.valued),
+        flags: Set(["json"]).union(AccountOptions.flags).union(NATOptions.flags))
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
         let output = Output(json: arguments.has("json"))
@@ -22,20 +23,14 @@ enum RegisterCommand {
         let timeout = try arguments.seconds("timeout", in: 1...3600, default: 30) ?? 30
         let options = try AccountOptions(arguments, required: true)
         guard let configuration = options.configuration else { throw UsageError("--account is required") }
+        var engine = listen.configuration(audio: .none)
+        engine.nat = try NATOptions(arguments).nat
 
         let signals = Signals.shared
-        return try await withPhone(listen.configuration(audio: .none), output: output) { phone, _, watcher in
+        return try await withPhone(engine, output: output) { phone, _, watcher in
             let account = try await phone.addAccount(configuration)
-            let state = await watcher.first(within: timeout, signals: signals) { event -> PJSUA.RegistrationState? in
-                if case let .registration(a, state) = event, a == account { return state }
-                return nil
-            }
-            guard let state else {
-                if signals.pending != nil { return signals.interrupted(output) }
-                return CallCommand.fail(output, "registration failed: no answer from the registrar within \(Int(timeout)) s")
-            }
-            guard state.isRegistered else {
-                return CallCommand.fail(output, "registration failed: \(state.status)")
+            if let failure = await watcher.registrationFailure(of: account, within: timeout, signals: signals, output: output) {
+                return failure
             }
             if seconds > 0 {
                 _ = await watcher.first(within: seconds, signals: signals) { _ -> Void? in nil }

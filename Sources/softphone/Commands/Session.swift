@@ -7,6 +7,8 @@ func withPhone(_ configuration: PJSUA.Configuration, output: Output,
     let phone = PJSUA()
     let watcher = Watcher(phone.events, output: output)
     let transport = try await phone.start(configuration)
+    let networkChanges = NetworkChangeSignal.install(for: phone, output: output)
+    defer { networkChanges.cancel() }
     do {
         let code = try await body(phone, transport, watcher)
         await phone.shutdown()

@@ -21,6 +21,7 @@ final class FakeEngine: CallEngine, @unchecked Sendable {
     private var deviceOpen = false
     private var heldCalls: Set<FakeCall> = []
     private var mutedCalls: Set<FakeCall> = []
+    private var networkGate: Gate?
 
     /// Every operation, in order, e.g. `answer #3`, `reject #3 603`, `enableAudio`.
     var log: [String] { lock.withLock { operations } }
@@ -127,6 +128,32 @@ final class FakeEngine: CallEngine, @unchecked Sendable {
     }
 
     func recoverNetwork(for account: String) async throws { try record("recover \(account)", "recover") }
+
+    func handleNetworkChange() async throws {
+        try record("networkChange", "networkChange")
+        let gate = lock.withLock { networkGate }
+        if let gate { await gate.wait() }
+    }
+
+    /// Holds every ``handleNetworkChange()`` until the gate opens (to catch overlapping ones).
+    func holdNetworkChanges(at gate: Gate) { lock.withLock { networkGate = gate } }
+}
+
+/// A one-shot gate: `wait()` returns once `open()` has been called.
+actor Gate {
+    private var isOpen = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func wait() async {
+        if isOpen { return }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    func open() {
+        isOpen = true
+        waiters.forEach { $0.resume() }
+        waiters = []
+    }
 }
 
 struct FakeFailure: Error, CustomStringConvertible {

@@ -64,4 +64,5 @@ final class GatedEngine: CallEngine, @unchecked Sendable {
     func enableAudioDevice() async throws { try await phone.enableAudioDevice() }
     func disableAudioDevice() async { await phone.disableAudioDevice() }
     func recoverNetwork(for account: PJSUA.Account) async throws { try await phone.recoverNetwork(for: account) }
+    func handleNetworkChange() async throws { try await phone.handleNetworkChange() }
 }

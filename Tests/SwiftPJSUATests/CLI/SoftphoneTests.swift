@@ -79,6 +79,9 @@ struct SoftphoneTests {
         #expect(lines.count == 2, "\(result.output)")
         #expect(lines.first?.hasPrefix("softphone: error: missing <sip-uri> (the destination to call") == true, "\(result.output)")
         #expect(lines.last?.hasPrefix("usage: softphone call <sip-uri>") == true, "\(result.output)")
+        let message = try await runSoftphone(["message", "sip:a@127.0.0.1"])
+        #expect(message.status == 2, "\(message.output)")
+        #expect(message.output.hasPrefix("softphone: error: missing <text> (the message body)\nusage: softphone message"), "\(message.output)")
     }
 
     @Test func versionPrintsSoftphoneSwiftPJSUAAndPJSIPVersions() async throws {

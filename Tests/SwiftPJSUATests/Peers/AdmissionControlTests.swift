@@ -35,7 +35,7 @@ struct AdmissionControlTests {
             try await waitUntil("both legs gone") { try await phone.activeCalls().isEmpty }
             let admitted = try sipp(["-sn", "uac", "-d", "200", "127.0.0.1:\(transport.port)"], name: "sipp-admitted")
             let incoming = try await log.first("the admitted call") { event -> PJSUA.Call? in
-                if case let .incomingCall(_, call, _, _, _) = event, call != callee { return call }
+                if case let .incomingCall(_, call, _, _, _, _) = event, call != callee { return call }
                 return nil
             }
             try await phone.answer(incoming)

@@ -1,0 +1,89 @@
+import Foundation
+
+/// A private network namespace joined to this one by a veth pair, made for one test and removed
+/// by ``remove()`` (or deinit): the namespace side starts with `10.<a>.<b>.2/24`, this side has
+/// `.1`. Needs root and iproute2's `ip`; traffic between the two never leaves the host.
+public final class NetworkNamespace: @unchecked Sendable {
+    // @unchecked Sendable: immutable after init; `removed` is guarded by `lock`.
+    public let name: String
+    /// The interface inside the namespace.
+    public let interface: String
+    /// This side's address, e.g. 10.213.7.1.
+    public let hostAddress: String
+    private let hostInterface: String
+    private let prefix: String
+    private let lock = NSLock()
+    private var removed = false
+
+    /// Creates the namespace, the veth pair and both addresses, with loopback up inside.
+    public init() throws {
+        let tag = "\(getpid() % 10_000)\(Int.random(in: 100...999))"
+        name = "swpj-\(tag)"
+        interface = "swpjn\(tag)"
+        hostInterface = "swpjh\(tag)"
+        prefix = "10.213.\(Int.random(in: 1...254))"
+        hostAddress = prefix + ".1"
+        do {
+            try Self.ip(["netns", "add", name])
+            try Self.ip(["link", "add", hostInterface, "type", "veth", "peer", "name", interface])
+            try Self.ip(["link", "set", interface, "netns", name])
+            try Self.ip(["addr", "add", hostAddress + "/24", "dev", hostInterface])
+            try Self.ip(["link", "set", hostInterface, "up"])
+            try inside(["ip", "link", "set", "lo", "up"])
+            try inside(["ip", "link", "set", interface, "up"])
+            try addAddress(hostNumber: 2)
+        } catch {
+            remove()
+            throw error
+        }
+    }
+
+    deinit { remove() }
+
+    /// The address `10.<a>.<b>.<hostNumber>` of this namespace's subnet.
+    public func address(_ hostNumber: Int) -> String { "\(prefix).\(hostNumber)" }
+
+    /// Adds `address(hostNumber)` to the interface inside the namespace.
+    public func addAddress(hostNumber: Int) throws {
+        try inside(["ip", "addr", "add", address(hostNumber) + "/24", "dev", interface])
+    }
+
+    /// Removes `address(hostNumber)` from the interface inside the namespace.
+    public func removeAddress(hostNumber: Int) throws {
+        try inside(["ip", "addr", "del", address(hostNumber) + "/24", "dev", interface])
+    }
+
+    /// The arguments that run `command` inside the namespace: `ip netns exec <name> command...`
+    /// (`ip` execs the command, so the process keeps its pid and takes signals).
+    public func command(_ command: [String]) -> [String] { ["netns", "exec", name] + command }
+
+    /// Runs `command` inside the namespace and waits for it.
+    public func inside(_ command: [String]) throws {
+        try Self.ip(self.command(command))
+    }
+
+    /// Deletes the veth pair and the namespace (idempotent).
+    public func remove() {
+        let first = lock.withLock { () -> Bool in
+            defer { removed = true }
+            return !removed
+        }
+        guard first else { return }
+        try? Self.ip(["link", "del", hostInterface])
+        try? Self.ip(["netns", "del", name])
+    }
+
+    /// Runs `ip` with `arguments`, bounded to 10 s; throws with its output when it fails.
+    static func ip(_ arguments: [String]) throws {
+        let process = try ChildProcess("ip", arguments, name: "ip")
+        let deadline = Date().addingTimeInterval(10)
+        while process.exited == nil && Date() < deadline { usleep(5_000) }
+        guard let status = process.exited else {
+            process.stop()
+            throw ChildProcessError("ip \(arguments.joined(separator: " ")) did not finish within 10 s")
+        }
+        guard status == 0 else {
+            throw ChildProcessError("ip \(arguments.joined(separator: " ")) failed (\(status)): \(process.output)")
+        }
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import PJSUATestSupport
+import SwiftPJSUA
+import Testing
+
+/// STUN, ICE and TURN against coturn and a second engine process: media forced through a TURN
+/// relay carries the tone; ICE across a network namespace connects and reports its pair.
+@Suite("NAT traversal: ICE, STUN and TURN with coturn", .serialized)
+struct NATTraversalTests {
+    /// Waits until ICE has a working pair for `call`.
+    private func establishedPath(_ phone: PJSUA, _ call: PJSUA.Call) async throws -> PJSUA.MediaPath {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while true {
+            let path = try await phone.mediaPath(call)
+            if path.isEstablished || ContinuousClock.now >= deadline { return path }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    /// Records `call` for a second; whether the 600 Hz tone is in it.
+    private func hearsTone(_ phone: PJSUA, _ call: PJSUA.Call, at path: String) async throws -> Bool {
+        let recorder = try await phone.record(call, to: path)
+        try await Task.sleep(for: .milliseconds(1200))
+        try await phone.stop(recorder)
+        let heard = try WAVFile(contentsOf: path)
+        return abs(heard.dominantFrequency() - 600) <= 20 && heard.rmsLevel > 0.01
+    }
+
+    /// No host candidates on our side: the only way for media is a TURN allocation on coturn.
+    /// The far end (softphone answer --ice, in a network namespace: pjnath never takes a
+    /// loopback address as an ICE host candidate, KL-13) plays a tone; we hear it through the relay.
+    @Test func aCallForcedThroughATURNRelayCarriesTheTone() async throws {
+        let net = try NetworkNamespace()
+        defer { net.remove() }
+        let turn = try await Coturn(host: net.hostAddress)
+        defer { turn.stop() }
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try WAVFile.tone(frequency: 600, seconds: 1).write(to: directory + "/tone.wav")
+        let callee = try ChildProcess("ip", net.command([
+            try softphone(), "answer", "--listen", "udp:\(net.address(2)):5060", "--ice", "--exit-after", "1",
+            "--play", directory + "/tone.wav", "--json",
+        ]), name: "softphone-turn-callee")
+        defer { callee.stop() }
+        try await callee.waitForOutput("\"listening\"")
+
+        var configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: net.hostAddress, audioDevice: .null)
+        configuration.nat.ice = PJSUA.ICEConfiguration(maxHostCandidates: 0)
+        configuration.nat.turn = PJSUA.TURNConfiguration(server: turn.address, username: Coturn.username, password: Coturn.password)
+        try await withEngine(configuration) { phone, _, log in
+            let call = try await phone.makeCall(to: "sip:callee@\(net.address(2)):5060")
+            try await log.state(call, .confirmed, timeout: .seconds(15))
+            try await log.mediaActive(call)
+            let path = try await establishedPath(phone, call)
+            #expect(path.usesICE && path.isEstablished, "\(path)")
+            #expect(path.localCandidate == .relayed, "\(path)")
+            let relayPort = Int(path.localAddress.split(separator: ":").last ?? "") ?? 0
+            #expect(path.localAddress.hasPrefix(net.hostAddress + ":") && (50000...50999).contains(relayPort),
+                    "not a coturn relay address: \(path)")
+            #expect(path.remoteAddress.hasPrefix(net.address(2) + ":"), "\(path)")
+            #expect(try await hearsTone(phone, call, at: directory + "/relayed.wav"), "no tone through the relay\n\(callee.output)")
+            try await phone.hangup(call)
+            try await log.state(call, .disconnected)
+        }
+        #expect(turn.peer.output.contains("ALLOCATE processed, success"), "coturn saw no allocation")
+        #expect(try await callee.waitForExit(timeout: .seconds(10)) == 0, "\(callee.output)")
+    }
+
+    /// ICE between this engine and a softphone in a network namespace (veth pair), with coturn
+    /// as the STUN server of both: the checks succeed and the pair is host to host (no NAT between).
+    @Test func iceAcrossANetworkNamespaceConnectsAndReportsTheCandidatePair() async throws {
+        let net = try NetworkNamespace()
+        defer { net.remove() }
+        let stun = try await Coturn(host: net.hostAddress)
+        defer { stun.stop() }
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try WAVFile.tone(frequency: 600, seconds: 1).write(to: directory + "/tone.wav")
+        let callee = try ChildProcess("ip", net.command([
+            try softphone(), "answer", "--listen", "udp:\(net.address(2)):5060", "--ice", "--stun", stun.address,
+            "--exit-after", "1", "--play", directory + "/tone.wav", "--json",
+        ]), name: "softphone-ice-netns")
+        defer { callee.stop() }
+        try await callee.waitForOutput("\"listening\"")
+
+        var configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: net.hostAddress, audioDevice: .null)
+        configuration.nat.stunServers = [stun.address]
+        configuration.nat.ice = PJSUA.ICEConfiguration()
+        try await withEngine(configuration) { phone, _, log in
+            let call = try await phone.makeCall(to: "sip:callee@\(net.address(2)):5060")
+            try await log.state(call, .confirmed, timeout: .seconds(15))
+            try await log.mediaActive(call)
+            let path = try await establishedPath(phone, call)
+            #expect(path.usesICE && path.isEstablished, "\(path)")
+            #expect(path.localCandidate == .host && path.remoteCandidate == .host, "\(path)")
+            #expect(path.localAddress.hasPrefix(net.hostAddress + ":"), "\(path)")
+            #expect(path.remoteAddress.hasPrefix(net.address(2) + ":"), "\(path)")
+            #expect(try await hearsTone(phone, call, at: directory + "/ice.wav"), "no tone over ICE\n\(callee.output)")
+            try await phone.hangup(call)
+            try await log.state(call, .disconnected)
+        }
+        #expect(try await callee.waitForExit(timeout: .seconds(10)) == 0, "\(callee.output)")
+    }
+
+    @Test func badNATSettingsAreRefusedWithAClearErrorAndTheTURNPasswordNeverShows() async throws {
+        var configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null)
+        let turn = PJSUA.TURNConfiguration(server: "127.0.0.1:3478", username: "alice", password: "turn-secret")
+        for (nat, mention) in [
+            (PJSUA.NATTraversal(turn: turn), "ICE"),
+            (PJSUA.NATTraversal(stunServers: ["stun.example.com:99999"]), "port"),
+            (PJSUA.NATTraversal(stunServers: ["sip:stun.example.com"]), "STUN server"),
+            (PJSUA.NATTraversal(stunServers: ["::1"]), "brackets"),
+            (PJSUA.NATTraversal(ice: .init(maxHostCandidates: 99)), "maxHostCandidates"),
+        ] {
+            configuration.nat = nat
+            let phone = PJSUA()
+            do {
+                _ = try await phone.start(configuration)
+                Issue.record("\(nat) was accepted")
+                await phone.shutdown()
+            } catch let error as PJSUAError {
+                #expect(error.code == .invalidArgument, "\(error)")
+                #expect(error.message.contains(mention), "\(error)")
+            }
+        }
+        var account = PJSUA.Account.Configuration(id: "sip:alice@127.0.0.1")
+        account.turn = .custom(turn)
+        var dumped = ""
+        dump(account, to: &dumped)
+        for text in [turn.description, String(describing: turn), "\(account.turn)", account.description, dumped, String(reflecting: turn)] {
+            #expect(!text.contains("turn-secret"), "\(text)")
+        }
+    }
+}

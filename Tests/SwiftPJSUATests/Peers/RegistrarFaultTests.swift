@@ -1,0 +1,131 @@
+import Foundation
+import PJSUATestSupport
+import SwiftPJSUA
+import Testing
+
+/// A registrar that goes away, comes back, or is overloaded: the account reports each failed
+/// attempt and registers again by itself, at the pace its ``PJSUA/Account/RegistrationRetry``
+/// sets, never in a tight loop.
+@Suite("Registrar faults: failures reported, re-registration by itself with backoff")
+struct RegistrarFaultTests {
+    /// Registration outcomes of one account with the time each arrived.
+    final class Outcomes: @unchecked Sendable {
+        // @unchecked Sendable: `entries` is guarded by `lock`.
+        private let lock = NSLock()
+        private var entries: [(at: ContinuousClock.Instant, state: PJSUA.RegistrationState)] = []
+        private var task: Task<Void, Never>?
+
+        init(_ events: PJSUA.Events) {
+            task = Task { [weak self] in
+                for await event in events {
+                    if case let .registration(_, state) = event { self?.append(state) }
+                }
+            }
+        }
+
+        private func append(_ state: PJSUA.RegistrationState) {
+            lock.withLock { entries.append((ContinuousClock.now, state)) }
+        }
+
+        var all: [(at: ContinuousClock.Instant, state: PJSUA.RegistrationState)] { lock.withLock { entries } }
+
+        /// Waits for an outcome after `index` that satisfies `condition`; returns its index.
+        func next(after index: Int, _ what: String, within timeout: Duration,
+                  where condition: (PJSUA.RegistrationState) -> Bool) async throws -> Int {
+            let deadline = ContinuousClock.now.advanced(by: timeout)
+            while ContinuousClock.now < deadline {
+                let seen = all
+                if let found = seen.indices.first(where: { $0 > index && condition(seen[$0].state) }) { return found }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            throw TimedOut(what: what)
+        }
+    }
+
+    /// kamailio over TCP is killed while the account is registered, stays down, and is started
+    /// again on the same port. The dropped connection and each refused reconnection are failure
+    /// events spaced by the retry schedule; the account is registered again soon after the
+    /// registrar is back, with no call from the app.
+    @Test func aRegistrarKilledAndRestartedIsRegisteredWithAgainByItself() async throws {
+        var kamailio = try await Kamailio(transport: "tcp")
+        defer { kamailio.stop() }
+        let configuration = PJSUA.Configuration(port: 0, transport: .tcp, bindAddress: "127.0.0.1", audioDevice: .null)
+        try await withEngine(configuration) { phone, _, _ in
+            let outcomes = Outcomes(phone.events)
+            var account = PJSUA.Account.Configuration(id: "sip:alice@127.0.0.1", registrar: kamailio.uri,
+                                                      username: "alice", password: "alice-secret", registrationExpiry: 600)
+            account.registrationRetry = .init(firstAfter: 1, interval: 2, jitter: 0)
+            _ = try await phone.addAccount(account)
+            let registered = try await outcomes.next(after: -1, "registered", within: .seconds(10)) { $0.isRegistered }
+
+            kamailio.stop()
+            let down = ContinuousClock.now
+            let firstFailure = try await outcomes.next(after: registered, "a failure once the registrar is gone", within: .seconds(10)) {
+                !$0.isRegistered
+            }
+            // Let it fail a few times while the registrar stays down.
+            try await Task.sleep(for: .seconds(5))
+            let failures = outcomes.all.dropFirst(firstFailure).filter { !$0.state.isRegistered }
+            let downFor = ContinuousClock.now - down
+            #expect(failures.count >= 2, "retries while down: \(failures.map(\.state))")
+            // Retries every 2 s: at most one per 2 s (+1 for the drop itself, +1 for scheduling slack).
+            #expect(failures.count <= Int(downFor / .seconds(2)) + 2, "a tight retry loop: \(failures.count) failures in \(downFor)")
+            for (earlier, later) in zip(failures, failures.dropFirst()) {
+                #expect(later.at - earlier.at >= .milliseconds(1500), "retried after \(later.at - earlier.at)")
+            }
+            // A connection the registrar refuses is reported as a failure with a status.
+            #expect(failures.allSatisfy { $0.state.status.code >= 400 }, "\(failures.map(\.state))")
+
+            let lastFailure = outcomes.all.count - 1
+            kamailio = try await Kamailio(port: kamailio.port, transport: "tcp")
+            let back = ContinuousClock.now
+            let again = try await outcomes.next(after: lastFailure, "registered again after the restart", within: .seconds(10)) {
+                $0.isRegistered
+            }
+            // The next retry is at most one interval (2 s) away.
+            #expect(outcomes.all[again].at - back < .seconds(4), "registered \(outcomes.all[again].at - back) after the restart")
+        }
+    }
+
+    /// An overloaded registrar answers 503 to every REGISTER: each attempt is an event with the
+    /// status, and the account tries again by itself at the first-retry delay, then the interval.
+    @Test func every503IsReportedAndRetriedOnSchedule() async throws {
+        let registrar = try sipp(["-sf", scenario("uas-register-503.xml"), "-m", "3"], name: "sipp-registrar-503")
+        defer { registrar.stop() }
+        try await withEngine { phone, _, _ in
+            let outcomes = Outcomes(phone.events)
+            var account = PJSUA.Account.Configuration(id: "sip:alice@127.0.0.1", registrar: "sip:127.0.0.1:\(registrar.sippPort)")
+            account.registrationRetry = .init(firstAfter: 1, interval: 2, jitter: 0)
+            _ = try await phone.addAccount(account)
+            var index = -1
+            for attempt in 1...3 {
+                index = try await outcomes.next(after: index, "attempt \(attempt)", within: .seconds(10)) { _ in true }
+                #expect(outcomes.all[index].state.status.code == 503, "\(outcomes.all[index].state)")
+                #expect(!outcomes.all[index].state.isRegistered)
+            }
+            let times = outcomes.all.prefix(3).map(\.at)
+            let (first, second) = (times[1] - times[0], times[2] - times[1])
+            #expect(first >= .milliseconds(700) && first < .seconds(3), "first retry after \(first)")
+            #expect(second >= .milliseconds(1700) && second < .seconds(4), "second retry after \(second)")
+        }
+        #expect(try await registrar.waitForExit(timeout: .seconds(10)) == 0, "\(registrar.output)")
+    }
+
+    @Test func aRetryScheduleOutOfRangeIsRefusedWithAClearError() async throws {
+        try await withEngine { phone, _, _ in
+            for retry in [PJSUA.Account.RegistrationRetry(firstAfter: -1, interval: 60, jitter: 0),
+                          .init(firstAfter: 1, interval: 60, jitter: 5), .init(firstAfter: 5, interval: 100_000, jitter: 0)] {
+                var account = PJSUA.Account.Configuration(id: "sip:alice@127.0.0.1", registrar: "sip:127.0.0.1:9")
+                account.registrationRetry = retry
+                do {
+                    try await phone.addAccount(account)
+                    Issue.record("\(retry) was accepted")
+                } catch let error as PJSUAError {
+                    #expect(error.code == .invalidArgument, "\(error)")
+                    #expect(error.message.contains("registrationRetry"), "\(error)")
+                }
+            }
+            #expect(PJSUA.Account.RegistrationRetry.never.description == "never")
+        }
+    }
+}
