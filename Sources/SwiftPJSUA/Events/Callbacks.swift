@@ -204,7 +204,10 @@ private func onCallState(_ callID: pjsua_call_id, _ event: UnsafeMutablePointer<
             lastStatus: PJSUA.SIPStatus(code: Int(info.pointee.last_status.rawValue), reason: String(pj: info.pointee.last_status_text)))
     }
     guard let published else { return }
-    if case .callState(_, .disconnected, _, _) = published { CallbackContext.callEnded(call) }
+    if case .callState(_, .disconnected, _, _) = published {
+        CallbackContext.callEnded(call)
+        TransferContext.callEnded(call)
+    }
     CallbackContext.publish(published)
 }
 

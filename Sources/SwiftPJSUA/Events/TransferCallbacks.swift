@@ -42,6 +42,14 @@ enum TransferContext {
         lock.withLock { hangUpOnSuccess.remove(call) != nil }
     }
 
+    /// Forgets what was kept for a call that has ended.
+    static func callEnded(_ call: PJSUA.Call) {
+        lock.withLock {
+            hangUpOnSuccess.remove(call)
+            if following == call { following = nil }
+        }
+    }
+
     static func follow(_ call: PJSUA.Call?) {
         lock.withLock { following = call }
     }
