@@ -149,6 +149,30 @@ struct TransferTests {
         #expect(softphoneSaw(target.process.output, call: replaced["call"] as? String ?? "", state: "DISCONNECTED"))
     }
 
+    /// We are the target (C): B (a softphone) calls A (a softphone) and transfers A to us. A's
+    /// INVITE is an ordinary incoming call that carries `Referred-By` (B), copied from B's REFER.
+    @Test func asTheTargetWeGetAnOrdinaryCallThatSaysWhoReferredIt() async throws {
+        let transferee = try await answeringSoftphone("alice", ["--exit-after", "1"])
+        try await withEngine { phone, transport, log in
+            let transferor = try ChildProcess(try softphone(), ["call", transferee.uri, "--listen", "udp:127.0.0.1:0",
+                                                               "--transfer-to", transport.uri(user: "carol"), "--transfer-after", "0.5", "--json"],
+                                              name: "softphone-bob")
+            let headers = try await log.first("the transferred caller") { event -> [PJSUA.SIPHeader]? in
+                if case let .incomingCall(_, _, _, _, _, headers) = event { return headers }
+                return nil
+            }
+            let incoming = try await log.incomingCall()
+            try await phone.answer(incoming.call)
+            try await log.state(incoming.call, .confirmed)
+            let referredBy = try #require(headers.value(named: "Referred-By"), "\(headers)")
+            #expect(referredBy.contains("127.0.0.1"))
+            #expect(try await transferor.waitForExit(timeout: .seconds(15)) == 0, "\(transferor.output)")
+            try await phone.hangup(incoming.call)
+            try await log.state(incoming.call, .disconnected)
+        }
+        #expect(try await transferee.process.waitForExit(timeout: .seconds(15)) == 0, "\(transferee.process.output)")
+    }
+
     /// A transferee that refuses REFER (`softphone --refuse-transfer`): our transfer ends with
     /// a final 603 and the call stays up.
     @Test func aRefusedTransferLeavesTheCallUp() async throws {
