@@ -17,8 +17,9 @@ extension PJSUA {
         case registration(account: Account, state: RegistrationState)
         /// A DTMF digit arrived on a call (`on_dtmf_digit2`), RFC 2833/4733 or SIP INFO.
         case dtmf(call: Call, digit: Character)
-        /// Progress of a transfer we asked for with ``PJSUA/transfer(_:to:)`` or
-        /// ``PJSUA/transfer(_:replacing:)`` (`on_call_transfer_status`): the REFER's acceptance
+        /// Progress of a transfer we asked for (`on_call_transfer_status`) with
+        /// ``PJSUA/transfer(_:to:hangUpWhenDone:)`` or
+        /// ``PJSUA/transfer(_:replacing:requireReplaces:hangUpWhenDone:)``: the REFER's acceptance
         /// (100), then the transferee's new call as it reports it in NOTIFYs (180, 200 OK, or
         /// the failure). `isFinal` marks the last one; after a 2xx final status the engine hangs
         /// up `call` unless asked not to.
