@@ -94,7 +94,8 @@ enum CallCommand {
                 if let stopping = recorder { try? await phone.stop(stopping) }
                 recorder = nil
                 current = next
-                let left = max(0, Double((deadline - ContinuousClock.now).components.seconds))
+                let remaining = (deadline - ContinuousClock.now).components
+                let left = max(0, Double(remaining.seconds) + Double(remaining.attoseconds) / 1e18)
                 ended = await watcher.state(of: current, in: [.disconnected], within: left, signals: signals)
             }
             if ended == nil {

@@ -215,6 +215,20 @@ struct TransferTests {
         }
     }
 
+    /// `call --transfer-to` against `answer --refuse-transfer`: the REFER gets 603, the
+    /// transferring softphone says so and exits 1; the answering one reports the refusal.
+    @Test func aCLITransferRefusedByTheFarEndExitsWith1() async throws {
+        await EngineTurns.shared.acquire()
+        defer { Task { await EngineTurns.shared.release() } }
+        let refusing = try await answeringSoftphone("alice", ["--refuse-transfer", "--exit-after", "1"])
+        let result = try await runSoftphone(["call", refusing.uri, "--listen", "udp:127.0.0.1:0", "--transfer-to", "sip:carol@127.0.0.1:9",
+                                             "--transfer-after", "0.3", "--json"])
+        #expect(result.status == 1, "\(result.output)")
+        #expect(softphoneEvents(result.output, "failed").first?["reason"] as? String == "transfer failed: 603 Decline", "\(result.output)")
+        #expect(try await refusing.process.waitForExit(timeout: .seconds(10)) == 0, "\(refusing.process.output)")
+        #expect(softphoneEvents(refusing.process.output, "transfer", kind: "requested").first?["accepted"] as? Bool == false)
+    }
+
     @Test(arguments: [
         (["--transfer-after", "1"], "--transfer-after needs --transfer-to"),
         (["--transfer-to", "http://x"], "transfer target"),
