@@ -55,6 +55,32 @@ extension EventLog {
     }
 }
 
+/// The README's transfer and conference example: it must keep compiling. Not run (it would call
+/// example.com); the behaviour behind each line is tested below.
+@available(*, deprecated, message: "compile-only")
+func transferReadmeUsageCompiles(phone: PJSUA, call: PJSUA.Call, caller: PJSUA.Call, first: PJSUA.Call, second: PJSUA.Call) async throws {
+    try await phone.transfer(call, to: "sip:carol@example.com")
+    try await phone.hold(caller)
+    let consultation = try await phone.makeCall(to: "sip:carol@example.com")
+    try await phone.transfer(caller, replacing: consultation)
+    var configuration = PJSUA.Configuration()
+    configuration.transferPolicy = .decide { request in request.target.hasSuffix("@example.com>") }
+    try await phone.setTransferPolicy(.refuse(code: 403))
+    for await event in phone.events {
+        switch event {
+        case let .transferRequested(call, to, by, accepted): print("\(by) asks \(call) to call \(to): \(accepted)")
+        case let .transferCallPlaced(call, newCall): print("\(call) continues as \(newCall)")
+        case let .callReplaced(call, newCall): print("\(newCall) replaced \(call)")
+        default: break
+        }
+    }
+    try await phone.hold(first)
+    try await phone.answer(second)
+    try await phone.conference([first, second])
+    try await phone.split(second)
+    _ = configuration
+}
+
 @Suite("Call transfer (REFER, Replaces) against real peers")
 struct TransferTests {
     /// A (a softphone) calls us (B); we transfer A to C (another softphone). A's new call to C
