@@ -115,6 +115,7 @@ public actor PJSUA {
             let transport = try openTransport(kind: configuration.transport, ipv6: configuration.ipv6,
                                               port: configuration.port, bindAddress: configuration.bindAddress)
             try installAdmission(configuration.admission)
+            try ReferWatcher.install()
             try check(pjsua_start(), "pjsua_start")
             try setAudioDevice(configuration.audioDevice)
             defaultAccount = try addLocalAccount(on: transport)

@@ -24,8 +24,8 @@ extension PJSUA {
         /// the failure). `isFinal` marks the last one; after a 2xx final status the engine hangs
         /// up `call` unless asked not to.
         case transferStatus(call: Call, status: SIPStatus, isFinal: Bool)
-        /// A REFER arrived on `call` (`on_call_transfer_request2`): `by` (the call's remote party)
-        /// asks us to call `to`. `accepted` is the ``TransferPolicy``'s verdict; when true,
+        /// A REFER arrived on `call` (`on_call_transfer_request2`): `by` (its `Referred-By`, or
+        /// the call's remote party when it has none) asks us to call `to`. `accepted` is the ``TransferPolicy``'s verdict; when true,
         /// ``transferCallPlaced(call:newCall:)`` follows with the new call (unless pjsua cannot
         /// place it, say for an unusable `to`: the transferor is then told 500 in a NOTIFY).
         case transferRequested(call: Call, to: String, by: String, accepted: Bool)

@@ -78,11 +78,72 @@ enum TransferContext {
     }
 }
 
+/// Reads the `Referred-By` of every incoming REFER before the dialog layer hands the REFER to
+/// pjsua, whose `on_call_transfer_request2` gives only the call and the Refer-To value: a pjsip
+/// module one step ahead of the UA layer (after the transaction layer), that only looks and
+/// never answers. The transfer callback that follows, on the same thread, picks the value up by
+/// the dialog's Call-ID.
+enum ReferWatcher {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var last: (sipCallID: String, referredBy: String)?  // guarded by `lock`
+
+    /// The module, allocated once for the process: PJSIP keeps a pointer to it while an endpoint
+    /// lives, and each engine run registers it with its new endpoint (as admission's module).
+    nonisolated(unsafe) private static let module: UnsafeMutablePointer<pjsip_module> = {
+        let module = UnsafeMutablePointer<pjsip_module>.allocate(capacity: 1)
+        module.initialize(to: pjsip_module())
+        let name = strdup("mod-swiftpjsua-refer-watcher")
+        module.pointee.name = pj_str_t(ptr: name, slen: pj_ssize_t(strlen(name!)))
+        module.pointee.id = -1
+        module.pointee.priority = Int32(PJSIP_MOD_PRIORITY_UA_PROXY_LAYER.rawValue) - 1
+        module.pointee.on_rx_request = onReferRequest
+        return module
+    }()
+
+    /// Registers the module with the running engine's endpoint (after `pjsua_init`).
+    static func install() throws(PJSUAError) {
+        lock.withLock { last = nil }
+        try check(pjsip_endpt_register_module(pjsua_get_pjsip_endpt(), module), "pjsip_endpt_register_module (REFER watcher)")
+    }
+
+    fileprivate static func remember(sipCallID: String, referredBy: String) {
+        lock.withLock { last = (sipCallID, referredBy) }
+    }
+
+    /// The `Referred-By` of the last REFER received in the dialog with this Call-ID, taken.
+    static func takeReferredBy(sipCallID: String) -> String? {
+        lock.withLock {
+            guard let last, last.sipCallID == sipCallID else { return nil }
+            self.last = nil
+            return last.referredBy
+        }
+    }
+}
+
+private func onReferRequest(_ rdata: UnsafeMutablePointer<pjsip_rx_data>?) -> pj_bool_t {
+    guard let rdata, let message = rdata.pointee.msg_info.msg, let callID = rdata.pointee.msg_info.cid,
+          pjsip_method_cmp(&message.pointee.line.req.method, pjsip_get_refer_method()) == 0 else { return 0 }
+    // `Referred-By`, or its compact form `b`.
+    let header = "Referred-By".withCString { long in
+        "b".withCString { short in
+            var name = pj_str_t(ptr: UnsafeMutablePointer(mutating: long), slen: 11)
+            var compact = pj_str_t(ptr: UnsafeMutablePointer(mutating: short), slen: 1)
+            return pjsip_msg_find_hdr_by_names(message, &name, &compact, nil)
+        }
+    }
+    guard let header else { return 0 }
+    let value = String(pj: UnsafeMutableRawPointer(header).assumingMemoryBound(to: pjsip_generic_string_hdr.self).pointee.hvalue)
+    ReferWatcher.remember(sipCallID: String(pj: callID.pointee.id), referredBy: value)
+    return 0
+}
+
 private func onTransferRequest(_ callID: pjsua_call_id, _ destination: UnsafePointer<pj_str_t>?,
                                _ code: UnsafeMutablePointer<pjsip_status_code>?, _ setting: UnsafeMutablePointer<pjsua_call_setting>?) {
     guard let destination, let code else { return }
     let call = callHandle(callID)
-    let requester = withCallInfo(callID) { info in callIdentity(call, info).remote } ?? ""
+    // Who asked: the REFER's Referred-By when it has one, else the party that sent it.
+    let identity = withCallInfo(callID) { info in callIdentity(call, info) }
+    let requester = identity.flatMap { ReferWatcher.takeReferredBy(sipCallID: $0.sipCallID) } ?? identity?.remote ?? ""
     let request = PJSUA.TransferRequest(call: call, target: String(pj: destination.pointee), requester: requester)
     let verdict = TransferContext.currentPolicy.responseCode(for: request)
     let accepted = (200..<300).contains(verdict)

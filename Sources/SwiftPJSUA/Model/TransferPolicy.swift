@@ -7,7 +7,9 @@ extension PJSUA {
         /// Where we are asked to call: the REFER's `Refer-To` value, as sent (it may carry a
         /// `Replaces` parameter for an attended transfer).
         public let target: String
-        /// Who asked: the remote party of ``call``, the sender of the REFER.
+        /// Who asked: the REFER's `Referred-By` value when it carries one (pjsua and most phones
+        /// put the transferor's own address there), otherwise the remote party of ``call``, who
+        /// sent the REFER.
         public let requester: String
 
         /// Creates a request (the engine makes these; public for testing policies).

@@ -279,7 +279,8 @@ struct TransferTests {
             let call = try await phone.makeCall(to: "sip:bob@127.0.0.1:\(transferor.sippPort)")
             let request = try await log.transferRequest(on: call)
             #expect(request.to == "<\(targetURI)>")
-            #expect(request.by.contains("bob@127.0.0.1"))
+            // The scenario's Referred-By, not the dialog's remote party (sip:bob@...).
+            #expect(request.by == "<sip:transferor@127.0.0.1:\(transferor.sippPort)>")
             #expect(request.accepted)
             let newCall = try await log.transferredCall(from: call)
             try await log.state(newCall, .confirmed)
@@ -310,6 +311,7 @@ struct TransferTests {
             let call = try await phone.makeCall(to: "sip:bob@127.0.0.1:\(transferor.sippPort)")
             let request = try await log.transferRequest(on: call)
             #expect(!request.accepted)
+            #expect(request.by == "<sip:transferor@127.0.0.1:\(transferor.sippPort)>")
             let end = try await log.state(call, .disconnected)
             #expect(end.status.code == 200)
             #expect(try await transferor.waitForExit() == 0, "\(transferor.output.suffix(3000))")
