@@ -108,12 +108,14 @@ public actor PJSUA {
         }
         CallbackContext.activate(hub: hub, executor: executor, logHandler: configuration.logHandler,
                                  autoAnswerCode: configuration.autoAnswerCode)
+        TransferContext.activate(policy: configuration.transferPolicy, acceptsReplaces: configuration.acceptsReplaces)
         MessageResponse.responder = configuration.messageResponder
         do {
             try initialise(configuration)
             let transport = try openTransport(kind: configuration.transport, ipv6: configuration.ipv6,
                                               port: configuration.port, bindAddress: configuration.bindAddress)
             try installAdmission(configuration.admission)
+            try ReferWatcher.install()
             try check(pjsua_start(), "pjsua_start")
             try setAudioDevice(configuration.audioDevice)
             defaultAccount = try addLocalAccount(on: transport)
@@ -209,6 +211,7 @@ public actor PJSUA {
     /// Runs after pjsua_destroy: no callback can fire any more.
     static func finishTeardown(hub: EventHub, endingSubscriptions: Bool = true) {
         CallbackContext.deactivate()
+        ConferenceWiring.deactivate()
         MessageResponse.responder = nil
         if endingSubscriptions { hub.finishAll() }
         EngineSlot.release()
@@ -241,6 +244,7 @@ public actor PJSUA {
         }
         try Validation.headerValue(configuration.userAgent, what: "user agent")
         try configuration.admission.validate()
+        try configuration.transferPolicy.validate()
         try configuration.nat.validate()
         try validate(configuration.tls)
         try configuration.srtp.validate()

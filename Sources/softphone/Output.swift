@@ -39,6 +39,18 @@ struct Output: Sendable {
                  human: "\(account) \(state)")
         case let .dtmf(call, digit):
             emit("dtmf", ["call": call.description, "digit": String(digit)], human: "\(call) DTMF \(digit)")
+        case let .transferStatus(call, status, isFinal):
+            emit("transfer", ["kind": "status", "call": call.description, "code": status.code, "reason": status.reason, "final": isFinal],
+                 human: "\(call) transfer \(status)\(isFinal ? " (final)" : "")")
+        case let .transferRequested(call, target, requester, accepted):
+            emit("transfer", ["kind": "requested", "call": call.description, "to": target, "by": requester, "accepted": accepted],
+                 human: "\(call) transfer to \(target) requested by \(requester): \(accepted ? "accepted" : "refused")")
+        case let .transferCallPlaced(call, newCall):
+            emit("transfer", ["kind": "placed", "call": call.description, "newCall": newCall.description],
+                 human: "\(call) transferred: new \(newCall)")
+        case let .callReplaced(call, newCall):
+            emit("transfer", ["kind": "replaced", "call": call.description, "newCall": newCall.description],
+                 human: "\(call) replaced by \(newCall)")
         case let .ipChange(step, error):
             emit(ipChange: step, error: error)
         case let .message(message):

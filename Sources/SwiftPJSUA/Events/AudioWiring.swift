@@ -27,6 +27,8 @@ enum AudioWiring {
                 }
             }
         }
+        // A member of the local conference gets its links to the other members back.
+        ConferenceWiring.link(call)
     }
 
     /// Counts of wirings by thread, for the test that holds this type to its rule.

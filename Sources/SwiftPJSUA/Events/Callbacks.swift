@@ -126,6 +126,7 @@ enum CallbackContext {
         config.cb.on_call_media_state = onCallMediaState
         config.cb.on_reg_state2 = onRegState
         config.cb.on_dtmf_digit2 = onDTMFDigit
+        TransferContext.install(into: &config)
         config.cb.on_ip_change_progress = onIPChangeProgress
         config.cb.on_pager2 = onPagerReceived
         config.cb.on_pager_status2 = onPagerStatus
@@ -196,6 +197,7 @@ private func identity(of rdata: UnsafeMutablePointer<pjsip_rx_data>) -> Callback
 }
 
 private func onCallState(_ callID: pjsua_call_id, _ event: UnsafeMutablePointer<pjsip_event>?) {
+    TransferContext.adoptReferredCall(callID)
     let call = callHandle(callID)
     let published = withCallInfo(callID) { info in
         PJSUA.Event.callState(
@@ -203,7 +205,10 @@ private func onCallState(_ callID: pjsua_call_id, _ event: UnsafeMutablePointer<
             lastStatus: PJSUA.SIPStatus(code: Int(info.pointee.last_status.rawValue), reason: String(pj: info.pointee.last_status_text)))
     }
     guard let published else { return }
-    if case .callState(_, .disconnected, _, _) = published { CallbackContext.callEnded(call) }
+    if case .callState(_, .disconnected, _, _) = published {
+        CallbackContext.callEnded(call)
+        TransferContext.callEnded(call)
+    }
     CallbackContext.publish(published)
 }
 

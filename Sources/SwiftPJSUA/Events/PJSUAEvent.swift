@@ -17,6 +17,26 @@ extension PJSUA {
         case registration(account: Account, state: RegistrationState)
         /// A DTMF digit arrived on a call (`on_dtmf_digit2`), RFC 2833/4733 or SIP INFO.
         case dtmf(call: Call, digit: Character)
+        /// Progress of a transfer we asked for (`on_call_transfer_status`) with
+        /// ``PJSUA/transfer(_:to:hangUpWhenDone:)`` or
+        /// ``PJSUA/transfer(_:replacing:requireReplaces:hangUpWhenDone:)``: the REFER's acceptance
+        /// (100), then the transferee's new call as it reports it in NOTIFYs (180, 200 OK, or
+        /// the failure). `isFinal` marks the last one; after a 2xx final status the engine hangs
+        /// up `call` unless asked not to.
+        case transferStatus(call: Call, status: SIPStatus, isFinal: Bool)
+        /// A REFER arrived on `call` (`on_call_transfer_request2`): `by` (its `Referred-By`, or
+        /// the call's remote party when it has none) asks us to call `to`. `accepted` is the ``TransferPolicy``'s verdict; when true,
+        /// ``transferCallPlaced(call:newCall:)`` follows with the new call (unless pjsua cannot
+        /// place it, say for an unusable `to`: the transferor is then told 500 in a NOTIFY).
+        case transferRequested(call: Call, to: String, by: String, accepted: Bool)
+        /// The engine placed `newCall` because of an accepted REFER on `call`. `newCall` is an
+        /// ordinary outgoing call with its own events; the transferor usually ends `call` once
+        /// `newCall` is answered.
+        case transferCallPlaced(call: Call, newCall: Call)
+        /// An INVITE with `Replaces` took over `call` (`on_call_replaced`), the other half of an
+        /// attended transfer: `newCall` is answered in its place (with no `incomingCall`
+        /// event) and `call` is ended. `newCall` then has its own state and media events.
+        case callReplaced(call: Call, newCall: Call)
         /// A step of ``PJSUA/handleIPChange(_:)`` finished (`on_ip_change_progress`); `error` is
         /// nil when it succeeded. The last step is ``IPChangeStep/completed``.
         case ipChange(step: IPChangeStep, error: PJSUAError?)

@@ -100,6 +100,12 @@ extension PJSUA {
         /// still published, first. nil (the default): the app answers. For servers and bots that
         /// answer everything: under load it saves a thread hop per call.
         public var autoAnswerCode: Int?
+        /// How incoming REFERs (call transfer requests) are answered; ``TransferPolicy/accept``
+        /// by default. Can be changed while running with ``PJSUA/setTransferPolicy(_:)``.
+        public var transferPolicy: TransferPolicy = .accept
+        /// Whether an INVITE with `Replaces` (RFC 3891) may take over one of our calls: the other
+        /// half of an attended transfer. True by default; false refuses it with 603 Decline.
+        public var acceptsReplaces: Bool = true
         /// STUN, ICE and TURN for every account (each can override ICE and TURN). Off by default.
         public var nat = NATTraversal()
 

@@ -8,7 +8,7 @@ enum AnswerCommand {
                             [--max-calls N] [--exit-after N] [--hangup-after SECONDS] [--play FILE.wav] [--record-dir DIR]
                             [--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR] [--json | --quiet]
                             [--stun HOST[:PORT],...] [--ice] [--turn HOST[:PORT] --turn-user U --turn-password-env VAR]
-                            [--header 'Name: value']...
+                            [--header 'Name: value']... [--accept-transfer | --refuse-transfer]
       Answers every incoming call with CODE (default 200; 180/183 only ring, 4xx-6xx reject), optionally
       after MS milliseconds; plays FILE into and records each call into DIR; hangs up after SECONDS;
       holds at most --max-calls calls at once (as the pjsua app's flag: more are refused with 503 and
@@ -18,13 +18,16 @@ enum AnswerCommand {
       SIGUSR1 means the network changed: listeners reopen, accounts re-register, calls re-INVITE.
       Without --answer-after or --header the engine answers inside its callback (no round trip per call).
       --header (repeatable) adds a header to every answer. Instant messages received are printed.
+      A REFER on an answered call is accepted (the new call is handled like an answered one) unless
+      --refuse-transfer answers it with 603 Decline.
     \(SecurityOptions.usage)
     """
 
     static let spec = OptionSpec(
         valued: Set(["listen", "auto-answer", "answer-after", "max-calls", "exit-after", "hangup-after", "play", "record-dir", "max-cps"])
             .union(AccountOptions.valued).union(NATOptions.valued).union(SecurityOptions.valued),
-        flags: Set(["json", "quiet", "media-thread"]).union(AccountOptions.flags).union(NATOptions.flags), repeatable: ["header"])
+        flags: Set(["json", "quiet", "media-thread"]).union(AccountOptions.flags).union(NATOptions.flags).union(TransferOptions.flags),
+        repeatable: ["header"])
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
         let output = Output(json: arguments.has("json"))
@@ -47,6 +50,7 @@ enum AnswerCommand {
             }
         }
         let account = try AccountOptions(arguments, required: false)
+        let transferOptions = try TransferOptions(arguments)
         let nat = try NATOptions(arguments)
         let headers = try arguments.strings("header").map(PJSUA.SIPHeader.init(parsing:))
         let security = try SecurityOptions(arguments, listen: listen)
@@ -61,6 +65,7 @@ enum AnswerCommand {
         security.apply(to: &configuration)
         security.printWarnings()
         configuration.dedicatedMediaThread = arguments.has("media-thread")
+        configuration.transferPolicy = transferOptions.policy
         if let maxCalls { configuration.maxCalls = maxCalls }
         if let maxCPS { configuration.admission.maxNewCallsPerSecond = Double(maxCPS) }
         // Answering at once needs no decision from Swift: the engine answers in its callback
@@ -114,6 +119,8 @@ actor Agent {
     private(set) var completed = 0
     private var recorders: [PJSUA.Call: PJSUA.Recorder] = [:]
     private var ours: Set<PJSUA.Call> = []
+    /// Calls of ours that another call took over (see `.transferCallPlaced`, `.callReplaced`).
+    private var handedOver: Set<PJSUA.Call> = []
     private var doneWaiters: [CheckedContinuation<Void, Never>] = []
     private var recordingNumber = 0
 
@@ -169,6 +176,12 @@ actor Agent {
             } else {
                 await respond(call, code: code)
             }
+        case let .transferCallPlaced(call, newCall), let .callReplaced(call, newCall):
+            // A call that takes over one of ours (a transfer we followed, or Replaces) is ours
+            // too, and carries on the count of the call it took over.
+            guard ours.contains(call) else { break }
+            ours.insert(newCall)
+            handedOver.insert(call)
         case let .callMedia(call, .active, _) where ours.contains(call):
             if let play { _ = try? await phone.play(play, into: call, loop: true) }
             if let recordDirectory, recorders[call] == nil {
@@ -189,6 +202,7 @@ actor Agent {
         case let .callState(call, .disconnected, _, _) where ours.contains(call):
             ours.remove(call)
             if let recorder = recorders.removeValue(forKey: call) { try? await phone.stop(recorder) }
+            if handedOver.remove(call) != nil { break }
             completed += 1
             if let exitAfter, completed >= exitAfter { finish() }
         default:

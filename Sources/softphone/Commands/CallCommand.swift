@@ -8,19 +8,23 @@ enum CallCommand {
                           [--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR]
                           [--play FILE.wav] [--record FILE.wav] [--dtmf DIGITS] [--seconds N] [--timeout N] [--json]
                           [--stun HOST[:PORT],...] [--ice] [--turn HOST[:PORT] --turn-user U --turn-password-env VAR]
-                          [--header 'Name: value']...
+                          [--header 'Name: value']... [--transfer-to <sip-uri> [--transfer-after S]]
+                          [--accept-transfer | --refuse-transfer]
       Calls <sip-uri>, stays connected N seconds (default 5), then hangs up. Exits 0 when the call
       connected, 1 when it failed (with the SIP reason), 2 on bad input, 130/143 on SIGINT/SIGTERM
       (hanging up first). --header (repeatable) adds a header to the INVITE. A call to a UDP port
       where nothing listens fails only after --timeout: PJSIP does not see ICMP port-unreachable
       on Linux (docs/KNOWN-LIMITS.md).
+      --transfer-to: S seconds (default 1) after the call connected, transfers it (REFER) and exits 0
+      when the transfer succeeded (the call is then hung up), 1 when it failed. When the far end
+      transfers us instead, the new call is followed (--refuse-transfer answers REFER with 603).
     \(SecurityOptions.usage)
     """
 
     static let spec = OptionSpec(
-        valued: Set(["listen", "play", "record", "dtmf", "seconds", "timeout"]).union(AccountOptions.valued).union(NATOptions.valued)
-            .union(SecurityOptions.valued),
-        flags: Set(["json"]).union(AccountOptions.flags).union(NATOptions.flags), positionals: 1...1,
+        valued: Set(["listen", "play", "record", "dtmf", "seconds", "timeout", "transfer-to", "transfer-after"])
+            .union(AccountOptions.valued).union(NATOptions.valued).union(SecurityOptions.valued),
+        flags: Set(["json"]).union(AccountOptions.flags).union(NATOptions.flags).union(TransferOptions.flags), positionals: 1...1,
         positionalNames: ["<sip-uri> (the destination to call, e.g. sip:bob@127.0.0.1:5060)"], repeatable: ["header"])
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
@@ -34,9 +38,18 @@ enum CallCommand {
         let record = arguments.string("record")
         let dtmf = arguments.string("dtmf")
         let account = try AccountOptions(arguments, required: false)
-        let security = try SecurityOptions(arguments, listen: listen)
+        let transferOptions = try TransferOptions(arguments)
+        let transferTarget = arguments.string("transfer-to")
+        let transferAfter = try arguments.seconds("transfer-after", in: 0...86_400, default: 1) ?? 1
+        if transferTarget == nil && arguments.string("transfer-after") != nil { throw UsageError("--transfer-after needs --transfer-to") }
+        // The engine checks the URI in full when it transfers; a wrong scheme is caught before the call.
+        if let transferTarget, !["sip:", "sips:"].contains(where: { transferTarget.lowercased().hasPrefix($0) }) {
+            throw UsageError("--transfer-to must be a sip: or sips: URI (the transfer target), got '\(transferTarget)'")
+        }
         var configuration = listen.configuration()
         configuration.nat = try NATOptions(arguments).nat
+        configuration.transferPolicy = transferOptions.policy
+        let security = try SecurityOptions(arguments, listen: listen)
         security.apply(to: &configuration)
         security.printWarnings()
         let headers = try arguments.strings("header").map(PJSUA.SIPHeader.init(parsing:))
@@ -73,17 +86,55 @@ enum CallCommand {
                 if let record { recorder = try await phone.record(call, to: record) }
                 if let dtmf { try await phone.sendDTMF(dtmf, on: call) }
             }
-            let ended = await watcher.state(of: call, in: [.disconnected], within: seconds, signals: signals)
+            if let transferTarget {
+                return try await transfer(call, to: transferTarget, after: transferAfter, phone: phone, watcher: watcher,
+                                          output: output, timeout: timeout, recorder: recorder)
+            }
+            // A transfer by the far end (an accepted REFER) hands the session over to the new call.
+            var current = call
+            let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int(seconds * 1000)))
+            var ended = await watcher.state(of: current, in: [.disconnected], within: seconds, signals: signals)
+            while ended != nil, let next = watcher.transferredCall(from: current) {
+                if let stopping = recorder { try? await phone.stop(stopping) }
+                recorder = nil
+                current = next
+                let remaining = (deadline - ContinuousClock.now).components
+                let left = max(0, Double(remaining.seconds) + Double(remaining.attoseconds) / 1e18)
+                ended = await watcher.state(of: current, in: [.disconnected], within: left, signals: signals)
+            }
             if ended == nil {
-                if let statistics = try? await phone.mediaStatistics(call) { output.emit(statistics: statistics, of: call) }
+                if let statistics = try? await phone.mediaStatistics(current) { output.emit(statistics: statistics, of: current) }
                 if let recorder { try? await phone.stop(recorder) }
-                try? await phone.hangup(call)
-                _ = await watcher.state(of: call, in: [.disconnected], within: 5)
+                try? await phone.hangup(current)
+                _ = await watcher.state(of: current, in: [.disconnected], within: 5)
             } else if let recorder {
                 try? await phone.stop(recorder)
             }
             return signals.pending != nil ? signals.interrupted(output) : 0
         }
+    }
+
+    /// `--transfer-to`: waits, transfers the call (REFER) and waits for the outcome.
+    static func transfer(_ call: PJSUA.Call, to target: String, after delay: Double, phone: PJSUA, watcher: Watcher,
+                         output: Output, timeout: Double, recorder: PJSUA.Recorder?) async throws -> Int32 {
+        let signals = Signals.shared
+        if await watcher.state(of: call, in: [.disconnected], within: delay, signals: signals) != nil {
+            if let recorder { try? await phone.stop(recorder) }
+            return fail(output, "call ended before the transfer")
+        }
+        if signals.pending != nil { return signals.interrupted(output) }
+        try await phone.transfer(call, to: target)
+        let outcome = await watcher.transferOutcome(of: call, within: timeout, signals: signals)
+        if let recorder { try? await phone.stop(recorder) }
+        if signals.pending != nil { return signals.interrupted(output) }
+        guard let outcome, (200..<300).contains(outcome.code) else {
+            try? await phone.hangup(call)
+            _ = await watcher.state(of: call, in: [.disconnected], within: 5)
+            return fail(output, outcome.map { "transfer failed: \($0)" } ?? "transfer not completed within \(Int(timeout)) s")
+        }
+        // The engine hangs up a call whose transfer succeeded.
+        _ = await watcher.state(of: call, in: [.disconnected], within: 5)
+        return 0
     }
 
     static func fail(_ output: Output, _ reason: String) -> Int32 {

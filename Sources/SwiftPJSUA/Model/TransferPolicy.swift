@@ -1,0 +1,57 @@
+extension PJSUA {
+    /// A REFER that arrived on a call: the remote party asks us to call someone else
+    /// (RFC 3515 call transfer). What ``TransferPolicy/decide(_:)`` is asked about.
+    public struct TransferRequest: Sendable, Hashable {
+        /// The call the REFER arrived on (the call being transferred).
+        public let call: Call
+        /// Where we are asked to call: the REFER's `Refer-To` value, as sent (it may carry a
+        /// `Replaces` parameter for an attended transfer).
+        public let target: String
+        /// Who asked: the REFER's `Referred-By` value when it carries one (pjsua and most phones
+        /// put the transferor's own address there), otherwise the remote party of ``call``, who
+        /// sent the REFER.
+        public let requester: String
+
+        /// Creates a request (the engine makes these; public for testing policies).
+        public init(call: Call, target: String, requester: String) {
+            self.call = call
+            self.target = target
+            self.requester = requester
+        }
+    }
+
+    /// How the engine answers an incoming REFER: accept (202, then call the target) or refuse
+    /// with a final error status. Set it in ``Configuration/transferPolicy`` or at run time with
+    /// ``PJSUA/setTransferPolicy(_:)``.
+    ///
+    /// The verdict is given inside pjsua's `on_call_transfer_request2` callback, on pjsua's
+    /// thread, before the REFER is answered; the engine then publishes
+    /// ``Event/transferRequested(call:to:by:accepted:)`` either way.
+    public enum TransferPolicy: Sendable {
+        /// Accept every REFER (pjsua's own default): answer 202 Accepted and place the new call,
+        /// reporting its progress to the transferor in NOTIFYs.
+        case accept
+        /// Refuse every REFER with `code` (300...699; 603 Decline by default; 403 Forbidden is
+        /// the other common choice). The call it arrived on stays up.
+        case refuse(code: Int = 603)
+        /// Ask `decide` for each REFER: true accepts, false refuses with 603 Decline. Runs on
+        /// pjsua's thread while the REFER waits for its answer: return at once, never block and
+        /// never call into the engine from it.
+        case decide(@Sendable (TransferRequest) -> Bool)
+
+        /// The response status for `request`: 202 to accept, otherwise the refusal code.
+        func responseCode(for request: TransferRequest) -> Int {
+            switch self {
+            case .accept: 202
+            case let .refuse(code): code
+            case let .decide(decide): decide(request) ? 202 : 603
+            }
+        }
+
+        func validate() throws(PJSUAError) {
+            if case let .refuse(code) = self, !(300...699).contains(code) {
+                throw PJSUAError(.invalidArgument, "transfer refusal code \(code) is not a final error status (300...699)")
+            }
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+
+/// The reference pjsua app (`/usr/local/bin/pjsua`, built from the same pjproject) as a peer,
+/// on a free loopback port with the null sound device, its SIP messages in its log.
+///
+/// Two ways to drive it: typed console commands (``Step``s: a line typed after a pause, through a
+/// shell pipe into its legacy console, which quits when its input ends, so the pipe stays open
+/// for `linger` seconds after the last step), or none at all (its CLI without a console, so
+/// it runs until stopped: a server for auto-answer tests).
+public final class PjsuaApp: @unchecked Sendable {
+    // @unchecked Sendable: immutable after init; ChildProcess is Sendable.
+    public let port: Int
+    public let process: ChildProcess
+
+    /// One console command: `line` typed `after` seconds after the previous step.
+    public struct Step: Sendable {
+        public let after: Double
+        public let line: String
+        public init(after: Double, _ line: String) {
+            self.after = after
+            self.line = line
+        }
+    }
+
+    /// Starts the app. `arguments` are added to the loopback ones (e.g. `--auto-answer=200`,
+    /// or a URI to call at start).
+    public init(name: String = "pjsua-app", arguments: [String] = [], console steps: [Step] = [], linger: Double = 30) throws {
+        port = freeLoopbackPort()
+        let base = ["--null-audio", "--local-port=\(port)", "--bound-addr=127.0.0.1", "--ip-addr=127.0.0.1", "--no-tcp",
+                    "--log-level=4", "--max-calls=4"]
+        let pjsua = try ChildProcess.locate("pjsua")
+        // Its log goes to stdout, which stdio buffers in full when it is a file: line buffering
+        // (stdbuf) lets a test see a line when it is written.
+        let stdbuf = try ChildProcess.locate("stdbuf")
+        if steps.isEmpty {
+            process = try ChildProcess(stdbuf, ["-oL", pjsua] + base + ["--use-cli", "--no-cli-console", "--cli-telnet-port=0"] + arguments,
+                                       name: name)
+        } else {
+            // The legacy console reads stdin line by line; a shell feeds it the steps in time.
+            var feed = steps.map { "sleep \($0.after); printf '%s\\n' \(Self.shellQuoted($0.line))" }
+            feed.append("sleep \(linger)")
+            let command = "(\(feed.joined(separator: "; "))) | exec \(Self.shellQuoted(stdbuf)) -oL \(Self.shellQuoted(pjsua)) "
+                + (base + arguments).map(Self.shellQuoted).joined(separator: " ")
+            process = try ChildProcess("/bin/sh", ["-c", command], name: name)
+        }
+    }
+
+    /// A URI that reaches the app.
+    public func uri(user: String = "pjsua") -> String { "sip:\(user)@127.0.0.1:\(port)" }
+
+    /// Waits until the app has logged `text`.
+    public func waitForLog(_ text: String, timeout: Duration = .seconds(15)) async throws {
+        try await process.waitForOutput(text, timeout: timeout)
+    }
+
+    /// Ends the app (and the shell feeding it).
+    public func stop() { process.stop() }
+
+    deinit { stop() }
+
+    private static func shellQuoted(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}
