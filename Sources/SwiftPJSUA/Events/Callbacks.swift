@@ -125,7 +125,8 @@ enum CallbackContext {
         config.cb.on_call_state = onCallState
         config.cb.on_call_media_state = onCallMediaState
         config.cb.on_reg_state2 = onRegState
-        config.cb.on_dtmf_digit2 = onDTMFDigit
+        config.cb.on_dtmf_event = onDTMFEvent
+        config.cb.on_call_redirected = onCallRedirected
         logging.cb = onLog
     }
 }
@@ -198,7 +199,10 @@ private func onCallState(_ callID: pjsua_call_id, _ event: UnsafeMutablePointer<
             lastStatus: PJSUA.SIPStatus(code: Int(info.pointee.last_status.rawValue), reason: String(pj: info.pointee.last_status_text)))
     }
     guard let published else { return }
-    if case .callState(_, .disconnected, _, _) = published { CallbackContext.callEnded(call) }
+    if case .callState(_, .disconnected, _, _) = published {
+        CallbackContext.callEnded(call)
+        MediaCallbacks.callEnded(call)
+    }
     CallbackContext.publish(published)
 }
 
@@ -220,12 +224,6 @@ private func onRegState(_ accID: pjsua_acc_id, _ info: UnsafeMutablePointer<pjsu
         isUnregistration: info.pointee.renew == 0,
         transportStatus: param.status)
     CallbackContext.publish(.registration(account: accountHandle(accID), state: state))
-}
-
-private func onDTMFDigit(_ callID: pjsua_call_id, _ info: UnsafePointer<pjsua_dtmf_info>?) {
-    guard let info else { return }
-    let scalar = Unicode.Scalar(UInt8(truncatingIfNeeded: info.pointee.digit))
-    CallbackContext.publish(.dtmf(call: callHandle(callID), digit: Character(scalar)))
 }
 
 private func onLog(_ level: Int32, _ data: UnsafePointer<CChar>?, _ length: Int32) {

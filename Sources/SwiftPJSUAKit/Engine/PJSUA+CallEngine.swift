@@ -92,7 +92,7 @@ extension PJSUA: CallEngine {
                               lastStatus: SIPStatusCode(lastStatus.code, lastStatus.reason))
         case let .callMedia(call, _, hasVideo):
             return .mediaChanged(call: call, hasVideo: hasVideo)
-        case .registration, .dtmf:
+        case .registration, .dtmf, .stats, .redirected:
             return nil
         }
     }

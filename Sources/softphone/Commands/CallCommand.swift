@@ -71,7 +71,7 @@ enum CallCommand {
             }
             let ended = await watcher.state(of: call, in: [.disconnected], within: seconds, signals: signals)
             if ended == nil {
-                if let statistics = try? await phone.mediaStatistics(call) { output.emit(statistics: statistics, of: call) }
+                if let quality = try? await phone.quality(of: call) { output.emit(quality: quality, of: call) }
                 if let recorder { try? await phone.stop(recorder) }
                 try? await phone.hangup(call)
                 _ = await watcher.state(of: call, in: [.disconnected], within: 5)
