@@ -6,6 +6,7 @@ enum AnswerCommand {
     static let usage = """
     usage: softphone answer [--listen <udp|tcp>:<host>:<port>] [--auto-answer CODE] [--answer-after MS] [--max-cps R]
                             [--max-calls N] [--hangup-after SECONDS] [--play FILE.wav] [--record-dir DIR]
+                            [--codecs opus,PCMU] [--stats-interval S]
                             [--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR] [--json | --quiet]
       Answers every incoming call with CODE (default 200; 180/183 only ring, 4xx-6xx reject), optionally
       after MS milliseconds; plays FILE into and records each call into DIR; hangs up after SECONDS;
@@ -13,10 +14,13 @@ enum AnswerCommand {
       --quiet prints nothing else (for load tests); --media-thread gives RTP its own worker thread;
       --max-cps refuses new calls beyond R per second with 503 and Retry-After (admission control).
       Without --answer-after the engine answers inside its callback (no round trip per call).
+      Received DTMF prints as a dtmf line (digit, method, duration); --codecs and --stats-interval
+      as for `softphone call`.
     """
 
     static let spec = OptionSpec(
-        valued: Set(["listen", "auto-answer", "answer-after", "max-calls", "hangup-after", "play", "record-dir", "max-cps"]).union(AccountOptions.valued),
+        valued: Set(["listen", "auto-answer", "answer-after", "max-calls", "hangup-after", "play", "record-dir", "max-cps"]).union(AccountOptions.valued)
+            .union(MediaOptions.valued.subtracting(["dtmf-method", "redirect"])),
         flags: Set(["json", "quiet", "media-thread"]).union(AccountOptions.flags))
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
@@ -39,12 +43,14 @@ enum AnswerCommand {
             }
         }
         let account = try AccountOptions(arguments, required: false)
+        let media = try MediaOptions(arguments)
 
         let signals = Signals.shared
         let phone = PJSUA()
         var configuration = listen.configuration()
         configuration.dedicatedMediaThread = arguments.has("media-thread")
         if let maxCPS { configuration.admission.maxNewCallsPerSecond = Double(maxCPS) }
+        media.apply(to: &configuration)
         // Answering at once needs no decision from Swift: the engine answers in its callback
         // (for the codes it takes there; others go through the agent).
         let engineAnswers = delay == 0 && PJSUA.Configuration.canAutoAnswer(with: code)
@@ -54,6 +60,7 @@ enum AnswerCommand {
         let needsEvents = !quiet || !engineAnswers || maxCalls != nil || hangupAfter != nil || play != nil || recordDirectory != nil
         let events = needsEvents ? phone.events : nil
         let transport = try await phone.start(configuration)
+        try await media.apply(to: phone)
         output.emit("listening", ["uri": transport.uri(), "transport": transport.kind.rawValue, "host": transport.host, "port": transport.port],
                     human: "listening on \(transport.uri())")
         if let configuration = account.configuration {

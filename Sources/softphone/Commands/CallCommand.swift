@@ -6,14 +6,17 @@ enum CallCommand {
     static let usage = """
     usage: softphone call <sip-uri> [--listen <udp|tcp>:<host>:<port>]
                           [--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR]
-                          [--play FILE.wav] [--record FILE.wav] [--dtmf DIGITS] [--seconds N] [--timeout N] [--json]
+                          [--play FILE.wav] [--record FILE.wav] [--dtmf DIGITS] [--dtmf-method rfc4733|info|inband]
+                          [--codecs opus,PCMU] [--stats-interval S] [--redirect follow|report] [--seconds N] [--timeout N] [--json]
       Calls <sip-uri>, stays connected N seconds (default 5), then hangs up. Exits 0 when the call
       connected, 1 when it failed (with the SIP reason), 2 on bad input, 130/143 on SIGINT/SIGTERM
-      (hanging up first).
+      (hanging up first). --codecs offers only those codecs, in that order; --stats-interval prints
+      the call's quality (RTP, loss, jitter, RTT, MOS) every S seconds; --redirect report ends a
+      redirected call instead of following the 3xx.
     """
 
     static let spec = OptionSpec(
-        valued: Set(["listen", "play", "record", "dtmf", "seconds", "timeout"]).union(AccountOptions.valued),
+        valued: Set(["listen", "play", "record", "dtmf", "seconds", "timeout"]).union(AccountOptions.valued).union(MediaOptions.valued),
         flags: Set(["json"]).union(AccountOptions.flags), positionals: 1...1)
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
@@ -27,9 +30,13 @@ enum CallCommand {
         let record = arguments.string("record")
         let dtmf = arguments.string("dtmf")
         let account = try AccountOptions(arguments, required: false)
+        let media = try MediaOptions(arguments)
+        var configuration = listen.configuration()
+        media.apply(to: &configuration)
 
         let signals = Signals.shared
-        return try await withPhone(listen.configuration(), output: output) { phone, _, watcher in
+        return try await withPhone(configuration, output: output) { phone, _, watcher in
+            try await media.apply(to: phone)
             var from: PJSUA.Account?
             if let configuration = account.configuration {
                 let added = try await phone.addAccount(configuration)
@@ -67,7 +74,7 @@ enum CallCommand {
                 }
                 if let play { _ = try await phone.play(play, into: call, loop: true) }
                 if let record { recorder = try await phone.record(call, to: record) }
-                if let dtmf { try await phone.sendDTMF(dtmf, on: call) }
+                if let dtmf { try await phone.sendDTMF(dtmf, on: call, method: media.dtmfMethod) }
             }
             let ended = await watcher.state(of: call, in: [.disconnected], within: seconds, signals: signals)
             if ended == nil {
