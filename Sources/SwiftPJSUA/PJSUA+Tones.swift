@@ -65,11 +65,12 @@ final class ToneSource {
     /// Whether tones are still queued or playing.
     var isBusy: Bool { pjmedia_tonegen_is_busy(port) != 0 }
 
-    /// Takes the generator off the bridge and frees it.
+    /// Takes the generator off the bridge and frees it. The bridge applies a removal at its
+    /// next tick, so the pool holding the port is released later (``InbandDTMF/retire(pool:)``).
     func destroy() {
         pjsua_conf_remove_port(slot)
         pjmedia_port_destroy(port)
-        pj_pool_release(pool)
+        InbandDTMF.retire(pool: pool)
     }
 }
 
@@ -156,6 +157,7 @@ extension PJSUA {
 
     /// Releases one-shot tones that finished and tones of calls that ended.
     func releaseFinishedTones() {
+        InbandDTMF.sweep()
         for (token, source) in callMedia.tones where !source.isBusy || source.call.map({ !isLive($0) }) ?? false {
             source.destroy()
             callMedia.tones[token] = nil
@@ -169,6 +171,7 @@ extension PJSUA {
     /// Starts what the configuration asks of call media: codec preferences and statistics.
     func startCallMedia(_ configuration: Configuration) throws(PJSUAError) {
         MediaCallbacks.activate(redirectPolicy: configuration.redirectPolicy)
+        InbandDTMF.activate(configuration.detectsInbandDTMF)
         try preferCodecs(configuration.preferredCodecs)
         startStatistics(every: configuration.statisticsInterval)
     }
@@ -176,6 +179,7 @@ extension PJSUA {
     /// Releases every tone generator and stops the statistics timer (before pjsua_destroy).
     func stopCallMedia() {
         callMedia.statisticsTask?.cancel()
+        InbandDTMF.removeAll()
         for source in callMedia.tones.values { source.destroy() }
         for source in callMedia.inbandDTMF.values { source.destroy() }
         callMedia = CallMediaResources()

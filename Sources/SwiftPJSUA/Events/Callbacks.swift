@@ -73,6 +73,7 @@ enum CallbackContext {
             // A wiring scheduled while pjsua was being destroyed finds the context inactive.
             guard isActive else { return }
             AudioWiring.rewire(call)
+            InbandDTMF.wire(call)
         }
     }
 

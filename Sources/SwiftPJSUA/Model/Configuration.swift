@@ -108,6 +108,12 @@ extension PJSUA {
         public var preferredCodecs: [String] = ["opus"]
         /// What happens when an outgoing call is redirected (3xx); followed by default.
         public var redirectPolicy: RedirectPolicy = .follow
+        /// Whether DTMF tones in the received audio are recognised and published as
+        /// ``Event/dtmf(call:digit:)`` with ``DTMFMethod/inband`` (a detector of our own per
+        /// call: pjmedia has none). Off by default: speech and music can imitate a digit
+        /// ("talk-off"), and peers normally send RFC 4733. Needs a running bridge clock (a sound
+        /// device or ``AudioDeviceMode/null``).
+        public var detectsInbandDTMF = false
         /// How often a ``Event/stats(call:quality:)`` event is published for each call with
         /// active audio; nil (the default) publishes none. See ``PJSUA/setStatisticsInterval(_:)``.
         public var statisticsInterval: Duration?

@@ -6,7 +6,7 @@ enum AnswerCommand {
     static let usage = """
     usage: softphone answer [--listen <udp|tcp>:<host>:<port>] [--auto-answer CODE] [--answer-after MS] [--max-cps R]
                             [--max-calls N] [--hangup-after SECONDS] [--play FILE.wav] [--record-dir DIR]
-                            [--codecs opus,PCMU] [--stats-interval S]
+                            [--codecs opus,PCMU] [--stats-interval S] [--detect-inband]
                             [--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR] [--json | --quiet]
       Answers every incoming call with CODE (default 200; 180/183 only ring, 4xx-6xx reject), optionally
       after MS milliseconds; plays FILE into and records each call into DIR; hangs up after SECONDS;
@@ -21,7 +21,7 @@ enum AnswerCommand {
     static let spec = OptionSpec(
         valued: Set(["listen", "auto-answer", "answer-after", "max-calls", "hangup-after", "play", "record-dir", "max-cps"]).union(AccountOptions.valued)
             .union(MediaOptions.valued.subtracting(["dtmf-method", "redirect"])),
-        flags: Set(["json", "quiet", "media-thread"]).union(AccountOptions.flags))
+        flags: Set(["json", "quiet", "media-thread"]).union(AccountOptions.flags).union(MediaOptions.flags))
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
         let output = Output(json: arguments.has("json"))

@@ -7,7 +7,7 @@ enum CallCommand {
     usage: softphone call <sip-uri> [--listen <udp|tcp>:<host>:<port>]
                           [--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR]
                           [--play FILE.wav] [--record FILE.wav] [--dtmf DIGITS] [--dtmf-method rfc4733|info|inband]
-                          [--codecs opus,PCMU] [--stats-interval S] [--redirect follow|report] [--seconds N] [--timeout N] [--json]
+                          [--codecs opus,PCMU] [--stats-interval S] [--detect-inband] [--redirect follow|report] [--seconds N] [--timeout N] [--json]
       Calls <sip-uri>, stays connected N seconds (default 5), then hangs up. Exits 0 when the call
       connected, 1 when it failed (with the SIP reason), 2 on bad input, 130/143 on SIGINT/SIGTERM
       (hanging up first). --codecs offers only those codecs, in that order; --stats-interval prints
@@ -17,7 +17,7 @@ enum CallCommand {
 
     static let spec = OptionSpec(
         valued: Set(["listen", "play", "record", "dtmf", "seconds", "timeout"]).union(AccountOptions.valued).union(MediaOptions.valued),
-        flags: Set(["json"]).union(AccountOptions.flags), positionals: 1...1)
+        flags: Set(["json"]).union(AccountOptions.flags).union(MediaOptions.flags), positionals: 1...1)
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
         let output = Output(json: arguments.has("json"))

@@ -2,16 +2,19 @@ import SwiftPJSUA
 
 /// `--codecs opus,PCMU` (only these, in this order), `--stats-interval S` (a JSON `stats` line
 /// per call every S seconds), `--redirect follow|report` and, where DTMF is sent,
-/// `--dtmf-method rfc4733|info|inband`.
+/// `--dtmf-method rfc4733|info|inband`; `--detect-inband` recognises DTMF tones in the audio.
 struct MediaOptions {
     static let valued: Set<String> = ["codecs", "stats-interval", "redirect", "dtmf-method"]
+    static let flags: Set<String> = ["detect-inband"]
 
     var codecs: [String]?
     var statisticsInterval: Duration?
     var redirectPolicy = PJSUA.RedirectPolicy.follow
     var dtmfMethod = PJSUA.DTMFMethod.rfc4733
+    var detectInband = false
 
     init(_ arguments: Arguments) throws(UsageError) {
+        detectInband = arguments.has("detect-inband")
         if let list = arguments.string("codecs") {
             let ids = list.split(separator: ",").map { String($0) }
             guard !ids.isEmpty, ids.allSatisfy({ !$0.isEmpty && $0.count <= 64 }) else {
@@ -40,6 +43,7 @@ struct MediaOptions {
     func apply(to configuration: inout PJSUA.Configuration) {
         configuration.statisticsInterval = statisticsInterval
         configuration.redirectPolicy = redirectPolicy
+        configuration.detectsInbandDTMF = detectInband
     }
 
     /// Applies the codec list to a started engine.
