@@ -65,7 +65,8 @@ func onDTMFEvent(_ callID: pjsua_call_id, _ event: UnsafePointer<pjsua_dtmf_even
     let digit = Character(scalar)
     let unknown = event.duration == UInt32(bitPattern: -1)
     if event.method == PJSUA_DTMF_METHOD_SIP_INFO {
-        let duration: Duration? = unknown ? nil : .milliseconds(Int(event.duration))
+        // pjsua reports 0 for an INFO body without a Duration line.
+        let duration: Duration? = unknown || event.duration == 0 ? nil : .milliseconds(Int(event.duration))
         CallbackContext.publish(.dtmf(call: call, digit: PJSUA.DTMFDigit(digit: digit, method: .sipInfo, duration: duration)))
         return
     }

@@ -1,0 +1,145 @@
+import Foundation
+import SwiftPJSUA
+import PJSUATestSupport
+import Testing
+
+/// The 16 DTMF digits, in the order every test sends them.
+let allDTMFDigits = "0123456789*#ABCD"
+
+/// An engine on loopback with the null device (a running bridge clock) and in-band detection.
+func dtmfEngineConfiguration() -> PJSUA.Configuration {
+    var configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null)
+    configuration.detectsInbandDTMF = true
+    return configuration
+}
+
+extension EventLog {
+    /// The DTMF digits received on `call` so far, in order.
+    func digits(on call: PJSUA.Call) -> [PJSUA.DTMFDigit] {
+        all.compactMap { event in
+            if case let .dtmf(c, digit) = event, c == call { return digit }
+            return nil
+        }
+    }
+
+    /// Waits until `count` digits arrived on `call`; returns them.
+    func digits(on call: PJSUA.Call, count: Int, timeout: Duration = .seconds(15)) async throws -> [PJSUA.DTMFDigit] {
+        try await first("\(count) DTMF digits on \(call)", timeout: timeout) { _ in
+            let digits = self.digits(on: call)
+            return digits.count >= count ? digits : nil
+        }
+    }
+}
+
+/// The `dtmf` lines of a softphone's JSON output: digit, method, duration in ms (-1: unknown).
+func softphoneDigits(_ output: String) -> [(digit: String, method: String, milliseconds: Int)] {
+    jsonLines(output).compactMap { line in
+        guard line["event"] as? String == "dtmf", let digit = line["digit"] as? String, let method = line["method"] as? String else { return nil }
+        return (digit, method, line["durationMs"] as? Int ?? -1)
+    }
+}
+
+/// Waits until `process` printed `count` dtmf lines.
+func waitForSoftphoneDigits(_ process: ChildProcess, count: Int, timeout: Duration = .seconds(15)) async throws -> [(digit: String, method: String, milliseconds: Int)] {
+    let deadline = ContinuousClock.now.advanced(by: timeout)
+    while true {
+        let digits = softphoneDigits(process.output)
+        if digits.count >= count || ContinuousClock.now >= deadline { return digits }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+}
+
+@Suite("DTMF: RFC 4733, SIP INFO and in-band, both ways", .serialized)
+struct DTMFTests {
+    @Test(arguments: PJSUA.DTMFMethod.allCases)
+    func digitsSentToASecondEngineArriveCompleteInOrderWithTheirMethod(_ method: PJSUA.DTMFMethod) async throws {
+        try await withEngine(dtmfEngineConfiguration()) { phone, _, log in
+            let port = freeLoopbackPort()
+            let callee = try ChildProcess(try softphone(), ["answer", "--listen", "udp:127.0.0.1:\(port)", "--max-calls", "1",
+                                                           "--detect-inband", "--json"], name: "softphone-dtmf-\(method)")
+            try await callee.waitForOutput("\"listening\"")
+            let call = try await phone.makeCall(to: "sip:dtmf@127.0.0.1:\(port)")
+            try await log.mediaActive(call)
+            try await phone.sendDTMF(allDTMFDigits, on: call, method: method, duration: .milliseconds(120))
+            let received = try await waitForSoftphoneDigits(callee, count: allDTMFDigits.count)
+            try await phone.hangup(call)
+            #expect(received.map(\.digit).joined() == allDTMFDigits, "\(callee.output.suffix(3000))")
+            #expect(received.allSatisfy { $0.method == method.rawValue })
+            switch method {
+            case .rfc4733, .sipInfo:
+                #expect(received.allSatisfy { $0.milliseconds == 120 }, "\(received.map(\.milliseconds))")
+            case .inband:
+                // Heard in whole bridge frames: the tone's 120 ms, give or take the edges.
+                #expect(received.allSatisfy { (80...200).contains($0.milliseconds) }, "\(received.map(\.milliseconds))")
+            }
+            #expect(try await callee.waitForExit(timeout: .seconds(10)) == 0)
+        }
+    }
+
+    @Test(arguments: PJSUA.DTMFMethod.allCases)
+    func digitsFromASecondEngineArriveAsEventsWithMethodAndDuration(_ method: PJSUA.DTMFMethod) async throws {
+        try await withEngine(dtmfEngineConfiguration()) { phone, transport, log in
+            let caller = try ChildProcess(try softphone(), ["call", transport.uri(user: "ivr"), "--listen", "udp:127.0.0.1:0",
+                                                           "--dtmf", allDTMFDigits, "--dtmf-method", method.rawValue, "--seconds", "8",
+                                                           "--json"], name: "softphone-dtmf-caller-\(method)")
+            let incoming = try await log.incomingCall()
+            try await phone.answer(incoming.call)
+            let digits = try await log.digits(on: incoming.call, count: allDTMFDigits.count)
+            try await phone.hangup(incoming.call)
+            #expect(String(digits.map(\.digit)) == allDTMFDigits, "\(digits)")
+            #expect(digits.allSatisfy { $0.method == method })
+            switch method {
+            case .rfc4733, .sipInfo:
+                #expect(digits.allSatisfy { $0.duration == .milliseconds(160) }, "\(digits)")
+            case .inband:
+                #expect(digits.allSatisfy { $0.duration.map { (.milliseconds(100)...Duration.milliseconds(240)).contains($0) } ?? false }, "\(digits)")
+            }
+            _ = try await caller.waitForExit(timeout: .seconds(15))
+        }
+    }
+
+    @Test func sipInfoDigitsReachSippInOrder() async throws {
+        try await withEngine(dtmfEngineConfiguration()) { phone, _, log in
+            let peer = try sipp(["-sf", scenario("uas-dtmf-info.xml")], name: "sipp-dtmf-info")
+            let call = try await phone.makeCall(to: "sip:info@127.0.0.1:\(peer.sippPort)")
+            try await log.state(call, .confirmed)
+            try await phone.sendDTMF(allDTMFDigits, on: call, method: .sipInfo)
+            // sipp checks every Signal line; give the 16 transactions time to finish, then BYE.
+            try await Task.sleep(for: .seconds(2))
+            try await phone.hangup(call)
+            try await log.state(call, .disconnected)
+            #expect(try await peer.waitForExit() == 0, "\(peer.output.suffix(2000))")
+        }
+    }
+
+    @Test func sipInfoFromSippArrivesWithItsDuration() async throws {
+        try await withEngine(dtmfEngineConfiguration()) { phone, transport, log in
+            let peer = try sipp(["-sf", scenario("uac-dtmf-info.xml"), "-s", "ivr", "127.0.0.1:\(transport.port)"], name: "sipp-dtmf-uac")
+            let incoming = try await log.incomingCall()
+            try await phone.answer(incoming.call)
+            let digits = try await log.digits(on: incoming.call, count: 3)
+            #expect(digits == [PJSUA.DTMFDigit(digit: "5", method: .sipInfo, duration: .milliseconds(250)),
+                               PJSUA.DTMFDigit(digit: "#", method: .sipInfo, duration: .milliseconds(100)),
+                               PJSUA.DTMFDigit(digit: "A", method: .sipInfo, duration: nil)])
+            #expect(try await peer.waitForExit() == 0, "\(peer.output.suffix(2000))")
+        }
+    }
+
+    @Test func badDTMFInputIsRejectedWithATypedError() async throws {
+        try await withEngine(dtmfEngineConfiguration()) { phone, transport, log in
+            let call = try await phone.makeCall(to: transport.uri(user: "self"))
+            let incoming = try await log.incomingCall()
+            try await phone.answer(incoming.call)
+            try await log.mediaActive(call)
+            for bad in ["", "12X", String(repeating: "1", count: 65), "1\u{0}"] {
+                await #expect(throws: PJSUAError.self) { try await phone.sendDTMF(bad, on: call) }
+            }
+            await #expect(throws: PJSUAError.self) { try await phone.sendDTMF(String(repeating: "1", count: 33), on: call, method: .inband) }
+            await #expect(throws: PJSUAError.self) { try await phone.sendDTMF("1", on: call, duration: .milliseconds(10)) }
+            await #expect(throws: PJSUAError.self) { try await phone.sendDTMF("1", on: call, duration: .seconds(6)) }
+            try await phone.hangup(call)
+            try await log.state(call, .disconnected)
+            await #expect(throws: PJSUAError.self) { try await phone.sendDTMF("1", on: call) }
+        }
+    }
+}
