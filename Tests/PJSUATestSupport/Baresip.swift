@@ -29,12 +29,10 @@ public final class Baresip: @unchecked Sendable {
         public var record = false
         /// Audio codec modules loaded, in preference order (`g711`, `opus`, `g722`).
         public var codecs = ["opus", "g711"]
-        /// How baresip sends DTMF: `rtpevent` (RFC 4733), `info` (SIP INFO) or `auto`.
-        public var dtmfMode = "rtpevent"
         /// Extra config lines.
         public var extraConfig: [String] = []
 
-        /// Default options: auto-answer, Opus and G.711, RFC 4733 DTMF, silence.
+        /// Default options: auto-answer, Opus and G.711, silence.
         public init() {}
     }
 
@@ -78,7 +76,7 @@ public final class Baresip: @unchecked Sendable {
         ] + modules.map { "module \($0).so" } + options.extraConfig
         try (config.joined(separator: "\n") + "\n").write(toFile: directory + "/config", atomically: true, encoding: .utf8)
         let answer = options.autoAnswer ? "auto" : "manual"
-        let account = "<sip:\(options.user)@127.0.0.1:\(sipPort)>;answermode=\(answer);dtmfmode=\(options.dtmfMode);regint=0\n"
+        let account = "<sip:\(options.user)@127.0.0.1:\(sipPort)>;answermode=\(answer);regint=0\n"
         try account.write(toFile: directory + "/accounts", atomically: true, encoding: .utf8)
         try "".write(toFile: directory + "/contacts", atomically: true, encoding: .utf8)
         process = try ChildProcess("baresip", ["-4", "-v", "-f", directory, "-t", "\(lifetime)"], name: "baresip")
@@ -113,7 +111,8 @@ public final class Baresip: @unchecked Sendable {
     public func dial(_ uri: String) throws { try command("dial", uri) }
     /// Answers the ringing call.
     public func answer() throws { try command("accept") }
-    /// Sends DTMF digits on the current call (with the account's `dtmfmode`).
+    /// Sends DTMF digits on the current call. baresip 1.0 sends RFC 4733 telephone events only
+    /// (it receives SIP INFO digits too).
     public func sendDTMF(_ digits: String) throws { try command("sndcode", digits) }
     /// Hangs up the current call.
     public func hangup() throws { try command("hangup") }

@@ -143,3 +143,100 @@ struct DTMFTests {
         }
     }
 }
+
+/// Polls `read` until it returns at least `count` characters or the time is up.
+func waitForText(count: Int, timeout: Duration = .seconds(15), _ read: () -> String) async throws -> String {
+    let deadline = ContinuousClock.now.advanced(by: timeout)
+    while true {
+        let text = read()
+        if text.count >= count || ContinuousClock.now >= deadline { return text }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+}
+
+/// The digits the pjsua app logged as received ("Incoming DTMF on call 0: 5, using ... method").
+func pjsuaAppDigits(_ output: String) -> String {
+    var digits = ""
+    var rest = Substring(output)
+    while let range = rest.range(of: "Incoming DTMF on call ") {
+        rest = rest[range.upperBound...]
+        if let colon = rest.range(of: ": "), let digit = rest[colon.upperBound...].first { digits.append(digit) }
+    }
+    return digits
+}
+
+@Suite("DTMF interop: baresip and the pjsua app", .serialized)
+struct DTMFInteropTests {
+    @Test(arguments: [PJSUA.DTMFMethod.rfc4733, .sipInfo])
+    func ourDigitsReachBaresip(_ method: PJSUA.DTMFMethod) async throws {
+        try await withEngine(dtmfEngineConfiguration()) { phone, _, log in
+            let peer = try Baresip(lifetime: 30)
+            try await peer.waitUntilReady()
+            let call = try await phone.makeCall(to: peer.uri)
+            try await log.mediaActive(call)
+            try await phone.sendDTMF(allDTMFDigits, on: call, method: method)
+            let heard = try await waitForText(count: allDTMFDigits.count) { peer.receivedDTMF }
+            try await phone.hangup(call)
+            #expect(heard == allDTMFDigits, "\(peer.process.output.suffix(3000))")
+        }
+    }
+
+    /// baresip 1.0 sends RFC 4733 only (it has no SIP INFO sending).
+    @Test func baresipDigitsArriveAsRFC4733Events() async throws {
+        try await withEngine(dtmfEngineConfiguration()) { phone, transport, log in
+            let peer = try Baresip(lifetime: 30)
+            try await peer.waitUntilReady()
+            try peer.dial(transport.uri(user: "ivr"))
+            let incoming = try await log.incomingCall()
+            try await phone.answer(incoming.call)
+            try await log.mediaActive(incoming.call)
+            try await Task.sleep(for: .milliseconds(300))
+            try peer.sendDTMF(allDTMFDigits)
+            let digits = try await log.digits(on: incoming.call, count: allDTMFDigits.count)
+            try await phone.hangup(incoming.call)
+            #expect(String(digits.map(\.digit)) == allDTMFDigits, "\(digits)\n\(peer.process.output.suffix(2000))")
+            #expect(digits.allSatisfy { $0.method == .rfc4733 && $0.duration != nil })
+        }
+    }
+
+    /// The pjsua app is driven inline (auto-answer, null audio) until the shared launcher exists.
+    @Test(arguments: [PJSUA.DTMFMethod.rfc4733, .sipInfo])
+    func ourDigitsReachThePjsuaApp(_ method: PJSUA.DTMFMethod) async throws {
+        try await withEngine(dtmfEngineConfiguration()) { phone, _, log in
+            let port = freeLoopbackPort()
+            // The legacy console (stdin held open by `sleep`) logs to stdout, where the CLI mode
+            // would not; stdbuf because stdio buffers it fully when it is not a terminal.
+            let command = "sleep 40 | stdbuf -oL \(try ChildProcess.locate("pjsua")) --null-audio --auto-answer=200 --local-port=\(port) "
+                + "--bound-addr=127.0.0.1 --no-tcp --log-level=3 --app-log-level=3"
+            let app = try ChildProcess("/bin/sh", ["-c", command], name: "pjsua-app-dtmf")
+            try await app.waitForOutput("initialized", timeout: .seconds(10))
+            try await Task.sleep(for: .milliseconds(300))
+            let call = try await phone.makeCall(to: "sip:app@127.0.0.1:\(port)")
+            try await log.mediaActive(call)
+            try await phone.sendDTMF(allDTMFDigits, on: call, method: method)
+            let heard = try await waitForText(count: allDTMFDigits.count) { pjsuaAppDigits(app.output) }
+            try await phone.hangup(call)
+            #expect(heard == allDTMFDigits, "\(app.output.suffix(3000))")
+            #expect(app.output.contains(method == .rfc4733 ? "using RFC2833 method" : "using SIP INFO method"))
+        }
+    }
+
+    /// The pjsua app's console commands `#` (RFC 2833) and `*` (SIP INFO), piped in.
+    @Test(arguments: [PJSUA.DTMFMethod.rfc4733, .sipInfo])
+    func pjsuaAppDigitsArriveWithTheirMethod(_ method: PJSUA.DTMFMethod) async throws {
+        try await withEngine(dtmfEngineConfiguration()) { phone, transport, log in
+            let port = freeLoopbackPort()
+            let key = method == .rfc4733 ? "#" : "*"
+            let script = "(sleep 2; echo '\(key)'; sleep 0.3; echo '\(allDTMFDigits)'; sleep 6; echo h; sleep 0.5; echo q) | "
+                + "pjsua --null-audio --local-port=\(port) --bound-addr=127.0.0.1 --no-tcp --log-level=3 \(transport.uri(user: "ivr"))"
+            let app = try ChildProcess("/bin/sh", ["-c", script], name: "pjsua-app-dtmf-caller")
+            let incoming = try await log.incomingCall()
+            try await phone.answer(incoming.call)
+            let digits = try await log.digits(on: incoming.call, count: allDTMFDigits.count)
+            #expect(String(digits.map(\.digit)) == allDTMFDigits, "\(digits)\n\(app.output.suffix(2000))")
+            #expect(digits.allSatisfy { $0.method == method })
+            try? await phone.hangup(incoming.call)
+            _ = try? await app.waitForExit(timeout: .seconds(15))
+        }
+    }
+}
