@@ -96,7 +96,9 @@ func onCallRedirected(_ callID: pjsua_call_id, _ target: UnsafePointer<pjsip_uri
     CallbackContext.publish(.redirected(call: callHandle(callID), target: uri, status: status, followed: policy == .follow))
     switch policy {
     case .follow: return PJSIP_REDIRECT_ACCEPT
-    case .report: return PJSIP_REDIRECT_STOP
+    // REJECT rather than STOP: pjsip_inv_process_redirect ends a STOPped call with 487 Request
+    // Terminated, while rejecting every target (each reported) lets it end with the 3xx itself.
+    case .report: return PJSIP_REDIRECT_REJECT
     case .ask: return PJSIP_REDIRECT_PENDING
     }
 }

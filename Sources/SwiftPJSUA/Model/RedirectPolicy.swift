@@ -5,8 +5,9 @@ extension PJSUA {
         /// Re-sends the INVITE to each target in turn until one answers (the default, what a
         /// phone does). The corresponding C constant is `PJSIP_REDIRECT_ACCEPT`.
         case follow
-        /// Does not follow: the call ends with the 3xx as its last status, after the event
-        /// names the target. The corresponding C constant is `PJSIP_REDIRECT_STOP`.
+        /// Does not follow: every target is reported, then the call ends with the 3xx as its
+        /// last status. The corresponding C constant is `PJSIP_REDIRECT_REJECT` (for each
+        /// target; `PJSIP_REDIRECT_STOP` would end the call with 487 instead).
         case report
         /// Holds the call until the app decides with ``PJSUA/followRedirect(_:_:)`` (a user
         /// confirming "call this other number?"). The corresponding C constant is
