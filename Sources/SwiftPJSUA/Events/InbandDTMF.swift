@@ -20,7 +20,7 @@ enum InbandDTMF {
     nonisolated(unsafe) private static var enabled = false  // guarded by `lock`
     nonisolated(unsafe) private static var attachments: [PJSUA.Call: Attachment] = [:]  // guarded by `lock`
     /// Pools of removed ports, released a while later: the bridge applies a removal at its next
-    /// tick, and may touch the port until then (see KNOWN-LIMITS, KL-DTMF-1).
+    /// tick, and may touch the port until then (KL-14).
     nonisolated(unsafe) private static var retired: [(pool: UnsafeMutablePointer<pj_pool_t>, at: ContinuousClock.Instant)] = []  // guarded by `lock`
 
     static func activate(_ detect: Bool) {
