@@ -176,13 +176,7 @@ public final class Baresip: @unchecked Sendable {
     private func connectControl() throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ChildProcessError("socket: errno \(errno)") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(controlPort).bigEndian
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
+        let connected = withLoopbackAddress(port: controlPort) { address, length in connect(fd, address, length) }
         guard connected == 0 else {
             close(fd)
             throw ChildProcessError("cannot connect to baresip's control port")

@@ -7,12 +7,7 @@ import Testing
 struct CodecTests {
     @Test func twoEnginesNegotiateOpusByDefault() async throws {
         try await withEngine { phone, _, log in
-            let port = freeLoopbackPort()
-            let callee = try ChildProcess(try softphone(), ["answer", "--listen", "udp:127.0.0.1:\(port)", "--max-calls", "1", "--json"],
-                                          name: "softphone-codec")
-            try await callee.waitForOutput("\"listening\"")
-            let call = try await phone.makeCall(to: "sip:codec@127.0.0.1:\(port)")
-            try await log.mediaActive(call)
+            let (call, callee) = try await callAnsweringSoftphone(phone, log, name: "codec")
             let quality = try await phone.quality(of: call)
             try await phone.hangup(call)
             #expect(quality.codec.lowercased() == "opus/48000", "\(quality.codec)")

@@ -49,17 +49,24 @@ func waitForSoftphoneDigits(_ process: ChildProcess, count: Int, timeout: Durati
     }
 }
 
+/// Starts `softphone answer` (one call, JSON output, plus `extra`) on a free port, calls it from
+/// `phone` and waits for the call's audio; returns the call and the answering process.
+func callAnsweringSoftphone(_ phone: PJSUA, _ log: EventLog, extra: [String] = [], name: String) async throws -> (call: PJSUA.Call, callee: ChildProcess) {
+    let port = freeLoopbackPort()
+    let callee = try ChildProcess(try softphone(), ["answer", "--listen", "udp:127.0.0.1:\(port)", "--max-calls", "1", "--json"] + extra,
+                                  name: name)
+    try await callee.waitForOutput("\"listening\"")
+    let call = try await phone.makeCall(to: "sip:\(name)@127.0.0.1:\(port)")
+    try await log.mediaActive(call)
+    return (call, callee)
+}
+
 @Suite("DTMF: RFC 4733, SIP INFO and in-band, both ways", .serialized)
 struct DTMFTests {
     @Test(arguments: PJSUA.DTMFMethod.allCases)
     func digitsSentToASecondEngineArriveCompleteInOrderWithTheirMethod(_ method: PJSUA.DTMFMethod) async throws {
         try await withEngine(dtmfEngineConfiguration()) { phone, _, log in
-            let port = freeLoopbackPort()
-            let callee = try ChildProcess(try softphone(), ["answer", "--listen", "udp:127.0.0.1:\(port)", "--max-calls", "1",
-                                                           "--detect-inband", "--json"], name: "softphone-dtmf-\(method)")
-            try await callee.waitForOutput("\"listening\"")
-            let call = try await phone.makeCall(to: "sip:dtmf@127.0.0.1:\(port)")
-            try await log.mediaActive(call)
+            let (call, callee) = try await callAnsweringSoftphone(phone, log, extra: ["--detect-inband"], name: "dtmf-\(method)")
             try await phone.sendDTMF(allDTMFDigits, on: call, method: method, duration: .milliseconds(120))
             let received = try await waitForSoftphoneDigits(callee, count: allDTMFDigits.count)
             try await phone.hangup(call)

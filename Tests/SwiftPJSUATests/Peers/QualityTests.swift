@@ -7,12 +7,7 @@ import Testing
 struct QualityTests {
     @Test func aFiveSecondCallReportsPacketsNoLossARoundTripAndAGoodMOS() async throws {
         try await withEngine { phone, _, log in
-            let port = freeLoopbackPort()
-            let callee = try ChildProcess(try softphone(), ["answer", "--listen", "udp:127.0.0.1:\(port)", "--max-calls", "1", "--json"],
-                                          name: "softphone-quality")
-            try await callee.waitForOutput("\"listening\"")
-            let call = try await phone.makeCall(to: "sip:quality@127.0.0.1:\(port)")
-            try await log.mediaActive(call)
+            let (call, callee) = try await callAnsweringSoftphone(phone, log, name: "quality")
             try await phone.setStatisticsInterval(.milliseconds(500))
             // pjmedia sends RTCP every 5 s (PJMEDIA_RTCP_INTERVAL, randomised): wait for the round trip.
             var quality = try await phone.quality(of: call)

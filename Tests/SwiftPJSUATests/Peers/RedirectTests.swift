@@ -25,17 +25,22 @@ struct RedirectTests {
         }
     }
 
+    /// The followed call reaches the second sipp, is hung up, and both sipps finish cleanly.
+    private func talkToTheNewTarget(_ phone: PJSUA, _ log: EventLog, _ call: PJSUA.Call, _ redirector: ChildProcess, _ target: ChildProcess) async throws {
+        try await log.state(call, .confirmed)
+        try await phone.hangup(call)
+        try await log.state(call, .disconnected)
+        #expect(try await redirector.waitForExit() == 0, "\(redirector.output.suffix(2000))")
+        #expect(try await target.waitForExit() == 0, "\(target.output.suffix(2000))")
+    }
+
     @Test func a302IsFollowedByDefault() async throws {
         try await redirect(.follow) { phone, log, call, redirector, target in
             let event = try await redirected(log, call)
             #expect(event.target.contains("moved@127.0.0.1:\(target.sippPort)"), "\(event.target)")
             #expect(event.status.code == 302)
             #expect(event.followed)
-            try await log.state(call, .confirmed)
-            try await phone.hangup(call)
-            try await log.state(call, .disconnected)
-            #expect(try await redirector.waitForExit() == 0, "\(redirector.output.suffix(2000))")
-            #expect(try await target.waitForExit() == 0, "\(target.output.suffix(2000))")
+            try await talkToTheNewTarget(phone, log, call, redirector, target)
         }
     }
 
@@ -59,11 +64,7 @@ struct RedirectTests {
             try await Task.sleep(for: .milliseconds(300))
             #expect(!log.states(of: call).contains(.disconnected))
             try await phone.followRedirect(call, true)
-            try await log.state(call, .confirmed)
-            try await phone.hangup(call)
-            try await log.state(call, .disconnected)
-            #expect(try await redirector.waitForExit() == 0, "\(redirector.output.suffix(2000))")
-            #expect(try await target.waitForExit() == 0, "\(target.output.suffix(2000))")
+            try await talkToTheNewTarget(phone, log, call, redirector, target)
         }
     }
 
