@@ -247,3 +247,41 @@ struct DTMFInteropTests {
         }
     }
 }
+
+@Suite("The baresip launcher")
+struct BaresipLauncherTests {
+    /// baresip plays a WAV into the call and records what it hears (sndfile); it hangs up on command.
+    @Test func baresipPlaysRecordsAndHangsUp() async throws {
+        let directory = NSTemporaryDirectory() + "baresip-audio-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // G.711 only: aufile needs the codec's rate (8 kHz mono) and does not loop.
+        try WAVFile.tone(frequency: 600, seconds: 20, sampleRate: 8000, amplitude: 0.3).write(to: directory + "/prompt.wav")
+        try WAVFile.tone(frequency: 1000, seconds: 5).write(to: directory + "/ours.wav")
+        var options = Baresip.Options()
+        options.codecs = ["g711"]
+        options.play = directory + "/prompt.wav"
+        options.record = true
+        let peer = try Baresip(options, lifetime: 30)
+        try await peer.waitUntilReady()
+        try await withEngine { phone, _, log in
+            let call = try await phone.makeCall(to: peer.uri)
+            try await log.mediaActive(call)
+            let recorder = try await phone.record(call, to: directory + "/heard.wav")
+            _ = try await phone.play(directory + "/ours.wav", into: call, loop: true)
+            try await Task.sleep(for: .milliseconds(1500))
+            try await phone.stop(recorder)
+            try peer.hangup()
+            try await log.state(call, .disconnected)
+        }
+        let heard = try WAVFile(contentsOf: directory + "/heard.wav")
+        let steady = WAVFile(sampleRate: heard.sampleRate, samples: Array(heard.samples.dropFirst(heard.sampleRate / 2)))
+        #expect(abs(steady.dominantFrequency() - 600) <= 20, "we heard \(steady.dominantFrequency()) Hz")
+        // sndfile writes dump-<call>-enc.wav (sent) and dump-<call>-dec.wav (received).
+        let files = try FileManager.default.contentsOfDirectory(atPath: peer.recordingDirectory)
+        let received = try #require(files.first { $0.hasPrefix("dump-") && $0.hasSuffix("-dec.wav") }, "\(files)")
+        let recording = try WAVFile(contentsOf: peer.recordingDirectory + "/" + received)
+        let tail = WAVFile(sampleRate: recording.sampleRate, samples: Array(recording.samples.dropFirst(recording.sampleRate / 2)))
+        #expect(abs(tail.dominantFrequency() - 1000) <= 20, "baresip heard \(tail.dominantFrequency()) Hz")
+    }
+}
