@@ -74,16 +74,6 @@ final class ToneSource {
     }
 }
 
-/// The engine's tone generators and statistics timer; actor state of ``PJSUA``.
-struct CallMediaResources {
-    /// Tones started with ``PJSUA/playTone(_:on:)``, by token.
-    var tones: [UInt: ToneSource] = [:]
-    /// One in-band DTMF generator per call that sent in-band digits.
-    var inbandDTMF: [PJSUA.Call: ToneSource] = [:]
-    /// The task publishing ``PJSUA/Event/stats(call:quality:)``.
-    var statisticsTask: Task<Void, Never>?
-}
-
 extension PJSUA {
     /// Plays a tone into a call (the remote party hears it) or, with no call, to the local
     /// sound device (the user hears it: ringback while the far end rings, keypad feedback).
@@ -165,30 +155,6 @@ extension PJSUA {
         for (call, source) in callMedia.inbandDTMF where !isLive(call) {
             source.destroy()
             callMedia.inbandDTMF[call] = nil
-        }
-    }
-
-    /// Starts what the configuration asks of call media: codec preferences and statistics.
-    func startCallMedia(_ configuration: Configuration) throws(PJSUAError) {
-        MediaCallbacks.activate(redirectPolicy: configuration.redirectPolicy)
-        InbandDTMF.activate(configuration.detectsInbandDTMF)
-        try preferCodecs(configuration.preferredCodecs)
-        startStatistics(every: configuration.statisticsInterval)
-    }
-
-    /// Releases every tone generator and stops the statistics timer (before pjsua_destroy).
-    func stopCallMedia() {
-        callMedia.statisticsTask?.cancel()
-        InbandDTMF.removeAll()
-        for source in callMedia.tones.values { source.destroy() }
-        for source in callMedia.inbandDTMF.values { source.destroy() }
-        callMedia = CallMediaResources()
-    }
-
-    static func validateCallMedia(_ configuration: Configuration) throws(PJSUAError) {
-        if let interval = configuration.statisticsInterval { try validateStatisticsInterval(interval) }
-        for id in configuration.preferredCodecs {
-            try Validation.headerValue(id, what: "codec id", maxLength: 64)
         }
     }
 }
