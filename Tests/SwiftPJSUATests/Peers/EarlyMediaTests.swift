@@ -55,4 +55,26 @@ struct EarlyMediaTests {
         let steady = WAVFile(sampleRate: heard.sampleRate, samples: Array(heard.samples.dropFirst(heard.sampleRate / 4)))
         #expect(abs(steady.dominantFrequency() - 1000) <= 20, "heard \(steady.dominantFrequency()) Hz at \(steady.rmsLevel)")
     }
+
+    /// Our own early media: answering with 183 sends audio (a ringback tone here) before the 200.
+    @Test func answeringWith183SendsEarlyMediaToTheCaller() async throws {
+        try await withEngine { phone, transport, log in
+            let call = try await phone.makeCall(to: transport.uri(user: "early"))
+            let callee = try await log.incomingCall().call
+            try await phone.answer(callee, code: 183)
+            try await log.state(call, .early)
+            try await log.mediaActive(call)
+            try await log.mediaActive(callee)
+            let tone = try await phone.playTone(.ringback, on: callee)
+            try await Task.sleep(for: .milliseconds(600))
+            let early = try await phone.quality(of: call)
+            #expect(try await phone.info(call).state == .early)
+            #expect(early.received.packets > 10, "\(early)")
+            try await phone.stopTone(tone)
+            try await phone.answer(callee)
+            try await log.state(call, .confirmed)
+            try await phone.hangup(call)
+            try await log.state(call, .disconnected)
+        }
+    }
 }
