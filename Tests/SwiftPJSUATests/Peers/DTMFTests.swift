@@ -262,9 +262,11 @@ struct BaresipLauncherTests {
         options.codecs = ["g711"]
         options.play = directory + "/prompt.wav"
         options.record = true
-        let peer = try Baresip(options, lifetime: 30)
-        try await peer.waitUntilReady()
-        try await withEngine { phone, _, log in
+        // Started once this test holds the engine turn: baresip's lifetime must not run out while
+        // other suites' engines run.
+        let peer = try await withEngine { phone, _, log in
+            let peer = try Baresip(options, lifetime: 30)
+            try await peer.waitUntilReady()
             let call = try await phone.makeCall(to: peer.uri)
             try await log.mediaActive(call)
             let recorder = try await phone.record(call, to: directory + "/heard.wav")
@@ -273,6 +275,7 @@ struct BaresipLauncherTests {
             try await phone.stop(recorder)
             try peer.hangup()
             try await log.state(call, .disconnected)
+            return peer
         }
         let heard = try WAVFile(contentsOf: directory + "/heard.wav")
         let steady = WAVFile(sampleRate: heard.sampleRate, samples: Array(heard.samples.dropFirst(heard.sampleRate / 2)))
