@@ -252,8 +252,7 @@ struct DTMFInteropTests {
 struct BaresipLauncherTests {
     /// baresip plays a WAV into the call and records what it hears (sndfile); it hangs up on command.
     @Test func baresipPlaysRecordsAndHangsUp() async throws {
-        let directory = NSTemporaryDirectory() + "baresip-audio-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // G.711 only: aufile needs the codec's rate (8 kHz mono) and does not loop.
         try WAVFile.tone(frequency: 600, seconds: 20, sampleRate: 8000, amplitude: 0.3).write(to: directory + "/prompt.wav")

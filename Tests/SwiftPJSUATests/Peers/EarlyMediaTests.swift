@@ -25,8 +25,7 @@ func muLawTone(seconds: Double, frequency: Double = 1000) -> Data {
 @Suite("Early media (183 with SDP)")
 struct EarlyMediaTests {
     @Test func audioOfA183ArrivesBeforeTheCallIsAnswered() async throws {
-        let directory = NSTemporaryDirectory() + "early-media-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try muLawTone(seconds: 2).write(to: URL(fileURLWithPath: directory + "/tone.ulaw"))
         let template = try #require(readText(scenario("uas-183-early-media.xml")))

@@ -24,8 +24,7 @@ struct ToneTests {
     }
 
     @Test func ringbackIntoACallSoundsAt440And480Hz() async throws {
-        let directory = NSTemporaryDirectory() + "tones-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try await withEngine { phone, transport, log in
             let call = try await phone.makeCall(to: transport.uri(user: "ringback"))
