@@ -25,6 +25,7 @@ const int32_t cpjsua_status_etimedout = PJ_ETIMEDOUT;
 const int32_t cpjsua_status_enotfound = PJ_ENOTFOUND;
 const int32_t cpjsua_status_ebusy = PJ_EBUSY;
 const int32_t cpjsua_status_sip_ebusy = PJSIP_EBUSY;
+const int32_t cpjsua_status_sip_esessionterminated = PJSIP_ESESSIONTERMINATED;
 const int32_t cpjsua_status_einval = PJ_EINVAL;
 const int32_t cpjsua_status_tls_ecertverif = PJSIP_TLS_ECERTVERIF;
 const int32_t cpjsua_status_esessioninsecure = PJSIP_ESESSIONINSECURE;

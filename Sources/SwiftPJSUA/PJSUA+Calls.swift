@@ -89,21 +89,6 @@ extension PJSUA {
         }
     }
 
-    /// Sends DTMF digits on a call (RFC 4733 telephone events). Digits: 0-9, *, #, A-D.
-    ///
-    /// Drives `pjsua_call_dial_dtmf()`.
-    public func sendDTMF(_ digits: String, on call: Call) throws {
-        let slot = try resolve(call)
-        let allowed = Set("0123456789*#ABCDabcd")
-        guard !digits.isEmpty, digits.count <= 64, digits.allSatisfy({ allowed.contains($0) }) else {
-            throw PJSUAError(.invalidArgument, "DTMF digits \(Validation.quoted(digits)) must be 1...64 of 0-9, *, #, A-D")
-        }
-        try withCStringArena { arena throws(PJSUAError) in
-            var value = arena.pj(digits)
-            try check(pjsua_call_dial_dtmf(slot, &value), "cannot send DTMF on \(call)")
-        }
-    }
-
     /// Puts a call on hold (re-INVITE with `a=sendonly`); the call's media state becomes
     /// ``MediaState/localHold``.
     ///

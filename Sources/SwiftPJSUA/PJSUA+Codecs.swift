@@ -11,7 +11,8 @@ extension PJSUA {
         public var description: String { "\(id) (priority \(priority))" }
     }
 
-    /// The audio codecs available, with their priorities.
+    /// The audio codecs available, with their priorities, most preferred first (the order of
+    /// the SDP offer; codecs with priority 0 are disabled and not offered).
     ///
     /// Drives `pjsua_enum_codecs()`.
     public func codecs() throws -> [Codec] {
@@ -20,6 +21,7 @@ extension PJSUA {
         var count = UInt32(infos.count)
         try check(pjsua_enum_codecs(&infos, &count), "pjsua_enum_codecs")
         return infos.prefix(Int(count)).map { Codec(id: String(pj: $0.codec_id), priority: Int($0.priority)) }
+            .enumerated().sorted { ($0.element.priority, -$0.offset) > ($1.element.priority, -$1.offset) }.map(\.element)
     }
 
     /// Sets a codec's priority; 0 disables it. `id` may be a prefix such as `PCMU` (PJMEDIA's
@@ -51,36 +53,20 @@ extension PJSUA {
         }
     }
 
-    /// Statistics of a call's audio stream.
-    public struct MediaStatistics: Sendable, Hashable {
-        /// The codec in use, e.g. `PCMU/8000`.
-        public let codec: String
-        /// RTP packets sent.
-        public let packetsSent: Int
-        /// RTP packets received.
-        public let packetsReceived: Int
-        /// Received packets lost.
-        public let packetsLost: Int
-        /// Mean receive jitter in microseconds.
-        public let jitterMicroseconds: Int
-    }
-
-    /// The codec and RTP statistics of a call's audio.
-    ///
-    /// Drives `pjsua_call_get_stream_info()` and `pjsua_call_get_stream_stat()`.
-    public func mediaStatistics(_ call: Call) throws -> MediaStatistics {
-        let slot = call.slot
-        guard let index = try withLiveCallInfo(call, { info in audioMedia(info).first.map { UInt32($0.index) } }) else {
-            throw PJSUAError(.mediaNotActive, "\(call) has no audio stream")
+    /// Puts `ids` (those the build has) ahead of every other codec, in order, leaving the rest
+    /// enabled behind them: ``Configuration/preferredCodecs`` at start.
+    func preferCodecs(_ ids: [String]) throws(PJSUAError) {
+        guard !ids.isEmpty else { return }
+        var infos = [pjsua_codec_info](repeating: pjsua_codec_info(), count: 64)
+        var count = UInt32(infos.count)
+        try check(pjsua_enum_codecs(&infos, &count), "pjsua_enum_codecs")
+        let known = infos.prefix(Int(count)).map { String(pj: $0.codec_id).lowercased() }
+        // PJMEDIA_CODEC_PRIO_HIGHEST is 255; pjmedia's own defaults stay below 255 - ids.count.
+        for (index, id) in ids.enumerated() where known.contains(where: { $0.hasPrefix(id.lowercased()) }) {
+            try withCStringArena { arena throws(PJSUAError) in
+                var codec = arena.pj(id)
+                try check(pjsua_codec_set_priority(&codec, UInt8(255 - index)), "cannot prefer codec \(Validation.quoted(id))")
+            }
         }
-        var stream = pjsua_stream_info()
-        try check(pjsua_call_get_stream_info(slot, index, &stream), "pjsua_call_get_stream_info")
-        var stat = pjsua_stream_stat()
-        try check(pjsua_call_get_stream_stat(slot, index, &stat), "pjsua_call_get_stream_stat")
-        let format = stream.info.aud.fmt
-        return MediaStatistics(
-            codec: "\(String(pj: format.encoding_name))/\(format.clock_rate)",
-            packetsSent: Int(stat.rtcp.tx.pkt), packetsReceived: Int(stat.rtcp.rx.pkt),
-            packetsLost: Int(stat.rtcp.rx.loss), jitterMicroseconds: Int(stat.rtcp.rx.jitter.mean))
     }
 }

@@ -23,6 +23,8 @@ public actor PJSUA {
     var defaultAccount: Account?
     var players: [Int32: UInt] = [:]
     var recorders: [Int32: UInt] = [:]
+    /// Tone generators, in-band DTMF senders and the statistics timer (PJSUA+Tones, +Quality).
+    var callMedia = CallMediaResources()
 
     /// The number of pjsua worker threads. Invariant 1: pjsua's worker threads pump SIP and media
     /// events; the executor thread does not poll. With 0, no callback would ever fire. Not a knob.
@@ -118,6 +120,7 @@ public actor PJSUA {
             try ReferWatcher.install()
             try check(pjsua_start(), "pjsua_start")
             try setAudioDevice(configuration.audioDevice)
+            try startCallMedia(configuration)
             defaultAccount = try addLocalAccount(on: transport)
             phase = .running
             return transport
@@ -158,6 +161,7 @@ public actor PJSUA {
         while pjsua_call_get_count() > 0 && ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(5))
         }
+        stopCallMedia()
         for (id, _) in players { pjsua_player_destroy(id) }
         for (id, _) in recorders { pjsua_recorder_destroy(id) }
         players = [:]
@@ -248,6 +252,7 @@ public actor PJSUA {
         try configuration.nat.validate()
         try validate(configuration.tls)
         try configuration.srtp.validate()
+        try validateCallMedia(configuration)
         if let code = configuration.autoAnswerCode, !Configuration.canAutoAnswer(with: code) {
             throw PJSUAError(.invalidArgument, "autoAnswerCode \(code) must be 180, 183, 200 or a final error status (300...699)")
         }

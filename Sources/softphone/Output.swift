@@ -38,7 +38,9 @@ struct Output: Sendable {
                                   "unregistration": state.isUnregistration],
                  human: "\(account) \(state)")
         case let .dtmf(call, digit):
-            emit("dtmf", ["call": call.description, "digit": String(digit)], human: "\(call) DTMF \(digit)")
+            emit("dtmf", ["call": call.description, "digit": String(digit.digit), "method": digit.method.rawValue,
+                          "durationMs": digit.duration.map { Int($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) } ?? -1],
+                 human: "\(call) DTMF \(digit)")
         case let .transferStatus(call, status, isFinal):
             emit("transfer", ["kind": "status", "call": call.description, "code": status.code, "reason": status.reason, "final": isFinal],
                  human: "\(call) transfer \(status)\(isFinal ? " (final)" : "")")
@@ -65,6 +67,11 @@ struct Output: Sendable {
             emit("tls", ["remote": connection.remote, "connected": connection.isConnected, "problems": connection.problems.description,
                          "error": connection.error.map { "\($0.code)" } ?? "", "message": connection.error?.message ?? ""],
                  human: connection.description)
+        case let .stats(call, quality):
+            emit(quality: quality, of: call)
+        case let .redirected(call, target, status, followed):
+            emit("redirected", ["call": call.description, "target": target, "code": status.code, "reason": status.reason, "followed": followed],
+                 human: "\(call) redirected (\(status)) to \(target)\(followed ? ", following" : "")")
         }
     }
 
@@ -91,12 +98,19 @@ struct Output: Sendable {
              human: "\(call) media \(path)")
     }
 
-    /// Prints RTP statistics of a call.
-    func emit(statistics: PJSUA.MediaStatistics, of call: PJSUA.Call) {
-        emit("stats", ["call": call.description, "codec": statistics.codec, "packetsSent": statistics.packetsSent,
-                       "packetsReceived": statistics.packetsReceived, "packetsLost": statistics.packetsLost,
-                       "jitterUs": statistics.jitterMicroseconds],
-             human: "\(call) codec \(statistics.codec), RTP sent \(statistics.packetsSent), received \(statistics.packetsReceived), lost \(statistics.packetsLost), jitter \(statistics.jitterMicroseconds) us")
+    /// Prints the quality figures of a call.
+    func emit(quality: PJSUA.CallQuality, of call: PJSUA.Call) {
+        let milliseconds: (Duration?) -> Double = { duration in
+            guard let duration else { return -1 }
+            return (Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15 * 10).rounded() / 10
+        }
+        let mos = (quality.mos * 100).rounded() / 100
+        emit("stats", ["call": call.description, "codec": quality.codec, "packetsSent": quality.sent.packets,
+                       "packetsReceived": quality.received.packets, "bytesSent": quality.sent.bytes, "bytesReceived": quality.received.bytes,
+                       "lostSent": quality.sent.packetsLost, "lostReceived": quality.received.packetsLost,
+                       "jitterMs": milliseconds(quality.received.meanJitter), "rttMs": milliseconds(quality.roundTripTime),
+                       "rFactor": (quality.rFactor * 10).rounded() / 10, "mos": mos],
+             human: "\(call) codec \(quality.codec), RTP sent \(quality.sent.packets) (lost \(quality.sent.packetsLost)), received \(quality.received.packets) (lost \(quality.received.packetsLost)), jitter \(milliseconds(quality.received.meanJitter)) ms, RTT \(milliseconds(quality.roundTripTime)) ms, MOS \(mos)")
     }
 
     private static let lock = NSLock()

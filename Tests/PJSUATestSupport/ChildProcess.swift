@@ -191,6 +191,17 @@ public final class LoopbackSocket {
     deinit { close(descriptor) }
 }
 
+/// Runs `body` with the socket address 127.0.0.1:`port`.
+public func withLoopbackAddress<T>(port: Int, _ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T {
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = UInt16(port).bigEndian
+    return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+}
+
 /// A loopback port that was free a moment ago (0 if no socket could be bound at all).
 public func freeLoopbackPort(udp: Bool = true) -> Int {
     (try? LoopbackSocket(udp: udp))?.port ?? 0

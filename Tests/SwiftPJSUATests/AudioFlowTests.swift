@@ -20,7 +20,7 @@ struct AudioFlowTests {
             try await phone.answer(callee)
             try await log.mediaActive(caller)
             try await log.mediaActive(callee)
-            let statistics = try await phone.mediaStatistics(caller)
+            let statistics = try await phone.quality(of: caller)
             #expect(statistics.codec.lowercased().hasPrefix(codec.lowercased()))
 
             let recorder = try await phone.record(callee, to: recordingPath)

@@ -11,7 +11,7 @@ struct EventHubTests {
         let hub = EventHub()
         let stop = Box<Bool>()
         let published = Box<Int>()
-        let event = PJSUA.Event.dtmf(call: PJSUA.Call(slot: 0, token: 1), digit: "1")
+        let event = PJSUA.Event.dtmf(call: PJSUA.Call(slot: 0, token: 1), digit: PJSUA.DTMFDigit(digit: "1", method: .rfc4733, duration: nil))
         let publisher = Thread {
             var count = 0
             while stop.value != true {

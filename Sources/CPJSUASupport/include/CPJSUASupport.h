@@ -34,6 +34,7 @@ extern const int32_t cpjsua_status_etimedout;        /* PJ_ETIMEDOUT */
 extern const int32_t cpjsua_status_enotfound;        /* PJ_ENOTFOUND */
 extern const int32_t cpjsua_status_ebusy;            /* PJ_EBUSY */
 extern const int32_t cpjsua_status_sip_ebusy;        /* PJSIP_EBUSY */
+extern const int32_t cpjsua_status_sip_esessionterminated; /* PJSIP_ESESSIONTERMINATED */
 extern const int32_t cpjsua_status_einval;           /* PJ_EINVAL */
 extern const int32_t cpjsua_status_tls_ecertverif;   /* PJSIP_TLS_ECERTVERIF: a peer's certificate was refused */
 extern const int32_t cpjsua_status_esessioninsecure; /* PJSIP_ESESSIONINSECURE: SRTP needs secure signalling */

@@ -4,6 +4,6 @@ extension PJSUA {
     /// callback-to-consumer latency; not for applications.
     @_spi(Benchmarks)
     public nonisolated func publishProbeEvent() {
-        CallbackContext.publish(.dtmf(call: Call(slot: -1, token: 0), digit: "P"))
+        CallbackContext.publish(.dtmf(call: Call(slot: -1, token: 0), digit: DTMFDigit(digit: "P", method: .rfc4733, duration: nil)))
     }
 }

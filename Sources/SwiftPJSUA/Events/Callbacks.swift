@@ -73,6 +73,7 @@ enum CallbackContext {
             // A wiring scheduled while pjsua was being destroyed finds the context inactive.
             guard isActive else { return }
             AudioWiring.rewire(call)
+            InbandDTMF.wire(call)
         }
     }
 
@@ -125,12 +126,13 @@ enum CallbackContext {
         config.cb.on_call_state = onCallState
         config.cb.on_call_media_state = onCallMediaState
         config.cb.on_reg_state2 = onRegState
-        config.cb.on_dtmf_digit2 = onDTMFDigit
         TransferContext.install(into: &config)
         config.cb.on_ip_change_progress = onIPChangeProgress
         config.cb.on_pager2 = onPagerReceived
         config.cb.on_pager_status2 = onPagerStatus
         config.cb.on_transport_state = onTransportState
+        config.cb.on_dtmf_event = onDTMFEvent
+        config.cb.on_call_redirected = onCallRedirected
         logging.cb = onLog
     }
 }
@@ -208,6 +210,7 @@ private func onCallState(_ callID: pjsua_call_id, _ event: UnsafeMutablePointer<
     if case .callState(_, .disconnected, _, _) = published {
         CallbackContext.callEnded(call)
         TransferContext.callEnded(call)
+        MediaCallbacks.callEnded(call)
     }
     CallbackContext.publish(published)
 }
@@ -231,12 +234,6 @@ private func onRegState(_ accID: pjsua_acc_id, _ info: UnsafeMutablePointer<pjsu
         transportStatus: param.status)
     state.certificateError = CertificateRefusals.error(status: param.status, code: state.status.code, reason: state.status.reason)
     CallbackContext.publish(.registration(account: accountHandle(accID), state: state))
-}
-
-private func onDTMFDigit(_ callID: pjsua_call_id, _ info: UnsafePointer<pjsua_dtmf_info>?) {
-    guard let info else { return }
-    let scalar = Unicode.Scalar(UInt8(truncatingIfNeeded: info.pointee.digit))
-    CallbackContext.publish(.dtmf(call: callHandle(callID), digit: Character(scalar)))
 }
 
 private func onIPChangeProgress(_ operation: pjsua_ip_change_op, _ status: pj_status_t,

@@ -15,8 +15,9 @@ extension PJSUA {
         case callMedia(call: Call, state: MediaState, hasVideo: Bool)
         /// A REGISTER transaction finished (`on_reg_state2`).
         case registration(account: Account, state: RegistrationState)
-        /// A DTMF digit arrived on a call (`on_dtmf_digit2`), RFC 2833/4733 or SIP INFO.
-        case dtmf(call: Call, digit: Character)
+        /// A DTMF digit arrived on a call (`on_dtmf_event`): RFC 4733 telephone events once the
+        /// digit ends (with its duration), SIP INFO as the request arrives.
+        case dtmf(call: Call, digit: DTMFDigit)
         /// Progress of a transfer we asked for (`on_call_transfer_status`) with
         /// ``PJSUA/transfer(_:to:hangUpWhenDone:)`` or
         /// ``PJSUA/transfer(_:replacing:requireReplaces:hangUpWhenDone:)``: the REFER's acceptance
@@ -50,5 +51,13 @@ extension PJSUA {
         /// server certificate arrives here, with the reason, before the registration or call
         /// that needed the connection fails.
         case tlsConnection(TLSConnection)
+        /// Periodic quality figures of a call with active audio, every
+        /// ``Configuration/statisticsInterval`` (see ``PJSUA/setStatisticsInterval(_:)``).
+        case stats(call: Call, quality: CallQuality)
+        /// An outgoing call was redirected (`on_call_redirected`): a 3xx named `target`, or a
+        /// target being tried failed with `status`. `followed` tells whether the engine
+        /// re-sends the INVITE there (``RedirectPolicy/follow``); with ``RedirectPolicy/ask``
+        /// it is false and the call waits for ``PJSUA/followRedirect(_:_:)``.
+        case redirected(call: Call, target: String, status: SIPStatus, followed: Bool)
     }
 }

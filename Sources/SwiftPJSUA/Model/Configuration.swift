@@ -121,6 +121,23 @@ extension PJSUA {
         /// (``Account/Configuration/srtp``); off by default.
         public var srtp: SRTPConfiguration
 
+        /// Codecs offered first, in this order, where the build has them (ids or prefixes as
+        /// in ``PJSUA/setCodecPriority(_:_:)``); the others keep pjmedia's priorities behind them.
+        /// Opus by default: two engines then talk Opus rather than pjmedia's first pick
+        /// (speex/16000, which some peers render distorted).
+        public var preferredCodecs: [String] = ["opus"]
+        /// What happens when an outgoing call is redirected (3xx); followed by default.
+        public var redirectPolicy: RedirectPolicy = .follow
+        /// Whether DTMF tones in the received audio are recognised and published as
+        /// ``Event/dtmf(call:digit:)`` with ``DTMFMethod/inband`` (a detector of our own per
+        /// call: pjmedia has none). Off by default: speech and music can imitate a digit
+        /// ("talk-off"), and peers normally send RFC 4733. Needs a running bridge clock (a sound
+        /// device or ``AudioDeviceMode/null``).
+        public var detectsInbandDTMF = false
+        /// How often a ``Event/stats(call:quality:)`` event is published for each call with
+        /// active audio; nil (the default) publishes none. See ``PJSUA/setStatisticsInterval(_:)``.
+        public var statisticsInterval: Duration?
+
         /// Whether `code` can be an ``autoAnswerCode``: 180, 183, 200, or a final error status.
         public static func canAutoAnswer(with code: Int) -> Bool {
             code == 180 || code == 183 || code == 200 || (300...699).contains(code)

@@ -98,7 +98,7 @@ extension PJSUA: CallEngine {
         case let .callMedia(call, _, hasVideo):
             return .mediaChanged(call: call, hasVideo: hasVideo)
         case .registration, .dtmf, .ipChange, .message, .messageStatus, .tlsConnection,
-             .transferStatus, .transferRequested, .transferCallPlaced, .callReplaced:
+             .transferStatus, .transferRequested, .transferCallPlaced, .callReplaced, .stats, .redirected:
             return nil
         }
     }

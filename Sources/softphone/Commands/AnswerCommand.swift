@@ -6,6 +6,7 @@ enum AnswerCommand {
     static let usage = """
     usage: softphone answer [--listen <udp|tcp|tls>:<host>:<port>] [--auto-answer CODE] [--answer-after MS] [--max-cps R]
                             [--max-calls N] [--exit-after N] [--hangup-after SECONDS] [--play FILE.wav] [--record-dir DIR]
+                            [--codecs opus,PCMU] [--stats-interval S] [--detect-inband]
                             [--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR] [--json | --quiet]
                             [--stun HOST[:PORT],...] [--ice] [--turn HOST[:PORT] --turn-user U --turn-password-env VAR]
                             [--header 'Name: value']... [--accept-transfer | --refuse-transfer]
@@ -20,13 +21,17 @@ enum AnswerCommand {
       --header (repeatable) adds a header to every answer. Instant messages received are printed.
       A REFER on an answered call is accepted (the new call is handled like an answered one) unless
       --refuse-transfer answers it with 603 Decline.
+      Received DTMF prints as a dtmf line (digit, method, duration); --codecs and --stats-interval
+      as for `softphone call`.
     \(SecurityOptions.usage)
     """
 
     static let spec = OptionSpec(
         valued: Set(["listen", "auto-answer", "answer-after", "max-calls", "exit-after", "hangup-after", "play", "record-dir", "max-cps"])
-            .union(AccountOptions.valued).union(NATOptions.valued).union(SecurityOptions.valued),
-        flags: Set(["json", "quiet", "media-thread"]).union(AccountOptions.flags).union(NATOptions.flags).union(TransferOptions.flags),
+            .union(AccountOptions.valued).union(NATOptions.valued).union(SecurityOptions.valued)
+            .union(MediaOptions.valued.subtracting(["dtmf-method", "redirect"])),
+        flags: Set(["json", "quiet", "media-thread"]).union(AccountOptions.flags).union(NATOptions.flags).union(TransferOptions.flags)
+            .union(MediaOptions.flags),
         repeatable: ["header"])
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
@@ -57,6 +62,7 @@ enum AnswerCommand {
         if listen.transport == .tls && security.tls.certificateFile == nil {
             throw UsageError("answer --listen tls:... needs --cert and --key (a TLS server presents a certificate)")
         }
+        let media = try MediaOptions(arguments)
 
         let signals = Signals.shared
         let phone = PJSUA()
@@ -68,6 +74,7 @@ enum AnswerCommand {
         configuration.transferPolicy = transferOptions.policy
         if let maxCalls { configuration.maxCalls = maxCalls }
         if let maxCPS { configuration.admission.maxNewCallsPerSecond = Double(maxCPS) }
+        media.apply(to: &configuration)
         // Answering at once needs no decision from Swift: the engine answers in its callback
         // (for the codes it takes there; others go through the agent).
         let engineAnswers = delay == 0 && headers.isEmpty && PJSUA.Configuration.canAutoAnswer(with: code)
@@ -79,6 +86,7 @@ enum AnswerCommand {
         let transport = try await phone.start(configuration)
         let networkChanges = NetworkChangeSignal.install(for: phone, output: output)
         defer { networkChanges.cancel() }
+        try await media.apply(to: phone)
         output.emit("listening", ["uri": transport.uri(), "transport": transport.kind.rawValue, "host": transport.host, "port": transport.port],
                     human: "listening on \(transport.uri())")
         if let configuration = account.configuration {

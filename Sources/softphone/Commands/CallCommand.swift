@@ -6,13 +6,16 @@ enum CallCommand {
     static let usage = """
     usage: softphone call <sip-uri> [--listen <udp|tcp|tls>:<host>:<port>]
                           [--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR]
-                          [--play FILE.wav] [--record FILE.wav] [--dtmf DIGITS] [--seconds N] [--timeout N] [--json]
+                          [--play FILE.wav] [--record FILE.wav] [--dtmf DIGITS] [--dtmf-method rfc4733|info|inband]
+                          [--codecs opus,PCMU] [--stats-interval S] [--detect-inband] [--redirect follow|report] [--seconds N] [--timeout N] [--json]
                           [--stun HOST[:PORT],...] [--ice] [--turn HOST[:PORT] --turn-user U --turn-password-env VAR]
                           [--header 'Name: value']... [--transfer-to <sip-uri> [--transfer-after S]]
                           [--accept-transfer | --refuse-transfer]
       Calls <sip-uri>, stays connected N seconds (default 5), then hangs up. Exits 0 when the call
       connected, 1 when it failed (with the SIP reason), 2 on bad input, 130/143 on SIGINT/SIGTERM
-      (hanging up first). --header (repeatable) adds a header to the INVITE. A call to a UDP port
+      (hanging up first). --codecs offers only those codecs, in that order; --stats-interval prints
+      the call's quality (RTP, loss, jitter, RTT, MOS) every S seconds; --redirect report ends a
+      redirected call instead of following the 3xx. --header (repeatable) adds a header to the INVITE. A call to a UDP port
       where nothing listens fails only after --timeout: PJSIP does not see ICMP port-unreachable
       on Linux (docs/KNOWN-LIMITS.md).
       --transfer-to: S seconds (default 1) after the call connected, transfers it (REFER) and exits 0
@@ -23,8 +26,9 @@ enum CallCommand {
 
     static let spec = OptionSpec(
         valued: Set(["listen", "play", "record", "dtmf", "seconds", "timeout", "transfer-to", "transfer-after"])
-            .union(AccountOptions.valued).union(NATOptions.valued).union(SecurityOptions.valued),
-        flags: Set(["json"]).union(AccountOptions.flags).union(NATOptions.flags).union(TransferOptions.flags), positionals: 1...1,
+            .union(AccountOptions.valued).union(NATOptions.valued).union(SecurityOptions.valued).union(MediaOptions.valued),
+        flags: Set(["json"]).union(AccountOptions.flags).union(NATOptions.flags).union(TransferOptions.flags).union(MediaOptions.flags),
+        positionals: 1...1,
         positionalNames: ["<sip-uri> (the destination to call, e.g. sip:bob@127.0.0.1:5060)"], repeatable: ["header"])
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
@@ -46,7 +50,9 @@ enum CallCommand {
         if let transferTarget, !["sip:", "sips:"].contains(where: { transferTarget.lowercased().hasPrefix($0) }) {
             throw UsageError("--transfer-to must be a sip: or sips: URI (the transfer target), got '\(transferTarget)'")
         }
+        let media = try MediaOptions(arguments)
         var configuration = listen.configuration()
+        media.apply(to: &configuration)
         configuration.nat = try NATOptions(arguments).nat
         configuration.transferPolicy = transferOptions.policy
         let security = try SecurityOptions(arguments, listen: listen)
@@ -56,6 +62,7 @@ enum CallCommand {
 
         let signals = Signals.shared
         return try await withPhone(configuration, output: output) { phone, _, watcher in
+            try await media.apply(to: phone)
             let (from, failure) = try await account.add(to: phone, watcher: watcher, timeout: timeout, signals: signals, output: output)
             if let failure { return failure }
             let call = try await phone.makeCall(to: destination, from: from, headers: headers)
@@ -84,7 +91,7 @@ enum CallCommand {
                 }
                 if let play { _ = try await phone.play(play, into: call, loop: true) }
                 if let record { recorder = try await phone.record(call, to: record) }
-                if let dtmf { try await phone.sendDTMF(dtmf, on: call) }
+                if let dtmf { try await phone.sendDTMF(dtmf, on: call, method: media.dtmfMethod) }
             }
             if let transferTarget {
                 return try await transfer(call, to: transferTarget, after: transferAfter, phone: phone, watcher: watcher,
@@ -103,7 +110,7 @@ enum CallCommand {
                 ended = await watcher.state(of: current, in: [.disconnected], within: left, signals: signals)
             }
             if ended == nil {
-                if let statistics = try? await phone.mediaStatistics(current) { output.emit(statistics: statistics, of: current) }
+                if let quality = try? await phone.quality(of: current) { output.emit(quality: quality, of: current) }
                 if let recorder { try? await phone.stop(recorder) }
                 try? await phone.hangup(current)
                 _ = await watcher.state(of: current, in: [.disconnected], within: 5)

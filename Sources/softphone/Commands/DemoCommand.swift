@@ -47,7 +47,7 @@ enum DemoCommand {
             output.emit("demo", ["step": "tone", "seconds": seconds, "frequency": toneFrequency],
                         human: "demo: playing a \(Int(toneFrequency)) Hz tone for \(seconds) s")
             try? await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
-            if let statistics = try? await phone.mediaStatistics(call) { output.emit(statistics: statistics, of: call) }
+            if let quality = try? await phone.quality(of: call) { output.emit(quality: quality, of: call) }
             try await phone.hangup(call)
             _ = await watcher.state(of: call, in: [.disconnected], within: 5)
             return Int32(0)

@@ -1,0 +1,106 @@
+import Foundation
+
+/// Recognises DTMF digits in 16-bit audio (in-band DTMF) with the Goertzel algorithm: pjmedia
+/// has tone generation but no detector.
+///
+/// Audio arrives in blocks (one conference-bridge frame, 10-20 ms). A block holds a digit when
+/// one row and one column frequency together carry most of its energy, neither is more than
+/// about 9 dB weaker than the other (twist), each beats the rest of its group by 6 dB, and the
+/// block is not near-silent. A digit is reported once, when it ends, after it was seen in at
+/// least 40 ms of consecutive blocks; its duration is the time it was seen.
+public struct DTMFDetector: Sendable {
+    /// A digit and how long it sounded.
+    public struct Detection: Sendable, Hashable {
+        /// The digit.
+        public let digit: Character
+        /// How long it was heard, in milliseconds.
+        public let milliseconds: Int
+    }
+
+    private static let rows: [Double] = [697, 770, 852, 941]
+    private static let columns: [Double] = [1209, 1336, 1477, 1633]
+    private static let keys: [[Character]] = [["1", "2", "3", "A"], ["4", "5", "6", "B"], ["7", "8", "9", "C"], ["*", "0", "#", "D"]]
+
+    /// Samples per second of the audio given.
+    public let sampleRate: Int
+    private let coefficients: [Double]
+    private var current: Character?
+    private var currentMilliseconds = 0
+    private var gap = 0
+
+    /// A detector for audio at `sampleRate` Hz (8000...48000).
+    public init(sampleRate: Int) {
+        self.sampleRate = sampleRate
+        coefficients = (Self.rows + Self.columns).map { frequency in
+            2 * cos(2 * Double.pi * frequency / Double(sampleRate))
+        }
+    }
+
+    /// Feeds one block of samples; returns a digit that just ended, if any.
+    public mutating func process<Samples: Collection>(_ samples: Samples) -> Detection? where Samples.Element == Int16 {
+        guard !samples.isEmpty else { return nil }
+        let milliseconds = samples.count * 1000 / sampleRate
+        let heard = classify(samples)
+        if let heard, heard == current {
+            currentMilliseconds += milliseconds
+            gap = 0
+            return nil
+        }
+        // One odd block inside a digit (a codec glitch, a block straddling its edge) is forgiven.
+        if heard == nil, current != nil, gap == 0 {
+            gap = milliseconds
+            return nil
+        }
+        let ended = finish()
+        if let heard {
+            current = heard
+            currentMilliseconds = milliseconds
+        }
+        return ended
+    }
+
+    /// Reports a digit still sounding (the audio ended).
+    public mutating func finish() -> Detection? {
+        defer {
+            current = nil
+            currentMilliseconds = 0
+            gap = 0
+        }
+        guard let current, currentMilliseconds >= 40 else { return nil }
+        return Detection(digit: current, milliseconds: currentMilliseconds)
+    }
+
+    /// The digit one block holds, if any.
+    func classify<Samples: Collection>(_ samples: Samples) -> Character? where Samples.Element == Int16 {
+        var energy = 0.0
+        var state1 = [Double](repeating: 0, count: 8)
+        var state2 = [Double](repeating: 0, count: 8)
+        for sample in samples {
+            let x = Double(sample)
+            energy += x * x
+            for k in 0..<8 {
+                let s = x + coefficients[k] * state1[k] - state2[k]
+                state2[k] = state1[k]
+                state1[k] = s
+            }
+        }
+        let n = Double(samples.count)
+        // Below about -45 dBFS (RMS 180) there is nothing to hear.
+        guard energy / n > 180 * 180 else { return nil }
+        // A pure tone of amplitude A puts (A n / 2)^2 into its bin and n A^2 / 2 into the energy:
+        // each bin's share of the block's energy, 1 for a lone pure tone.
+        let shares = (0..<8).map { k in
+            (state1[k] * state1[k] + state2[k] * state2[k] - coefficients[k] * state1[k] * state2[k]) / (energy * n / 2)
+        }
+        let rowShares = Array(shares[0..<4])
+        let columnShares = Array(shares[4..<8])
+        guard let row = rowShares.indices.max(by: { rowShares[$0] < rowShares[$1] }),
+              let column = columnShares.indices.max(by: { columnShares[$0] < columnShares[$1] }) else { return nil }
+        let rowShare = rowShares[row]
+        let columnShare = columnShares[column]
+        guard rowShare + columnShare > 0.6, rowShare > 0.1, columnShare > 0.1 else { return nil }
+        guard rowShares.indices.allSatisfy({ $0 == row || rowShares[$0] * 4 < rowShare }),
+              columnShares.indices.allSatisfy({ $0 == column || columnShares[$0] * 4 < columnShare }) else { return nil }
+        return Self.keys[row][column]
+    }
+}

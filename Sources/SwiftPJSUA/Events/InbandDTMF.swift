@@ -1,0 +1,162 @@
+import Foundation
+import PJSIP
+
+/// In-band DTMF reception: a media port of our own on the conference bridge, fed with what the
+/// call hears, running ``DTMFDetector`` (pjmedia detects no DTMF in audio itself, and pjsua has
+/// no in-band method).
+///
+/// Ports are attached, re-attached after a media change, and removed on the engine's executor
+/// thread only, from the same step as ``AudioWiring`` (``CallbackContext/scheduleRewire(_:)``).
+/// The bridge's clock thread calls the port's `put_frame`, publishes each digit and returns.
+enum InbandDTMF {
+    /// One call's detector port: the pool holding the port, the port, its bridge slot.
+    struct Attachment {
+        let pool: UnsafeMutablePointer<pj_pool_t>
+        let port: UnsafeMutablePointer<pjmedia_port>
+        let slot: pjsua_conf_port_id
+    }
+
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var enabled = false  // guarded by `lock`
+    nonisolated(unsafe) private static var attachments: [PJSUA.Call: Attachment] = [:]  // guarded by `lock`
+    /// Pools of removed ports, released a while later: the bridge applies a removal at its next
+    /// tick, and may touch the port until then (KL-22).
+    nonisolated(unsafe) private static var retired: [(pool: UnsafeMutablePointer<pj_pool_t>, at: ContinuousClock.Instant)] = []  // guarded by `lock`
+
+    static func activate(_ detect: Bool) {
+        lock.withLock {
+            enabled = detect
+            attachments = [:]
+            retired = []
+        }
+    }
+
+    /// Attaches a detector to `call` (or re-connects it to the call's current slot), and removes
+    /// those of calls that ended. Executor thread only.
+    static func wire(_ call: PJSUA.Call) {
+        let (on, existing) = lock.withLock { (enabled, attachments[call]) }
+        guard on else { return }
+        sweep()
+        guard isLive(call), let source = withCallInfo(call.slot, { info in activeAudioSlots(info).first }) ?? nil else { return }
+        if let existing {
+            pjsua_conf_connect(source, existing.slot)
+            return
+        }
+        guard let attachment = makePort(for: call) else { return }
+        lock.withLock { attachments[call] = attachment }
+        pjsua_conf_connect(source, attachment.slot)
+    }
+
+    /// Removes the detectors of calls that ended and releases old pools. Executor thread only.
+    static func sweep() {
+        let now = ContinuousClock.now
+        let (dead, old): ([Attachment], [UnsafeMutablePointer<pj_pool_t>]) = lock.withLock {
+            let ended = attachments.filter { !isLive($0.key) }
+            for call in ended.keys { attachments[call] = nil }
+            let due = retired.filter { now - $0.at > .milliseconds(500) }.map(\.pool)
+            retired.removeAll { now - $0.at > .milliseconds(500) }
+            return (Array(ended.values), due)
+        }
+        for pool in old { pj_pool_release(pool) }
+        for attachment in dead { retire(attachment) }
+    }
+
+    /// Removes every detector (at shutdown, before pjsua_destroy, which frees the pools).
+    static func removeAll() {
+        let all = lock.withLock {
+            let all = Array(attachments.values)
+            attachments = [:]
+            retired = []
+            return all
+        }
+        for attachment in all {
+            pjsua_conf_remove_port(attachment.slot)
+            pjmedia_port_destroy(attachment.port)
+        }
+    }
+
+    private static func retire(_ attachment: Attachment) {
+        pjsua_conf_remove_port(attachment.slot)
+        pjmedia_port_destroy(attachment.port)
+        retire(pool: attachment.pool)
+    }
+
+    /// Releases the pool of a port just removed from the bridge later (at a sweep at least
+    /// 500 ms from now, or with pjsua at shutdown). Tone generators use it too.
+    static func retire(pool: UnsafeMutablePointer<pj_pool_t>) {
+        lock.withLock { retired.append((pool, ContinuousClock.now)) }
+    }
+
+    /// A port at the bridge's clock rate and frame size whose `put_frame` runs a detector.
+    private static func makePort(for call: PJSUA.Call) -> Attachment? {
+        var bridge = pjsua_conf_port_info()
+        guard pjsua_conf_get_port_info(0, &bridge) == pjSuccess, let pool = pjsua_pool_create("dtmf-detect", 512, 512) else { return nil }
+        guard let raw = pj_pool_zalloc(pool, MemoryLayout<pjmedia_port>.size) else {
+            pj_pool_release(pool)
+            return nil
+        }
+        let port = raw.bindMemory(to: pjmedia_port.self, capacity: 1)
+        var name = pj_str_t()
+        _ = "dtmf-detect".withCString { text in pj_strdup2_with_null(pool, &name, text) }
+        let channels = max(bridge.channel_count, 1)
+        // 'DTMD': any signature distinct from pjmedia's own port classes.
+        pjmedia_port_info_init(&port.pointee.info, &name, 0x444D_5444, bridge.clock_rate, 1, 16, bridge.samples_per_frame / channels)
+        let detector = DetectorBox(call: call, detector: DTMFDetector(sampleRate: Int(bridge.clock_rate)))
+        port.pointee.port_data.pdata = Unmanaged.passRetained(detector).toOpaque()
+        port.pointee.put_frame = detectorPutFrame
+        port.pointee.get_frame = detectorGetFrame
+        port.pointee.on_destroy = detectorDestroy
+        var slot: pjsua_conf_port_id = -1
+        guard pjsua_conf_add_port(pool, port, &slot) == pjSuccess else {
+            Unmanaged<DetectorBox>.fromOpaque(port.pointee.port_data.pdata).release()
+            pj_pool_release(pool)
+            return nil
+        }
+        return Attachment(pool: pool, port: port, slot: slot)
+    }
+}
+
+/// A call's detector state, touched only by the bridge's clock thread inside `put_frame` (the
+/// bridge calls a port's `put_frame` from one thread, one frame at a time) and freed by the
+/// port's `on_destroy`.
+private final class DetectorBox {
+    let call: PJSUA.Call
+    var detector: DTMFDetector
+
+    init(call: PJSUA.Call, detector: DTMFDetector) {
+        self.call = call
+        self.detector = detector
+    }
+}
+
+private func detectorPutFrame(_ port: UnsafeMutablePointer<pjmedia_port>?, _ frame: UnsafeMutablePointer<pjmedia_frame>?) -> pj_status_t {
+    guard let port, let data = port.pointee.port_data.pdata else { return pjSuccess }
+    let box = Unmanaged<DetectorBox>.fromOpaque(data).takeUnretainedValue()
+    let detection: DTMFDetector.Detection?
+    if let frame, frame.pointee.type == PJMEDIA_FRAME_TYPE_AUDIO, let buffer = frame.pointee.buf, frame.pointee.size >= 2 {
+        let samples = UnsafeBufferPointer(start: buffer.assumingMemoryBound(to: Int16.self), count: Int(frame.pointee.size) / 2)
+        detection = box.detector.process(samples)
+    } else {
+        // Silence (the bridge sends no audio when nothing is heard) ends a digit.
+        let frameSamples = Int(port.pointee.info.fmt.det.aud.frame_time_usec) * box.detector.sampleRate / 1_000_000
+        detection = box.detector.process(repeatElement(Int16(0), count: max(frameSamples, 1)))
+    }
+    if let detection {
+        let digit = PJSUA.DTMFDigit(digit: detection.digit, method: .inband, duration: .milliseconds(detection.milliseconds))
+        CallbackContext.publish(.dtmf(call: box.call, digit: digit))
+    }
+    return pjSuccess
+}
+
+private func detectorGetFrame(_ port: UnsafeMutablePointer<pjmedia_port>?, _ frame: UnsafeMutablePointer<pjmedia_frame>?) -> pj_status_t {
+    frame?.pointee.type = PJMEDIA_FRAME_TYPE_NONE
+    frame?.pointee.size = 0
+    return pjSuccess
+}
+
+private func detectorDestroy(_ port: UnsafeMutablePointer<pjmedia_port>?) -> pj_status_t {
+    guard let port, let data = port.pointee.port_data.pdata else { return pjSuccess }
+    port.pointee.port_data.pdata = nil
+    Unmanaged<DetectorBox>.fromOpaque(data).release()
+    return pjSuccess
+}

@@ -1,0 +1,104 @@
+import Foundation
+import PJSIP
+
+/// The C callbacks of the call surface beyond states: DTMF reception and redirects, and the
+/// little state they keep. Same rules as ``CallbackContext``: they run on pjsua's threads, hold no
+/// reference to the actor, never block, publish and return.
+enum MediaCallbacks {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var redirectPolicy = PJSUA.RedirectPolicy.follow  // guarded by `lock`
+    /// RFC 4733 digits whose start arrived and whose end has not (yet).
+    nonisolated(unsafe) private static var pendingDigits: [PJSUA.Call: PendingDigit] = [:]  // guarded by `lock`
+
+    struct PendingDigit {
+        let digit: Character
+        let timestamp: UInt32
+        var durationMilliseconds: UInt32
+    }
+
+    static func activate(redirectPolicy policy: PJSUA.RedirectPolicy) {
+        lock.withLock {
+            redirectPolicy = policy
+            pendingDigits = [:]
+        }
+    }
+
+    static var policy: PJSUA.RedirectPolicy {
+        lock.withLock { redirectPolicy }
+    }
+
+    /// A call ended: a digit whose end packet never came is published now, with the duration
+    /// seen so far (pjmedia warns that end indications can be lost).
+    static func callEnded(_ call: PJSUA.Call) {
+        let pending = lock.withLock { pendingDigits.removeValue(forKey: call) }
+        if let pending { publish(pending, of: call) }
+    }
+
+    /// One RFC 4733 indication. A digit is published once: when it ends (with its total
+    /// duration), or, if its end never arrives, when the next digit starts or the call ends.
+    /// pjmedia reports an event's end once; a digit whose start was lost still counts.
+    static func received(_ call: PJSUA.Call, digit: Character, timestamp: UInt32, durationMilliseconds: UInt32, isEnd: Bool) {
+        let indication = PendingDigit(digit: digit, timestamp: timestamp, durationMilliseconds: durationMilliseconds)
+        var flushed: PendingDigit?
+        lock.withLock {
+            if let current = pendingDigits[call], current.digit != digit || current.timestamp != timestamp {
+                flushed = current
+            }
+            pendingDigits[call] = isEnd ? nil : indication
+        }
+        if let flushed { publish(flushed, of: call) }
+        if isEnd { publish(indication, of: call) }
+    }
+
+    private static func publish(_ pending: PendingDigit, of call: PJSUA.Call) {
+        let duration: Duration? = pending.durationMilliseconds == 0 ? nil : .milliseconds(Int(pending.durationMilliseconds))
+        CallbackContext.publish(.dtmf(call: call, digit: PJSUA.DTMFDigit(digit: pending.digit, method: .rfc4733, duration: duration)))
+    }
+}
+
+/// `on_dtmf_event`: RFC 4733 indications from the stream (start, updates, end) and SIP INFO
+/// digits (one indication, flagged as the end). Installed instead of `on_dtmf_digit2`, which
+/// pjsua calls at an RFC 4733 digit's start with no duration.
+func onDTMFEvent(_ callID: pjsua_call_id, _ event: UnsafePointer<pjsua_dtmf_event>?) {
+    guard let event = event?.pointee, let scalar = Unicode.Scalar(UInt32(event.digit)) else { return }
+    let call = callHandle(callID)
+    let digit = Character(scalar)
+    let unknown = event.duration == UInt32(bitPattern: -1)
+    if event.method == PJSUA_DTMF_METHOD_SIP_INFO {
+        // pjsua reports 0 for an INFO body without a Duration line.
+        let duration: Duration? = unknown || event.duration == 0 ? nil : .milliseconds(Int(event.duration))
+        CallbackContext.publish(.dtmf(call: call, digit: PJSUA.DTMFDigit(digit: digit, method: .sipInfo, duration: duration)))
+        return
+    }
+    MediaCallbacks.received(call, digit: digit, timestamp: event.timestamp, durationMilliseconds: unknown ? 0 : event.duration,
+                            isEnd: event.flags & UInt32(PJMEDIA_STREAM_DTMF_IS_END.rawValue) != 0)
+}
+
+/// `on_call_redirected`: reports the target and answers with the configured policy.
+func onCallRedirected(_ callID: pjsua_call_id, _ target: UnsafePointer<pjsip_uri>?, _ event: UnsafePointer<pjsip_event>?) -> pjsip_redirect_op {
+    let policy = MediaCallbacks.policy
+    var status = PJSUA.SIPStatus(code: 0, reason: "")
+    if let event, event.pointee.type == PJSIP_EVENT_TSX_STATE, let transaction = event.pointee.body.tsx_state.tsx {
+        status = PJSUA.SIPStatus(code: Int(transaction.pointee.status_code), reason: String(pj: transaction.pointee.status_text))
+    }
+    var uri = ""
+    if let target {
+        var buffer = [CChar](repeating: 0, count: 1024)
+        let length = buffer.withUnsafeMutableBufferPointer { out in
+            pjsip_uri_print(PJSIP_URI_IN_CONTACT_HDR, UnsafeRawPointer(target), out.baseAddress, out.count - 1)
+        }
+        if length > 0 {
+            uri = buffer.withUnsafeBufferPointer { raw in
+                String(decoding: UnsafeRawBufferPointer(raw).prefix(Int(length)), as: UTF8.self)
+            }
+        }
+    }
+    CallbackContext.publish(.redirected(call: callHandle(callID), target: uri, status: status, followed: policy == .follow))
+    switch policy {
+    case .follow: return PJSIP_REDIRECT_ACCEPT
+    // REJECT rather than STOP: pjsip_inv_process_redirect ends a STOPped call with 487 Request
+    // Terminated, while rejecting every target (each reported) lets it end with the 3xx itself.
+    case .report: return PJSIP_REDIRECT_REJECT
+    case .ask: return PJSIP_REDIRECT_PENDING
+    }
+}

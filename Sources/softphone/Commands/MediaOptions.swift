@@ -1,0 +1,53 @@
+import SwiftPJSUA
+
+/// `--codecs opus,PCMU` (only these, in this order), `--stats-interval S` (a JSON `stats` line
+/// per call every S seconds), `--redirect follow|report` and, where DTMF is sent,
+/// `--dtmf-method rfc4733|info|inband`; `--detect-inband` recognises DTMF tones in the audio.
+struct MediaOptions {
+    static let valued: Set<String> = ["codecs", "stats-interval", "redirect", "dtmf-method"]
+    static let flags: Set<String> = ["detect-inband"]
+
+    var codecs: [String]?
+    var statisticsInterval: Duration?
+    var redirectPolicy = PJSUA.RedirectPolicy.follow
+    var dtmfMethod = PJSUA.DTMFMethod.rfc4733
+    var detectInband = false
+
+    init(_ arguments: Arguments) throws(UsageError) {
+        detectInband = arguments.has("detect-inband")
+        if let list = arguments.string("codecs") {
+            let ids = list.split(separator: ",").map { String($0) }
+            guard !ids.isEmpty, ids.allSatisfy({ !$0.isEmpty && $0.count <= 64 }) else {
+                throw UsageError("--codecs takes a comma-separated list of codec names, e.g. opus,PCMU")
+            }
+            codecs = ids
+        }
+        if let seconds = try arguments.seconds("stats-interval", in: 0.1...3600) {
+            statisticsInterval = .milliseconds(Int((seconds * 1000).rounded()))
+        }
+        if let text = arguments.string("redirect") {
+            guard let policy = PJSUA.RedirectPolicy(rawValue: text), policy != .ask else {
+                throw UsageError("--redirect must be follow or report, got '\(text)'")
+            }
+            redirectPolicy = policy
+        }
+        if let text = arguments.string("dtmf-method") {
+            guard let method = PJSUA.DTMFMethod(rawValue: text) else {
+                throw UsageError("--dtmf-method must be rfc4733, info or inband, got '\(text)'")
+            }
+            dtmfMethod = method
+        }
+    }
+
+    /// Puts the start-time choices into an engine configuration.
+    func apply(to configuration: inout PJSUA.Configuration) {
+        configuration.statisticsInterval = statisticsInterval
+        configuration.redirectPolicy = redirectPolicy
+        configuration.detectsInbandDTMF = detectInband
+    }
+
+    /// Applies the codec list to a started engine.
+    func apply(to phone: PJSUA) async throws {
+        if let codecs { try await phone.useCodecs(codecs) }
+    }
+}

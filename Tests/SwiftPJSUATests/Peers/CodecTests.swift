@@ -1,0 +1,52 @@
+import Foundation
+import SwiftPJSUA
+import PJSUATestSupport
+import Testing
+
+@Suite("Codecs: Opus first, priorities, an audio-only offer", .serialized)
+struct CodecTests {
+    @Test func twoEnginesNegotiateOpusByDefault() async throws {
+        try await withEngine { phone, _, log in
+            let (call, callee) = try await callAnsweringSoftphone(phone, log, name: "codec")
+            let quality = try await phone.quality(of: call)
+            try await phone.hangup(call)
+            #expect(quality.codec.lowercased() == "opus/48000", "\(quality.codec)")
+            #expect(try await callee.waitForExit(timeout: .seconds(10)) == 0)
+        }
+    }
+
+    @Test func theDefaultOfferIsAudioOnlyWithOpusFirst() async throws {
+        try await withEngine { phone, _, log in
+            let codecs = try await phone.codecs()
+            #expect(codecs.first?.id.lowercased().hasPrefix("opus") == true, "\(codecs)")
+            #expect(codecs.map(\.priority) == codecs.map(\.priority).sorted(by: >))
+            let peer = try sipp(["-sf", scenario("uas-offer-opus-first.xml")], name: "sipp-offer-opus")
+            let call = try await phone.makeCall(to: "sip:offer@127.0.0.1:\(peer.sippPort)")
+            #expect(try await log.state(call, .disconnected).status.code == 488)
+            #expect(try await peer.waitForExit() == 0, "\(peer.output.suffix(2000))")
+        }
+    }
+
+    @Test func prioritiesChangeTheOffer() async throws {
+        try await withEngine { phone, _, log in
+            try await phone.useCodecs(["PCMA", "PCMU"])
+            let enabled = try await phone.codecs().filter { $0.priority > 0 }.map(\.id)
+            #expect(enabled.count == 2 && enabled[0].hasPrefix("PCMA") && enabled[1].hasPrefix("PCMU"), "\(enabled)")
+            let peer = try sipp(["-sf", scenario("uas-offer-pcma-pcmu.xml")], name: "sipp-offer-pcma")
+            let call = try await phone.makeCall(to: "sip:offer@127.0.0.1:\(peer.sippPort)")
+            #expect(try await log.state(call, .disconnected).status.code == 488)
+            #expect(try await peer.waitForExit() == 0, "\(peer.output.suffix(2000))")
+        }
+    }
+
+    @Test func preferredCodecsOfTheConfigurationComeFirst() async throws {
+        var configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null)
+        configuration.preferredCodecs = ["PCMU", "not-in-this-build"]
+        try await withEngine(configuration) { phone, _, _ in
+            let first = try await phone.codecs().first
+            #expect(first?.id.hasPrefix("PCMU") == true, "\(String(describing: first))")
+            await #expect(throws: PJSUAError.self) { try await phone.useCodecs(["no-such-codec"]) }
+            await #expect(throws: PJSUAError.self) { try await phone.setCodecPriority("PCMU", 256) }
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import SwiftPJSUA
+import PJSUATestSupport
+import Testing
+
+@Suite("Call quality: RTP, RTCP, MOS, the stats event", .serialized)
+struct QualityTests {
+    @Test func aFiveSecondCallReportsPacketsNoLossARoundTripAndAGoodMOS() async throws {
+        try await withEngine { phone, _, log in
+            let (call, callee) = try await callAnsweringSoftphone(phone, log, name: "quality")
+            try await phone.setStatisticsInterval(.milliseconds(500))
+            // pjmedia sends RTCP every 5 s (PJMEDIA_RTCP_INTERVAL, randomised): wait for the round trip.
+            var quality = try await phone.quality(of: call)
+            let deadline = ContinuousClock.now.advanced(by: .seconds(12))
+            while ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(250))
+                quality = try await phone.quality(of: call)
+                if quality.roundTripTime != nil && ContinuousClock.now > deadline.advanced(by: .seconds(-7)) { break }
+            }
+            try await phone.hangup(call)
+            try await log.state(call, .disconnected)
+            #expect(quality.sent.packets > 200 && quality.received.packets > 200, "\(quality)")
+            #expect(quality.sent.bytes > 0 && quality.received.bytes > 0)
+            #expect(quality.sent.packetsLost == 0 && quality.received.packetsLost == 0, "\(quality)")
+            let rtt = try #require(quality.roundTripTime, "no RTCP round trip in \(quality)")
+            #expect(rtt < .milliseconds(50))
+            #expect(quality.received.meanJitter != nil)
+            #expect((4.0...4.5).contains(quality.mos), "\(quality.mos)")
+            #expect((80...100).contains(quality.rFactor))
+            let stats = log.all.compactMap { event -> PJSUA.CallQuality? in
+                if case let .stats(c, q) = event, c == call { return q }
+                return nil
+            }
+            #expect(stats.count >= 4, "\(stats.count) stats events")
+            #expect(stats.map(\.sent.packets) == stats.map(\.sent.packets).sorted(), "packets only grow")
+            #expect(try await callee.waitForExit(timeout: .seconds(10)) == 0)
+        }
+    }
+
+    @Test func statsStopWhenSwitchedOffAndBadIntervalsAreRejected() async throws {
+        var configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null)
+        configuration.statisticsInterval = .milliseconds(200)
+        try await withEngine(configuration) { phone, transport, log in
+            let call = try await phone.makeCall(to: transport.uri(user: "self"))
+            try await phone.answer(try await log.incomingCall().call)
+            try await log.mediaActive(call)
+            try await Task.sleep(for: .milliseconds(700))
+            try await phone.setStatisticsInterval(nil)
+            let counted = log.all.filter { if case .stats = $0 { true } else { false } }.count
+            #expect(counted >= 2)
+            try await Task.sleep(for: .milliseconds(600))
+            #expect(log.all.filter { if case .stats = $0 { true } else { false } }.count == counted)
+            await #expect(throws: PJSUAError.self) { try await phone.setStatisticsInterval(.milliseconds(10)) }
+            try await phone.hangup(call)
+            try await log.state(call, .disconnected)
+            await #expect(throws: PJSUAError.self) { try await phone.quality(of: call) }
+        }
+        var bad = configuration
+        bad.statisticsInterval = .seconds(7200)
+        await #expect(throws: PJSUAError.self) { try await PJSUA().start(bad) }
+    }
+
+    /// G.107 figures: R = 93.2 with no impairment (MOS 4.41); 5 % random loss on G.711 with
+    /// concealment (Bpl 25.1) gives Ie,eff = 95 * 5 / 30.1 = 15.8, R = 77.4, MOS 3.92; a 400 ms
+    /// one-way delay costs 0.024 * 400 + 0.11 * 222.7 = 34.1.
+    @Test func theEModelMatchesG107Figures() {
+        let clean = PJSUA.CallQuality.rFactor(oneWayDelayMilliseconds: 0, lossPercent: 0, codec: "PCMU/8000")
+        #expect(abs(clean - 93.2) < 0.01)
+        #expect(abs(PJSUA.CallQuality.mos(rFactor: clean) - 4.41) < 0.01)
+        let lossy = PJSUA.CallQuality.rFactor(oneWayDelayMilliseconds: 0, lossPercent: 5, codec: "PCMU/8000")
+        #expect(abs(lossy - 77.42) < 0.05)
+        #expect(abs(PJSUA.CallQuality.mos(rFactor: lossy) - 3.92) < 0.01)
+        let late = PJSUA.CallQuality.rFactor(oneWayDelayMilliseconds: 400, lossPercent: 0, codec: "PCMU/8000")
+        #expect(abs(late - (93.2 - 34.1)) < 0.05)
+        #expect(PJSUA.CallQuality.rFactor(oneWayDelayMilliseconds: 0, lossPercent: 0, codec: "G729/8000") < clean)
+        #expect(PJSUA.CallQuality.mos(rFactor: 0) == 1)
+    }
+}
