@@ -45,6 +45,7 @@ public actor PJSUA {
             // start() waits for this teardown to finish (EngineSlot).
             EngineSlot.beginTeardown()
             executor.execute {
+                FrameTaps.detachAll()
                 PJLibrary.destroyPJSUA(flags: PJSUA_DESTROY_NO_RX_MSG)
                 PJSUA.finishTeardown(hub: hub)
             }
@@ -156,6 +157,7 @@ public actor PJSUA {
         while pjsua_call_get_count() > 0 && ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(5))
         }
+        FrameTaps.detachAll()
         for (id, _) in players { pjsua_player_destroy(id) }
         for (id, _) in recorders { pjsua_recorder_destroy(id) }
         players = [:]

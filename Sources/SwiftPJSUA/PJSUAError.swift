@@ -37,6 +37,8 @@ public struct PJSUAError: Error, Sendable, Equatable, CustomStringConvertible {
         /// A SIP header the app wanted to send was malformed (not a token name, a line break or
         /// NUL in the value) or one the SIP stack writes itself; nothing was sent.
         public static let invalidHeader = Code(rawValue: 12)
+        /// An audio frame did not have the size its format requires (see ``PJSUA/AudioFormat``).
+        public static let invalidFrame = Code(rawValue: 20)
 
         public var description: String {
             switch self {
@@ -52,6 +54,7 @@ public struct PJSUAError: Error, Sendable, Equatable, CustomStringConvertible {
             case .file: "file"
             case .timedOut: "timedOut"
             case .invalidHeader: "invalidHeader"
+            case .invalidFrame: "invalidFrame"
             default: "code(\(rawValue))"
             }
         }
@@ -107,6 +110,8 @@ public struct PJSUAError: Error, Sendable, Equatable, CustomStringConvertible {
     public static var mediaNotActive: Code { .mediaNotActive }
     /// Invalid SIP header.
     public static var invalidHeader: Code { .invalidHeader }
+    /// Invalid audio frame.
+    public static var invalidFrame: Code { .invalidFrame }
 }
 
 /// Lets `catch PJSUAError.invalidURI` match a thrown ``PJSUAError`` by its code.
