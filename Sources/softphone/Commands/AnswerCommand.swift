@@ -5,7 +5,7 @@ import SwiftPJSUA
 enum AnswerCommand {
     static let usage = """
     usage: softphone answer [--listen <udp|tcp>:<host>:<port>] [--auto-answer CODE] [--answer-after MS] [--max-cps R]
-                            [--max-calls N] [--exit-after N] [--hangup-after SECONDS] [--play FILE.wav] [--record-dir DIR]
+                            [--max-calls N] [--exit-after N] [--hangup-after SECONDS] [--play FILE.wav] [--record-dir DIR] [--echo MS]
                             [--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR] [--json | --quiet]
                             [--stun HOST[:PORT],...] [--ice] [--turn HOST[:PORT] --turn-user U --turn-password-env VAR]
                             [--header 'Name: value']...
@@ -18,10 +18,12 @@ enum AnswerCommand {
       SIGUSR1 means the network changed: listeners reopen, accounts re-register, calls re-INVITE.
       Without --answer-after or --header the engine answers inside its callback (no round trip per call).
       --header (repeatable) adds a header to every answer. Instant messages received are printed.
+      --echo MS sends each caller's audio back to them MS milliseconds later (0...10000; an echo bot,
+      built on the frames API).
     """
 
     static let spec = OptionSpec(
-        valued: Set(["listen", "auto-answer", "answer-after", "max-calls", "exit-after", "hangup-after", "play", "record-dir", "max-cps"]).union(AccountOptions.valued).union(NATOptions.valued),
+        valued: Set(["listen", "auto-answer", "answer-after", "max-calls", "exit-after", "hangup-after", "play", "record-dir", "max-cps", "echo"]).union(AccountOptions.valued).union(NATOptions.valued),
         flags: Set(["json", "quiet", "media-thread"]).union(AccountOptions.flags).union(NATOptions.flags), repeatable: ["header"])
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
@@ -36,6 +38,7 @@ enum AnswerCommand {
         let maxCPS = try arguments.integer("max-cps", in: 1...100_000)
         let hangupAfter = try arguments.seconds("hangup-after", in: 0...86_400)
         let play = arguments.string("play")
+        let echo = try arguments.integer("echo", in: 0...10_000)
         if let play { _ = try WAVFile(contentsOf: play) }
         let recordDirectory = arguments.string("record-dir")
         if let recordDirectory {
@@ -61,7 +64,7 @@ enum AnswerCommand {
         if engineAnswers { configuration.autoAnswerCode = code }
         // A quiet agent that answers in the engine and has nothing else to do per call needs no
         // events at all (a load test's server): no subscription, no task wake-up per event.
-        let needsEvents = !quiet || !engineAnswers || exitAfter != nil || hangupAfter != nil || play != nil || recordDirectory != nil
+        let needsEvents = !quiet || !engineAnswers || exitAfter != nil || hangupAfter != nil || play != nil || recordDirectory != nil || echo != nil
         let events = needsEvents ? phone.events : nil
         let transport = try await phone.start(configuration)
         let networkChanges = NetworkChangeSignal.install(for: phone, output: output)
@@ -72,7 +75,7 @@ enum AnswerCommand {
             try await phone.addAccount(configuration)
         }
         let agent = Agent(phone: phone, output: output, quiet: quiet, code: engineAnswers ? nil : code, delay: delay, exitAfter: exitAfter,
-                          hangupAfter: hangupAfter, play: play, recordDirectory: recordDirectory, headers: headers)
+                          hangupAfter: hangupAfter, play: play, recordDirectory: recordDirectory, headers: headers, echo: echo)
         let loop = Task { if let events { await agent.run(events) } }
         // Whichever comes first ends the agent: enough calls handled, or a signal.
         Task {
@@ -103,6 +106,9 @@ actor Agent {
     let recordDirectory: String?
     /// Extra headers on every answer.
     let headers: [PJSUA.SIPHeader]
+    /// Echoes each call's audio back after this many milliseconds.
+    let echo: Int?
+    private var echoing: Set<PJSUA.Call> = []
     private(set) var completed = 0
     private var recorders: [PJSUA.Call: PJSUA.Recorder] = [:]
     private var ours: Set<PJSUA.Call> = []
@@ -110,7 +116,7 @@ actor Agent {
     private var recordingNumber = 0
 
     init(phone: PJSUA, output: Output, quiet: Bool, code: Int?, delay: Int, exitAfter: Int?, hangupAfter: Double?, play: String?, recordDirectory: String?,
-         headers: [PJSUA.SIPHeader] = []) {
+         headers: [PJSUA.SIPHeader] = [], echo: Int? = nil) {
         self.phone = phone
         self.output = output
         self.quiet = quiet
@@ -121,6 +127,7 @@ actor Agent {
         self.play = play
         self.recordDirectory = recordDirectory
         self.headers = headers
+        self.echo = echo
     }
 
     private var done = false
@@ -163,6 +170,7 @@ actor Agent {
             }
         case let .callMedia(call, .active, _) where ours.contains(call):
             if let play { _ = try? await phone.play(play, into: call, loop: true) }
+            if let echo, echoing.insert(call).inserted { await startEcho(call, delay: echo) }
             if let recordDirectory, recorders[call] == nil {
                 recordingNumber += 1
                 let path = "\(recordDirectory)/call-\(recordingNumber).wav"
@@ -180,11 +188,32 @@ actor Agent {
             }
         case let .callState(call, .disconnected, _, _) where ours.contains(call):
             ours.remove(call)
+            echoing.remove(call)
             if let recorder = recorders.removeValue(forKey: call) { try? await phone.stop(recorder) }
             completed += 1
             if let exitAfter, completed >= exitAfter { finish() }
         default:
             break
+        }
+    }
+
+    /// Sends the call's audio back: a writer that starts with `delay` of silence, then every
+    /// frame received, as it arrives. Reader and writer run on the same bridge clock, so the
+    /// queue stays at `delay`; dropping the oldest keeps the echo from ever lagging further.
+    private func startEcho(_ call: PJSUA.Call, delay: Int) async {
+        let format = PJSUA.AudioFormat()
+        do {
+            let frames = try await phone.receiveAudio(from: call, format: format)
+            let writer = try await phone.sendAudio(to: call, format: format, capacity: .milliseconds(delay + 200), whenFull: .dropOldest)
+            for _ in 0..<(delay / format.frameDuration.rawValue) { try await writer.write(.silence(format)) }
+            output.emit("echo", ["call": call.description, "delayMilliseconds": delay], human: "\(call) echoing after \(delay) ms")
+            Task {
+                for await frame in frames {
+                    guard (try? await writer.write(frame)) != nil else { break }
+                }
+            }
+        } catch {
+            output.emit("error", ["call": call.description, "message": "\(error)"], human: "\(call): \(error)")
         }
     }
 
