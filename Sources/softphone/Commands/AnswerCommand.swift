@@ -197,18 +197,24 @@ actor Agent {
         }
     }
 
-    /// Sends the call's audio back: a writer that starts with `delay` of silence, then every
-    /// frame received, as it arrives. Reader and writer run on the same bridge clock, so the
-    /// queue stays at `delay`; dropping the oldest keeps the echo from ever lagging further.
+    /// Sends the call's audio back `delay` later than the bridge's minimum (one frame): the
+    /// first frame received goes out behind `delay` of silence, every later one as it arrives.
+    /// Reader and writer run on the same bridge clock, so the queue then stays at `delay`;
+    /// dropping the oldest keeps a stalled task from making the echo lag further. The writer is
+    /// added before the reader, so no frame is received before audio can go out.
     private func startEcho(_ call: PJSUA.Call, delay: Int) async {
         let format = PJSUA.AudioFormat()
         do {
-            let frames = try await phone.receiveAudio(from: call, format: format)
             let writer = try await phone.sendAudio(to: call, format: format, capacity: .milliseconds(delay + 200), whenFull: .dropOldest)
-            for _ in 0..<(delay / format.frameDuration.rawValue) { try await writer.write(.silence(format)) }
+            let frames = try await phone.receiveAudio(from: call, format: format)
             output.emit("echo", ["call": call.description, "delayMilliseconds": delay], human: "\(call) echoing after \(delay) ms")
             Task {
+                var primed = false
                 for await frame in frames {
+                    if !primed {
+                        primed = true
+                        for _ in 0..<(delay / format.frameDuration.rawValue) { try? await writer.write(.silence(format)) }
+                    }
                     guard (try? await writer.write(frame)) != nil else { break }
                 }
             }
