@@ -51,6 +51,12 @@ final class FrameChannel: @unchecked Sendable {
                                                       frameNotify, Unmanaged.passUnretained(self).toOpaque())
         else { return nil }
         self.buffer = buffer
+        // A reader whose iterating task was cancelled needs no port any more.
+        let executor = executor
+        framesContinuation.onTermination = { [weak self] _ in
+            guard let self else { return }
+            executor.execute { FrameTaps.detach(self) }
+        }
     }
 
     deinit {

@@ -54,4 +54,25 @@ struct EchoTests {
         // The tone went out at 0.35 RMS; two codec passes and the bridge keep most of it.
         #expect(tone.rmsLevel > 0.2 && tone.rmsLevel < 0.45, "level \(tone.rmsLevel)")
     }
+
+    /// Examples/EchoBot: a `softphone call` that plays a tone and keys DTMF hears the greeting,
+    /// then its own tone, and is hung up on '#'.
+    @Test func theEchoBotExampleGreetsEchoesCollectsDigitsAndHangsUpOnHash() async throws {
+        let directory = try temporaryDirectory()
+        try WAVFile.tone(frequency: 600, seconds: 1).write(to: directory + "/tone.wav")
+        let port = freeLoopbackPort()
+        // stdbuf: the example prints with plain `print`, block-buffered into a log file.
+        let bot = try ChildProcess("stdbuf", ["-oL", try softphone().replacingOccurrences(of: "/softphone", with: "/echo-bot"), "\(port)"],
+                                   name: "echo-bot")
+        defer { bot.stop() }
+        try await bot.waitForOutput("echo bot listening")
+        let caller = try await runSoftphone(["call", "sip:bot@127.0.0.1:\(port)", "--play", directory + "/tone.wav",
+                                             "--record", directory + "/heard.wav", "--dtmf", "42#", "--seconds", "10"], timeout: .seconds(30))
+        #expect(caller.status == 0, "\(caller.output)")
+        try await bot.waitForOutput("keyed 42#", timeout: .seconds(5))
+        let heard = try WAVFile(contentsOf: directory + "/heard.wav")
+        #expect(heard.duration < 5, "the bot did not hang up on # (\(heard.duration) s)")
+        #expect(heard.power(at: 440) > 10 * heard.power(at: 1000), "no greeting")
+        #expect(heard.power(at: 600) > 10 * heard.power(at: 1000), "no echo")
+    }
 }
