@@ -75,4 +75,12 @@ struct EchoTests {
         #expect(heard.power(at: 440) > 10 * heard.power(at: 1000), "no greeting")
         #expect(heard.power(at: 600) > 10 * heard.power(at: 1000), "no echo")
     }
+
+    @Test(arguments: ["-5", "ten", "10001"])
+    func aBadEchoDelayIsOneLineAndExitStatus2(value: String) async throws {
+        let result = try await runSoftphone(["answer", "--echo", value])
+        #expect(result.status == 2)
+        let lines = result.output.split(separator: "\n").filter { !$0.contains("XDG_RUNTIME_DIR") }
+        #expect(lines.count == 1 && lines[0].contains("--echo"), "\(result.output)")
+    }
 }

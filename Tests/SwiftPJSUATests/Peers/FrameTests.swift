@@ -294,4 +294,32 @@ struct FrameTests {
         }
         #expect(cpjsua_frame_ports_alive() == before)
     }
+
+    @Test func framesCarryTheToneAgainAfterHoldAndResume() async throws {
+        let directory = try temporaryDirectory()
+        try WAVFile.tone(frequency: 600, seconds: 1).write(to: directory + "/tone.wav")
+        try await withEngine { phone, _, log in
+            let (child, call) = try await callAnsweringSoftphone(phone, log, ["--play", directory + "/tone.wav"], name: "softphone-frames-hold")
+            defer { child.stop() }
+            let frames = try await phone.receiveAudio(from: call, format: .init(sampleRate: .hz8000), bufferedFrames: 500)
+            try await phone.hold(call)
+            try await log.first("local hold") { event -> Void? in
+                if case let .callMedia(c, .localHold, _) = event, c == call { return () }
+                return nil
+            }
+            try await phone.resume(call)
+            try await waitUntil("audio active again") { try await phone.info(call).media == .active }
+            let resumed = ContinuousClock.now
+            var after: [PJSUA.AudioFrame] = []
+            for await frame in frames where ContinuousClock.now - resumed > .milliseconds(500) {
+                after.append(frame)
+                if after.count == 50 { break }
+            }
+            let heard = signal(after, rate: 8000)
+            #expect(abs(heard.dominantFrequency(in: 300...3000, step: 5) - 600) <= 10)
+            #expect(heard.rmsLevel > 0.1, "level after resume \(heard.rmsLevel)")
+            try await phone.hangup(call)
+            try await log.state(call, .disconnected)
+        }
+    }
 }
