@@ -114,8 +114,9 @@ final class FrameChannel: @unchecked Sendable {
     func write(_ samples: [Int16], dropOldest: Bool) async throws {
         guard let buffer else { throw PJSUAError(.staleHandle, "the frame writer of \(call) is closed") }
         while true {
-            let result = samples.withUnsafeBufferPointer { pointer in
-                cpjsua_frame_buffer_write(buffer, pointer.baseAddress!, UInt32(pointer.count), dropOldest ? 1 : 0)
+            let result = samples.withUnsafeBufferPointer { pointer -> Int32 in
+                guard let base = pointer.baseAddress else { return 1 }  // nothing to queue
+                return cpjsua_frame_buffer_write(buffer, base, UInt32(pointer.count), dropOldest ? 1 : 0)
             }
             switch result {
             case 1: return

@@ -7,7 +7,7 @@ extension PJSUA {
     /// dry spell in ``events``). ``flush()`` empties the queue at once, for barge-in; a ``Mark``
     /// placed between frames comes back in ``events`` when the audio before it has gone out,
     /// with the milliseconds of the app's audio played by then. Every method may be called from
-    /// any task: none of them enters PJSIP.
+    /// any task: none of them enters PJSIP. Write from one task at a time to keep frames in order.
     public final class AudioFrameWriter: Sendable {
         /// What ``write(_:)-(AudioFrame)`` does when the queue is full.
         public enum OverflowPolicy: Sendable, Hashable {

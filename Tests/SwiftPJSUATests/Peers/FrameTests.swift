@@ -302,6 +302,7 @@ struct FrameTests {
             let (child, call) = try await callAnsweringSoftphone(phone, log, ["--play", directory + "/tone.wav"], name: "softphone-frames-hold")
             defer { child.stop() }
             let frames = try await phone.receiveAudio(from: call, format: .init(sampleRate: .hz8000), bufferedFrames: 500)
+            let attached = ContinuousClock.now
             try await phone.hold(call)
             try await log.first("local hold") { event -> Void? in
                 if case let .callMedia(c, .localHold, _) = event, c == call { return () }
@@ -310,11 +311,21 @@ struct FrameTests {
             try await phone.resume(call)
             try await waitUntil("audio active again") { try await phone.info(call).media == .active }
             let resumed = ContinuousClock.now
+            var all: [PJSUA.AudioFrame] = []
             var after: [PJSUA.AudioFrame] = []
-            for await frame in frames where ContinuousClock.now - resumed > .milliseconds(500) {
+            for await frame in frames {
+                all.append(frame)
+                guard ContinuousClock.now - resumed > .milliseconds(500) else { continue }
                 after.append(frame)
                 if after.count == 50 { break }
             }
+            // The stream stays continuous through the re-INVITEs (silence while the call's
+            // conference slot is replaced), so its timestamps say how long the app listened.
+            let steps = Set(zip(all, all.dropFirst()).map { $1.timestamp - $0.timestamp })
+            #expect(steps == [160], "\(steps)")
+            let listened = Int((ContinuousClock.now - attached) / .milliseconds(20))
+            #expect(abs(all.count - listened) <= 3, "\(all.count) frames in \(listened * 20) ms")
+            #expect(frames.droppedFrames == 0)
             let heard = signal(after, rate: 8000)
             #expect(abs(heard.dominantFrequency(in: 300...3000, step: 5) - 600) <= 10)
             #expect(heard.rmsLevel > 0.1, "level after resume \(heard.rmsLevel)")
