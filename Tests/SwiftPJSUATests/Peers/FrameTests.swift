@@ -13,6 +13,13 @@ func callAnsweringSoftphone(_ phone: PJSUA, _ log: EventLog, _ extra: [String], 
     return (child, call)
 }
 
+/// Calls a `softphone answer` child that plays a 600 Hz tone (and takes `extra` flags).
+func callSoftphonePlayingTone(_ phone: PJSUA, _ log: EventLog, _ extra: [String] = [], name: String) async throws -> (child: ChildProcess, call: PJSUA.Call) {
+    let directory = try temporaryDirectory()
+    try WAVFile.tone(frequency: 600, seconds: 1).write(to: directory + "/tone.wav")
+    return try await callAnsweringSoftphone(phone, log, ["--play", directory + "/tone.wav"] + extra, name: name)
+}
+
 /// `samples` as one WAV at `rate`, for its frequency and level.
 func signal(_ frames: [PJSUA.AudioFrame], rate: Int) -> WAVFile {
     WAVFile(sampleRate: rate, samples: frames.flatMap(\.samples))
@@ -59,10 +66,8 @@ final class WriterEvents: @unchecked Sendable {
 @Suite("Call audio as frames, against a softphone child", .serialized)
 struct FrameTests {
     @Test func framesArriveAtTheChosenRateWithMonotonicTimestampsAndNoGapsOverTenSeconds() async throws {
-        let directory = try temporaryDirectory()
-        try WAVFile.tone(frequency: 600, seconds: 1).write(to: directory + "/tone.wav")
         try await withEngine { phone, _, log in
-            let (child, call) = try await callAnsweringSoftphone(phone, log, ["--play", directory + "/tone.wav"], name: "softphone-frames-tone")
+            let (child, call) = try await callSoftphonePlayingTone(phone, log, name: "softphone-frames-tone")
             defer { child.stop() }
             let format = PJSUA.AudioFormat(sampleRate: .hz48000, frameDuration: .ms10)
             let frames = try await phone.receiveAudio(from: call, format: format, bufferedFrames: 500)
@@ -222,11 +227,10 @@ struct FrameTests {
 
     @Test func sixteenKilohertzInAndTwentyFourOutOnAPCMUCallCarryATonePerDirection() async throws {
         let directory = try temporaryDirectory()
-        try WAVFile.tone(frequency: 600, seconds: 1).write(to: directory + "/tone.wav")
         try await withEngine { phone, _, log in
             try await phone.useCodecs(["PCMU/8000"])
-            let (child, call) = try await callAnsweringSoftphone(phone, log, ["--play", directory + "/tone.wav", "--record-dir", directory, "--exit-after", "1"],
-                                                                 name: "softphone-frames-rates")
+            let (child, call) = try await callSoftphonePlayingTone(phone, log, ["--record-dir", directory, "--exit-after", "1"],
+                                                                   name: "softphone-frames-rates")
             defer { child.stop() }
             #expect(try await phone.mediaStatistics(call).codec.hasPrefix("PCMU"))
             let frames = try await phone.receiveAudio(from: call, format: .init(sampleRate: .hz16000))
@@ -300,20 +304,15 @@ struct FrameTests {
     }
 
     @Test func framesCarryTheToneAgainAfterHoldAndResume() async throws {
-        let directory = try temporaryDirectory()
-        try WAVFile.tone(frequency: 600, seconds: 1).write(to: directory + "/tone.wav")
         try await withEngine { phone, _, log in
-            let (child, call) = try await callAnsweringSoftphone(phone, log, ["--play", directory + "/tone.wav"], name: "softphone-frames-hold")
+            let (child, call) = try await callSoftphonePlayingTone(phone, log, name: "softphone-frames-hold")
             defer { child.stop() }
             let frames = try await phone.receiveAudio(from: call, format: .init(sampleRate: .hz8000), bufferedFrames: 500)
             let attached = ContinuousClock.now
-            try await phone.hold(call)
-            try await log.first("local hold") { event -> Void? in
-                if case let .callMedia(c, .localHold, _) = event, c == call { return () }
-                return nil
+            for media in [PJSUA.MediaState.localHold, .active] {
+                if media == .active { try await phone.resume(call) } else { try await phone.hold(call) }
+                try await waitUntil("\(call) \(media)") { try await phone.info(call).media == media }
             }
-            try await phone.resume(call)
-            try await waitUntil("audio active again") { try await phone.info(call).media == .active }
             let resumed = ContinuousClock.now
             var all: [PJSUA.AudioFrame] = []
             var after: [PJSUA.AudioFrame] = []
