@@ -4,7 +4,7 @@ extension PJSUA {
     /// Receives a call's audio as frames in `format` (the bridge resamples from the call's
     /// codec). Works with any clocked device, including the null device on a server; with no
     /// device at all (``Configuration/AudioDeviceMode/none`` before activation) frames start
-    /// when the device does.
+    /// when the device does (KL-16).
     ///
     /// Adds a pjmedia port to the conference bridge (`pjsua_conf_add_port()`) and connects the
     /// call's slot to it (`pjsua_conf_connect()`). Several readers per call are allowed.
@@ -28,7 +28,8 @@ extension PJSUA {
     ///
     /// Adds a pjmedia port to the conference bridge (`pjsua_conf_add_port()`) and connects it to
     /// the call's slot (`pjsua_conf_connect()`); the call also keeps hearing the sound device
-    /// and players connected to it.
+    /// and players connected to it. The writer is not the microphone: ``setMuted(_:_:)`` does
+    /// not silence it (``AudioFrameWriter/flush()`` and ``stopSending(_:)`` do).
     /// - Parameters:
     ///   - call: a call whose audio is active.
     ///   - format: the sample rate and frame duration the app writes.

@@ -336,4 +336,19 @@ struct FrameTests {
             try await log.state(call, .disconnected)
         }
     }
+
+    @Test func shuttingDownWithFramePortsOnALiveCallEndsThemAndFreesThePorts() async throws {
+        let before = cpjsua_frame_ports_alive()
+        let (frames, writer) = try await withEngine { phone, _, log in
+            let (child, call) = try await callAnsweringSoftphone(phone, log, [], name: "softphone-frames-shutdown")
+            defer { child.stop() }
+            return (try await phone.receiveAudio(from: call), try await phone.sendAudio(to: call))
+        }
+        var count = 0
+        for await _ in frames { count += 1 }  // ends: the engine is down
+        #expect(count <= 50, "the stream kept going after shutdown")
+        #expect(writer.isClosed)
+        await #expect(throws: PJSUAError.self) { try await writer.write(.silence(writer.format)) }
+        #expect(cpjsua_frame_ports_alive() == before)
+    }
 }
