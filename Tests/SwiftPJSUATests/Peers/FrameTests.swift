@@ -351,4 +351,39 @@ struct FrameTests {
         await #expect(throws: PJSUAError.self) { try await writer.write(.silence(writer.format)) }
         #expect(cpjsua_frame_ports_alive() == before)
     }
+
+    @Test func aFullQueueMakesWritesWaitOrDropsTheOldestAudioByPolicy() async throws {
+        try await withEngine { phone, _, log in
+            let (child, call) = try await callAnsweringSoftphone(phone, log, [], name: "softphone-frames-policy")
+            defer { child.stop() }
+            // wait: a second of audio through a 200 ms queue takes about 800 ms of bridge time.
+            let patient = try await phone.sendAudio(to: call, capacity: .milliseconds(200), whenFull: .wait)
+            let started = ContinuousClock.now
+            try await writeTone(patient, frequency: 500, frames: 50)
+            let waited = ContinuousClock.now - started
+            #expect(waited > .milliseconds(700) && waited < .milliseconds(1500), "\(waited)")
+            #expect(patient.statistics.droppedMilliseconds == 0)
+            #expect(patient.queuedDuration <= .milliseconds(200))
+            await phone.stopSending(patient)
+
+            // dropOldest: the same second goes in at once, and all but the newest 200 ms (less
+            // whatever the bridge took meanwhile) is dropped.
+            let live = try await phone.sendAudio(to: call, capacity: .milliseconds(200), whenFull: .dropOldest)
+            let liveStart = ContinuousClock.now
+            try await writeTone(live, frequency: 500, frames: 50)
+            #expect(ContinuousClock.now - liveStart < .milliseconds(300))
+            let statistics = live.statistics
+            #expect(statistics.droppedMilliseconds >= 600 && statistics.droppedMilliseconds <= 800, "\(statistics)")
+            #expect(live.queuedDuration <= .milliseconds(200))
+
+            // A task cancelled while it waits for room gets CancellationError.
+            let blocked = try await phone.sendAudio(to: call, capacity: .milliseconds(20), whenFull: .wait)
+            let writing = Task { try await writeTone(blocked, frequency: 500, frames: 500) }
+            try await Task.sleep(for: .milliseconds(100))
+            writing.cancel()
+            await #expect(throws: CancellationError.self) { try await writing.value }
+            try await phone.hangup(call)
+            try await log.state(call, .disconnected)
+        }
+    }
 }
