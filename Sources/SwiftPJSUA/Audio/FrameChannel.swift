@@ -35,6 +35,12 @@ final class FrameChannel: @unchecked Sendable {
     private var isClosed = false  // guarded by `lock`
     private var framesDropped = 0  // guarded by `lock`
     private var lastMark: UInt64 = 0  // guarded by `lock`
+    /// Marks placed and not yet played or flushed.
+    private var pendingMarks: Set<UInt64> = []  // guarded by `lock`
+    /// How the most recent marks ended: milliseconds played, nil when flushed.
+    private var markOutcomes: [UInt64: Int?] = [:]  // guarded by `lock`
+    private var markWaiters: [UInt64: [CheckedContinuation<Int?, Never>]] = [:]  // guarded by `lock`
+    private static let keptMarkOutcomes = 1024
 
     init?(call: PJSUA.Call, format: PJSUA.AudioFormat, direction: Direction, capacityFrames: Int, executor: PJSUAExecutor) {
         self.call = call
@@ -89,13 +95,17 @@ final class FrameChannel: @unchecked Sendable {
     func close() {
         guard let buffer else { return }
         cpjsua_frame_buffer_close(buffer)
-        let waiters = lock.withLock {
+        let (waiters, markWaiting) = lock.withLock {
             isClosed = true
             let waiters = spaceWaiters
             spaceWaiters = []
-            return waiters
+            let markWaiting = markWaiters.values.flatMap { $0 }
+            markWaiters = [:]
+            pendingMarks = []
+            return (waiters, markWaiting)
         }
         waiters.forEach { $0.resume() }
+        markWaiting.forEach { $0.resume(returning: nil) }
         framesContinuation.finish()
         eventsContinuation.finish()
     }
@@ -148,13 +158,43 @@ final class FrameChannel: @unchecked Sendable {
         guard let buffer else { throw PJSUAError(.staleHandle, "the frame writer of \(call) is closed") }
         let id = lock.withLock {
             lastMark += 1
+            pendingMarks.insert(lastMark)
             return lastMark
         }
-        switch cpjsua_frame_buffer_mark(buffer, id) {
+        let result = cpjsua_frame_buffer_mark(buffer, id)
+        if result != 0 { _ = lock.withLock { pendingMarks.remove(id) } }
+        switch result {
         case 0: return id
         case -2: throw PJSUAError(.tooMany, "\(CPJSUA_FRAME_MAX_MARKS) marks are already waiting to be played")
         default: throw PJSUAError(.staleHandle, "the frame writer of \(call) is closed")
         }
+    }
+
+    /// The milliseconds played when mark `id` went out; nil when it was flushed, the writer
+    /// closed first, or the mark is unknown (or too old to be remembered).
+    func waitUntilPlayed(_ id: UInt64) async -> Int? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Int?, Never>) in
+            let outcome: Int?? = lock.withLock {
+                if let outcome = markOutcomes[id] { return .some(outcome) }
+                guard pendingMarks.contains(id), !isClosed else { return .some(nil) }
+                markWaiters[id, default: []].append(continuation)
+                return .none
+            }
+            if case let .some(value) = outcome { continuation.resume(returning: value) }
+        }
+    }
+
+    /// Records how a mark ended and wakes its waiters.
+    private func resolveMark(_ id: UInt64, played milliseconds: Int?) {
+        let waiters = lock.withLock {
+            pendingMarks.remove(id)
+            markOutcomes[id] = .some(milliseconds)
+            if markOutcomes.count > Self.keptMarkOutcomes, let oldest = markOutcomes.keys.min() {
+                markOutcomes[oldest] = nil
+            }
+            return markWaiters.removeValue(forKey: id) ?? []
+        }
+        waiters.forEach { $0.resume(returning: milliseconds) }
     }
 
     /// Called by the C port (on the bridge's clock thread, or by flush on the caller's thread).
@@ -168,8 +208,11 @@ final class FrameChannel: @unchecked Sendable {
                 lock.withLock { framesDropped += 1 }
             }
         case CPJSUA_FRAME_EVENT_MARK_PLAYED:
-            eventsContinuation.yield(.markPlayed(.init(id: value), playedMilliseconds: format.milliseconds(ofSamples: played)))
+            let milliseconds = format.milliseconds(ofSamples: played)
+            resolveMark(value, played: milliseconds)
+            eventsContinuation.yield(.markPlayed(.init(id: value), playedMilliseconds: milliseconds))
         case CPJSUA_FRAME_EVENT_MARK_FLUSHED:
+            resolveMark(value, played: nil)
             eventsContinuation.yield(.markFlushed(.init(id: value), playedMilliseconds: format.milliseconds(ofSamples: played)))
         case CPJSUA_FRAME_EVENT_UNDERRUN:
             eventsContinuation.yield(.underrun(playedMilliseconds: format.milliseconds(ofSamples: played)))

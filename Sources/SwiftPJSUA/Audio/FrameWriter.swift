@@ -106,6 +106,13 @@ extension PJSUA {
             Mark(id: try channel.mark())
         }
 
+        /// Waits until the audio queued before `mark` has gone to the network; returns the app's
+        /// audio played by then, in milliseconds, or nil when ``flush()`` discarded it, the writer
+        /// closed first, or the mark is not one of this writer's most recent 1024.
+        public func waitUntilPlayed(_ mark: Mark) async -> Int? {
+            await channel.waitUntilPlayed(mark.id)
+        }
+
         /// The counters so far.
         public var statistics: Statistics {
             let stats = channel.stats

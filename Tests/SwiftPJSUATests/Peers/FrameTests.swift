@@ -155,6 +155,7 @@ struct FrameTests {
             let discarded = writer.flush()
             #expect(writer.queuedDuration == .zero)
             #expect(discarded > .milliseconds(2500), "\(discarded)")
+            #expect(await writer.waitUntilPlayed(mark) == nil, "a flushed mark is never played")
             let played = try await events.first("the mark flushed") { event -> Int? in
                 if case let .markFlushed(m, played) = event, m == mark { return played }
                 return nil
@@ -189,6 +190,7 @@ struct FrameTests {
             let first = try writer.mark()
             try await writeTone(writer, frequency: 800, frames: 50, startingAt: 73)
             let second = try writer.mark()
+            let awaited = Task { await writer.waitUntilPlayed(second) }  // waiting before it plays
             let started = ContinuousClock.now
             let firstPlayed = try await events.first("\(first) played") { event -> Int? in
                 if case let .markPlayed(m, played) = event, m == first { return played }
@@ -199,6 +201,10 @@ struct FrameTests {
                 return nil
             }
             let elapsed = ContinuousClock.now - started
+            #expect(await writer.waitUntilPlayed(first) == firstPlayed, "the async value agrees with the event")
+            #expect(await writer.waitUntilPlayed(second) == secondPlayed)
+            #expect(await awaited.value == secondPlayed)
+            #expect(await writer.waitUntilPlayed(.init(id: 999)) == nil, "an unknown mark")
             #expect(abs(firstPlayed - 730) <= 10, "\(firstPlayed)")
             #expect(abs(secondPlayed - 1230) <= 10, "\(secondPlayed)")
             #expect(elapsed > .milliseconds(1000), "the marks came back before the audio could have been played (\(elapsed))")
