@@ -3,7 +3,7 @@ import PJSIP
 extension PJSUA {
     /// Receives a call's audio as frames in `format` (the bridge resamples from the call's
     /// codec). Works with any clocked device, including the null device on a server; with no
-    /// device at all (``Configuration/AudioDeviceMode/none`` before activation) frames start
+    /// device at all (``AudioDeviceMode/none`` before activation) frames start
     /// when the device does (KL-16).
     ///
     /// Adds a pjmedia port to the conference bridge (`pjsua_conf_add_port()`) and connects the
