@@ -75,6 +75,8 @@ let package = Package(
             linkerSettings: ["CallKit", "PushKit", "AVFAudio", "Network"].map { .linkedFramework($0, .when(platforms: [.iOS])) }
         ),
         .executableTarget(name: "softphone", dependencies: ["SwiftPJSUA"]),
+        // Examples: small programs built on the public API (`swift run echo-bot`).
+        .executableTarget(name: "echo-bot", dependencies: ["SwiftPJSUA"], path: "Examples/EchoBot"),
         // Benchmarks: the Swift engine against a plain-C loop over the same library and against
         // the reference pjsua app (`make bench`).
         .target(name: "CPJSUABaseline", dependencies: [pjsip], path: "Benchmarks/CPJSUABaseline"),

@@ -47,6 +47,7 @@ public actor PJSUA {
             // start() waits for this teardown to finish (EngineSlot).
             EngineSlot.beginTeardown()
             executor.execute {
+                FrameTaps.detachAll()
                 PJLibrary.destroyPJSUA(flags: PJSUA_DESTROY_NO_RX_MSG)
                 PJSUA.finishTeardown(hub: hub)
             }
@@ -162,6 +163,7 @@ public actor PJSUA {
             try? await Task.sleep(for: .milliseconds(5))
         }
         stopCallMedia()
+        FrameTaps.detachAll()
         for (id, _) in players { pjsua_player_destroy(id) }
         for (id, _) in recorders { pjsua_recorder_destroy(id) }
         players = [:]

@@ -51,6 +51,8 @@ public struct PJSUAError: Error, Sendable, Hashable, CustomStringConvertible {
         /// Mandatory SRTP would send its keys (SDES) over signalling less secure than
         /// ``PJSUA/SRTPConfiguration/secureSignaling`` asks (`PJSIP_ESESSIONINSECURE`).
         public static let insecureSignaling = Code(rawValue: 45)
+        /// An audio frame did not have the size its format requires (see ``PJSUA/AudioFormat``).
+        public static let invalidFrame = Code(rawValue: 20)
 
         public var description: String {
             switch self {
@@ -72,6 +74,7 @@ public struct PJSUAError: Error, Sendable, Hashable, CustomStringConvertible {
             case .certificateNameMismatch: "certificateNameMismatch"
             case .certificateRejected: "certificateRejected"
             case .insecureSignaling: "insecureSignaling"
+            case .invalidFrame: "invalidFrame"
             default: "code(\(rawValue))"
             }
         }
@@ -143,6 +146,8 @@ public struct PJSUAError: Error, Sendable, Hashable, CustomStringConvertible {
     /// `PJSIP_TLS_ECERTVERIF`: the status of transactions and registrations that failed because
     /// a TLS peer's certificate was refused.
     public static let certificateVerificationStatus = cpjsua_status_tls_ecertverif
+    /// Invalid audio frame.
+    public static var invalidFrame: Code { .invalidFrame }
 }
 
 /// Lets `catch PJSUAError.invalidURI` match a thrown ``PJSUAError`` by its code.

@@ -78,6 +78,60 @@ uint64_t cpjsua_admission_refused(void);
 int cpjsua_ice_chosen_pair(const void *_Nonnull ice_info, int32_t *_Nonnull local_type, int32_t *_Nonnull remote_type,
                            char *_Nonnull local_address, char *_Nonnull remote_address, int32_t address_capacity);
 
+/* Frame ports (FramePort.c): PCM16 mono audio between a call and Swift, through the conference
+ * bridge. A buffer belongs to its Swift owner (`ctx`); the data functions (write, flush, mark,
+ * stats, close) take only the buffer's own mutex and may be called from any thread: they never
+ * enter PJSIP. attach/detach enter PJSIP: the engine's thread only. The bridge's clock thread
+ * calls `notify` after releasing the mutex: notify must not block. */
+#define CPJSUA_FRAME_MAX_MARKS 256
+enum {
+    CPJSUA_FRAME_EVENT_RECEIVED = 1,      /* reader: samples, count; value = stream position */
+    CPJSUA_FRAME_EVENT_MARK_PLAYED = 2,   /* writer: value = mark id; played = samples played */
+    CPJSUA_FRAME_EVENT_MARK_FLUSHED = 3,  /* writer: value = mark id; played = samples played */
+    CPJSUA_FRAME_EVENT_UNDERRUN = 4,      /* writer: the queue ran dry while audio was flowing */
+    CPJSUA_FRAME_EVENT_SPACE = 5          /* writer: a waiting write now fits */
+};
+typedef struct cpjsua_frame_buffer cpjsua_frame_buffer;
+typedef void (*cpjsua_frame_notify)(void *_Nullable ctx, int32_t event, const int16_t *_Nullable samples,
+                                    uint32_t count, uint64_t value, uint64_t played);
+typedef void (*cpjsua_frame_release)(void *_Nullable retained);
+typedef struct cpjsua_frame_stats {
+    uint32_t queued;         /* samples waiting to go out */
+    uint64_t played;         /* samples of app audio sent */
+    uint64_t underruns;      /* times the queue ran dry while audio was flowing */
+    uint64_t silent_frames;  /* frames sent as silence because nothing was queued */
+    uint64_t dropped;        /* samples dropped to make room (drop-oldest) */
+    uint64_t position;       /* stream position (reader: samples delivered) */
+} cpjsua_frame_stats;
+
+/* NULL when the sizes are out of range (at most 960 samples per frame) or memory is short. */
+cpjsua_frame_buffer *_Nullable cpjsua_frame_buffer_create(uint32_t samples_per_frame, uint32_t capacity_frames,
+                                                          cpjsua_frame_notify _Nonnull notify, void *_Nullable ctx);
+/* Frees a buffer no port uses any more (its owner's deinit). */
+void cpjsua_frame_buffer_free(cpjsua_frame_buffer *_Nullable buffer);
+/* No more notifications; writes fail with -1; the port sends silence until detached. */
+void cpjsua_frame_buffer_close(cpjsua_frame_buffer *_Nonnull buffer);
+/* 1: queued; 0: no room (policy wait: a SPACE event follows once it fits); -1: closed;
+ * -2: larger than the queue. With drop_oldest the oldest samples make room. */
+int32_t cpjsua_frame_buffer_write(cpjsua_frame_buffer *_Nonnull buffer, const int16_t *_Nonnull samples,
+                                  uint32_t count, int32_t drop_oldest);
+/* Empties the queue at once; pending marks are reported flushed. Returns the samples discarded. */
+uint64_t cpjsua_frame_buffer_flush(cpjsua_frame_buffer *_Nonnull buffer);
+/* Places a mark after the last queued sample. 0, -1 when closed, -2 when too many are pending. */
+int32_t cpjsua_frame_buffer_mark(cpjsua_frame_buffer *_Nonnull buffer, uint64_t id);
+cpjsua_frame_stats cpjsua_frame_buffer_stats(cpjsua_frame_buffer *_Nonnull buffer);
+/* Engine thread: creates the port (a reader or a writer at clock_rate), adds it to pjsua's
+ * bridge and sets *slot. `retained` is released exactly once (release), when the port is gone
+ * or at once on failure. Returns a pj_status_t. */
+int32_t cpjsua_frame_port_attach(cpjsua_frame_buffer *_Nonnull buffer, int32_t is_writer, uint32_t clock_rate,
+                                 void *_Nullable retained, cpjsua_frame_release _Nonnull release,
+                                 int32_t *_Nonnull slot);
+/* Engine thread: removes the port from the bridge (asynchronously: the bridge holds a reference
+ * until it is done) and drops ours. Does nothing the second time. */
+void cpjsua_frame_port_detach(cpjsua_frame_buffer *_Nonnull buffer);
+/* Frame ports not yet destroyed in this process. */
+int32_t cpjsua_frame_ports_alive(void);
+
 /* A joinable POSIX thread, owned by the caller. */
 typedef struct cpjsua_thread cpjsua_thread;
 

@@ -25,6 +25,7 @@ enum AudioWiring {
                 } else {
                     pjsua_conf_connect(0, slot)
                 }
+                FrameTaps.wire(call, callSlot: slot)
             }
         }
         // A member of the local conference gets its links to the other members back.

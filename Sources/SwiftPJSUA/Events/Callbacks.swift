@@ -33,6 +33,7 @@ enum CallbackContext {
 
     /// Drops what was kept for a call that has ended (its mute flag, its INVITE identity).
     static func callEnded(_ call: PJSUA.Call) {
+        FrameTaps.callEnded(call)
         lock.withLock {
             muted.remove(call)
             _ = identities.removeValue(forKey: call)

@@ -6,7 +6,7 @@ enum AnswerCommand {
     static let usage = """
     usage: softphone answer [--listen <udp|tcp|tls>:<host>:<port>] [--auto-answer CODE] [--answer-after MS] [--max-cps R]
                             [--max-calls N] [--exit-after N] [--hangup-after SECONDS] [--play FILE.wav] [--record-dir DIR]
-                            [--codecs opus,PCMU] [--stats-interval S] [--detect-inband]
+                            [--codecs opus,PCMU] [--stats-interval S] [--detect-inband] [--echo MS]
                             [--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR] [--json | --quiet]
                             [--stun HOST[:PORT],...] [--ice] [--turn HOST[:PORT] --turn-user U --turn-password-env VAR]
                             [--header 'Name: value']... [--accept-transfer | --refuse-transfer]
@@ -22,12 +22,13 @@ enum AnswerCommand {
       A REFER on an answered call is accepted (the new call is handled like an answered one) unless
       --refuse-transfer answers it with 603 Decline.
       Received DTMF prints as a dtmf line (digit, method, duration); --codecs and --stats-interval
-      as for `softphone call`.
+      as for `softphone call`. --echo MS sends each caller's audio back to them MS milliseconds
+      later (0...10000; an echo bot, built on the frames API).
     \(SecurityOptions.usage)
     """
 
     static let spec = OptionSpec(
-        valued: Set(["listen", "auto-answer", "answer-after", "max-calls", "exit-after", "hangup-after", "play", "record-dir", "max-cps"])
+        valued: Set(["listen", "auto-answer", "answer-after", "max-calls", "exit-after", "hangup-after", "play", "record-dir", "max-cps", "echo"])
             .union(AccountOptions.valued).union(NATOptions.valued).union(SecurityOptions.valued)
             .union(MediaOptions.valued.subtracting(["dtmf-method", "redirect"])),
         flags: Set(["json", "quiet", "media-thread"]).union(AccountOptions.flags).union(NATOptions.flags).union(TransferOptions.flags)
@@ -46,6 +47,7 @@ enum AnswerCommand {
         let maxCPS = try arguments.integer("max-cps", in: 1...100_000)
         let hangupAfter = try arguments.seconds("hangup-after", in: 0...86_400)
         let play = arguments.string("play")
+        let echo = try arguments.integer("echo", in: 0...10_000)
         if let play { _ = try WAVFile(contentsOf: play) }
         let recordDirectory = arguments.string("record-dir")
         if let recordDirectory {
@@ -81,7 +83,7 @@ enum AnswerCommand {
         if engineAnswers { configuration.autoAnswerCode = code }
         // A quiet agent that answers in the engine and has nothing else to do per call needs no
         // events at all (a load test's server): no subscription, no task wake-up per event.
-        let needsEvents = !quiet || !engineAnswers || exitAfter != nil || hangupAfter != nil || play != nil || recordDirectory != nil
+        let needsEvents = !quiet || !engineAnswers || exitAfter != nil || hangupAfter != nil || play != nil || recordDirectory != nil || echo != nil
         let events = needsEvents ? phone.events : nil
         let transport = try await phone.start(configuration)
         let networkChanges = NetworkChangeSignal.install(for: phone, output: output)
@@ -93,7 +95,7 @@ enum AnswerCommand {
             try await phone.addAccount(configuration)
         }
         let agent = Agent(phone: phone, output: output, quiet: quiet, code: engineAnswers ? nil : code, delay: delay, exitAfter: exitAfter,
-                          hangupAfter: hangupAfter, play: play, recordDirectory: recordDirectory, headers: headers)
+                          hangupAfter: hangupAfter, play: play, recordDirectory: recordDirectory, headers: headers, echo: echo)
         let loop = Task { if let events { await agent.run(events) } }
         // Whichever comes first ends the agent: enough calls handled, or a signal.
         Task {
@@ -124,6 +126,9 @@ actor Agent {
     let recordDirectory: String?
     /// Extra headers on every answer.
     let headers: [PJSUA.SIPHeader]
+    /// Echoes each call's audio back after this many milliseconds.
+    let echo: Int?
+    private var echoing: Set<PJSUA.Call> = []
     private(set) var completed = 0
     private var recorders: [PJSUA.Call: PJSUA.Recorder] = [:]
     private var ours: Set<PJSUA.Call> = []
@@ -133,7 +138,7 @@ actor Agent {
     private var recordingNumber = 0
 
     init(phone: PJSUA, output: Output, quiet: Bool, code: Int?, delay: Int, exitAfter: Int?, hangupAfter: Double?, play: String?, recordDirectory: String?,
-         headers: [PJSUA.SIPHeader] = []) {
+         headers: [PJSUA.SIPHeader] = [], echo: Int? = nil) {
         self.phone = phone
         self.output = output
         self.quiet = quiet
@@ -144,6 +149,7 @@ actor Agent {
         self.play = play
         self.recordDirectory = recordDirectory
         self.headers = headers
+        self.echo = echo
     }
 
     private var done = false
@@ -192,6 +198,7 @@ actor Agent {
             handedOver.insert(call)
         case let .callMedia(call, .active, _) where ours.contains(call):
             if let play { _ = try? await phone.play(play, into: call, loop: true) }
+            if let echo, echoing.insert(call).inserted { await startEcho(call, delay: echo) }
             if let recordDirectory, recorders[call] == nil {
                 recordingNumber += 1
                 let path = "\(recordDirectory)/call-\(recordingNumber).wav"
@@ -209,12 +216,39 @@ actor Agent {
             }
         case let .callState(call, .disconnected, _, _) where ours.contains(call):
             ours.remove(call)
+            echoing.remove(call)
             if let recorder = recorders.removeValue(forKey: call) { try? await phone.stop(recorder) }
             if handedOver.remove(call) != nil { break }
             completed += 1
             if let exitAfter, completed >= exitAfter { finish() }
         default:
             break
+        }
+    }
+
+    /// Sends the call's audio back `delay` later than the bridge's minimum (one frame): the
+    /// first frame received goes out behind `delay` of silence, every later one as it arrives.
+    /// Reader and writer run on the same bridge clock, so the queue then stays at `delay`;
+    /// dropping the oldest keeps a stalled task from making the echo lag further. The writer is
+    /// added before the reader, so no frame is received before audio can go out.
+    private func startEcho(_ call: PJSUA.Call, delay: Int) async {
+        let format = PJSUA.AudioFormat()
+        do {
+            let writer = try await phone.sendAudio(to: call, format: format, capacity: .milliseconds(delay + 200), whenFull: .dropOldest)
+            let frames = try await phone.receiveAudio(from: call, format: format)
+            output.emit("echo", ["call": call.description, "delayMilliseconds": delay], human: "\(call) echoing after \(delay) ms")
+            Task {
+                var primed = false
+                for await frame in frames {
+                    if !primed {
+                        primed = true
+                        for _ in 0..<(delay / format.frameDuration.rawValue) { try? await writer.write(.silence(format)) }
+                    }
+                    guard (try? await writer.write(frame)) != nil else { break }
+                }
+            }
+        } catch {
+            output.emit("error", ["call": call.description, "message": "\(error)"], human: "\(call): \(error)")
         }
     }
 

@@ -7,11 +7,14 @@ import Testing
 /// in front of two bot processes (`softphone answer`), driven by sipp.
 @Suite("Scale-out: kamailio's dispatcher in front of two bots", .serialized)
 struct DispatcherTests {
-    /// A bot: `softphone answer` on its own port, printing one JSON line per event.
-    private static func bot(port: Int, name: String) async throws -> ChildProcess {
+    /// A bot: `softphone answer` on its own port (a free one for 0, read back from its
+    /// "listening" line), printing one JSON line per event.
+    private static func bot(port: Int = 0, name: String) async throws -> (process: ChildProcess, port: Int) {
         let process = try ChildProcess(try softphone(), ["answer", "--listen", "udp:127.0.0.1:\(port)", "--json"], name: name)
         try await process.waitForOutput("\"listening\"")
-        return process
+        let listening = jsonLines(process.output).first { $0["event"] as? String == "listening" }
+        guard let bound = listening?["port"] as? Int else { throw ChildProcessError("\(name) printed no port: \(process.output)") }
+        return (process, bound)
     }
 
     private static func calls(_ bot: ChildProcess) -> Int {
@@ -63,8 +66,9 @@ struct DispatcherTests {
     }
 
     @Test func twoHundredCallsSpreadOverBothBots() async throws {
-        let ports = [freeLoopbackPort(), freeLoopbackPort()]
-        let bots = [try await Self.bot(port: ports[0], name: "bot-a"), try await Self.bot(port: ports[1], name: "bot-b")]
+        let started = [try await Self.bot(name: "bot-a"), try await Self.bot(name: "bot-b")]
+        let bots = started.map(\.process)
+        let ports = started.map(\.port)
         defer { bots.forEach { $0.stop() } }
         let dispatcher = try await Dispatcher(bots: ports)
         defer { dispatcher.stop() }
@@ -83,9 +87,9 @@ struct DispatcherTests {
     /// its probing interval (failing over the calls that found it dead), calls keep succeeding on
     /// the other, and the restarted bot gets calls again.
     @Test func aKilledBotLeavesTheRotationAndARestartedOneComesBack() async throws {
-        let ports = [freeLoopbackPort(), freeLoopbackPort()]
-        let first = try await Self.bot(port: ports[0], name: "bot-a")
-        let survivor = try await Self.bot(port: ports[1], name: "bot-b")
+        let (first, firstPort) = try await Self.bot(name: "bot-a")
+        let (survivor, survivorPort) = try await Self.bot(name: "bot-b")
+        let ports = [firstPort, survivorPort]
         defer { survivor.stop() }
         let dispatcher = try await Dispatcher(bots: ports)
         defer { dispatcher.stop() }
@@ -96,7 +100,7 @@ struct DispatcherTests {
         _ = try await first.waitForExit(timeout: .seconds(5))
         let callsBeforeDeath = Self.calls(first)
         try await Task.sleep(for: .seconds(3))
-        let restarted = try await Self.bot(port: ports[0], name: "bot-a-restarted")
+        let restarted = try await Self.bot(port: ports[0], name: "bot-a-restarted").process
         defer { restarted.stop() }
 
         let status = try await sipp.waitForExit(timeout: .seconds(90))

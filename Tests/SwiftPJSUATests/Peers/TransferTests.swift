@@ -165,7 +165,9 @@ struct TransferTests {
             let deadline = ContinuousClock.now.advanced(by: .seconds(5))
             while try await !phone.activeCalls().isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
             let left = try await phone.activeCalls()
-            #expect(left.isEmpty, "\(left) \(left.isEmpty ? "" : "\(try await phone.info(left[0]))")")
+            var leftInfo: PJSUA.CallInfo?
+            if let first = left.first { leftInfo = try await phone.info(first) }
+            #expect(left.isEmpty, "\(left) \(String(describing: leftInfo))")
             #expect(try await transferee.waitForExit(timeout: .seconds(20)) == 0, "\(transferee.output)")
             let requested = try #require(softphoneEvents(transferee.output, "transfer", kind: "requested").first, "\(transferee.output)")
             #expect((requested["to"] as? String)?.contains("Replaces=") == true, "\(requested)")

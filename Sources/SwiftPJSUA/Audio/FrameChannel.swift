@@ -1,0 +1,301 @@
+import CPJSUASupport
+import Foundation
+import PJSIP
+
+/// The Swift side of one frame port (FramePort.c): a reader's frame stream or a writer's queue
+/// and events.
+///
+/// Threading: the conference bridge's clock thread calls ``handle(_:_:_:_:_:)`` through the C
+/// notify function, after the C side released its mutex. From there this class only copies
+/// samples into an array, yields to an `AsyncStream` continuation (which never blocks: the
+/// streams buffer with a bound and drop the oldest) and resumes waiting writers under `lock`,
+/// which is held for a few instructions and never across a call out. Nothing on the clock thread
+/// awaits, hops to an actor or enters PJSIP. Attaching and detaching the port enter PJSIP and run
+/// on the engine's executor thread only.
+final class FrameChannel: @unchecked Sendable {
+    // @unchecked Sendable: `buffer` is only used through CPJSUASupport's buffer functions, which
+    // take the buffer's own mutex (attach/detach run on the executor thread only); the mutable
+    // Swift state below is guarded by `lock`; the rest is immutable after init.
+    enum Direction { case receive, send }
+
+    let call: PJSUA.Call
+    let format: PJSUA.AudioFormat
+    let direction: Direction
+    let executor: PJSUAExecutor
+    let capacityFrames: Int
+    private(set) var buffer: OpaquePointer?
+    let frames: AsyncStream<PJSUA.AudioFrame>
+    private let framesContinuation: AsyncStream<PJSUA.AudioFrame>.Continuation
+    let events: AsyncStream<PJSUA.AudioFrameWriter.Event>
+    private let eventsContinuation: AsyncStream<PJSUA.AudioFrameWriter.Event>.Continuation
+
+    private let lock = NSLock()
+    private var spaceWaiters: [CheckedContinuation<Void, Never>] = []  // guarded by `lock`
+    private var spaceSignalled = false  // guarded by `lock`
+    private var isClosed = false  // guarded by `lock`
+    private var framesDropped = 0  // guarded by `lock`
+    private var lastMark: UInt64 = 0  // guarded by `lock`
+    /// Marks placed and not yet played or flushed.
+    private var pendingMarks: Set<UInt64> = []  // guarded by `lock`
+    /// How the most recent marks ended: milliseconds played, nil when flushed.
+    private var markOutcomes: [UInt64: Int?] = [:]  // guarded by `lock`
+    private var markWaiters: [UInt64: [CheckedContinuation<Int?, Never>]] = [:]  // guarded by `lock`
+    private static let keptMarkOutcomes = 1024
+
+    init?(call: PJSUA.Call, format: PJSUA.AudioFormat, direction: Direction, capacityFrames: Int, executor: PJSUAExecutor) {
+        self.call = call
+        self.format = format
+        self.direction = direction
+        self.executor = executor
+        self.capacityFrames = capacityFrames
+        // A reader's stream holds at most `capacityFrames` frames the app has not taken yet; a
+        // writer's events are few (marks, underruns) but bounded all the same.
+        (frames, framesContinuation) = AsyncStream.makeStream(of: PJSUA.AudioFrame.self,
+                                                              bufferingPolicy: .bufferingNewest(direction == .receive ? capacityFrames : 0))
+        (events, eventsContinuation) = AsyncStream.makeStream(of: PJSUA.AudioFrameWriter.Event.self, bufferingPolicy: .bufferingNewest(4096))
+        guard let buffer = cpjsua_frame_buffer_create(UInt32(format.samplesPerFrame), UInt32(direction == .send ? capacityFrames : 1),
+                                                      frameNotify, Unmanaged.passUnretained(self).toOpaque())
+        else { return nil }
+        self.buffer = buffer
+        // A reader whose iterating task was cancelled needs no port any more.
+        let executor = executor
+        framesContinuation.onTermination = { [weak self] _ in
+            guard let self else { return }
+            executor.execute { FrameTaps.detach(self) }
+        }
+    }
+
+    deinit {
+        framesContinuation.finish()
+        eventsContinuation.finish()
+        cpjsua_frame_buffer_free(buffer)
+    }
+
+    /// Adds the port to the bridge. Executor thread only. The port keeps this object alive
+    /// until the bridge has let go of it.
+    func attach() throws(PJSUAError) -> Int32 {
+        guard let buffer else { throw PJSUAError(.invalidArgument, "no frame buffer") }
+        var slot: Int32 = -1
+        let retained = Unmanaged.passRetained(self).toOpaque()
+        let status = cpjsua_frame_port_attach(buffer, direction == .send ? 1 : 0, UInt32(format.sampleRate.rawValue),
+                                              retained, frameRelease, &slot)
+        guard status == pjSuccess else {
+            throw PJSUAError(status: status, operation: "cannot add a frame port for \(call) to the conference bridge")
+        }
+        return slot
+    }
+
+    /// Removes the port from the bridge. Executor thread only; idempotent.
+    func detach() {
+        guard let buffer else { return }
+        cpjsua_frame_port_detach(buffer)
+    }
+
+    /// Stops the flow: the reader's sequence ends, writes fail, waiting writers wake up.
+    func close() {
+        guard let buffer else { return }
+        cpjsua_frame_buffer_close(buffer)
+        let (waiters, markWaiting) = lock.withLock {
+            isClosed = true
+            let waiters = spaceWaiters
+            spaceWaiters = []
+            let markWaiting = markWaiters.values.flatMap { $0 }
+            markWaiters = [:]
+            pendingMarks = []
+            return (waiters, markWaiting)
+        }
+        waiters.forEach { $0.resume() }
+        markWaiting.forEach { $0.resume(returning: nil) }
+        framesContinuation.finish()
+        eventsContinuation.finish()
+    }
+
+    var closed: Bool { lock.withLock { isClosed } }
+
+    var droppedFrames: Int { lock.withLock { framesDropped } }
+
+    /// The C side's counters.
+    var stats: cpjsua_frame_stats {
+        guard let buffer else { return cpjsua_frame_stats() }
+        return cpjsua_frame_buffer_stats(buffer)
+    }
+
+    /// Queues one frame, waiting for room or dropping the oldest audio.
+    func write(_ samples: [Int16], dropOldest: Bool) async throws {
+        guard let buffer else { throw PJSUAError(.staleHandle, "the frame writer of \(call) is closed") }
+        while true {
+            let result = samples.withUnsafeBufferPointer { pointer -> Int32 in
+                guard let base = pointer.baseAddress else { return 1 }  // nothing to queue
+                return cpjsua_frame_buffer_write(buffer, base, UInt32(pointer.count), dropOldest ? 1 : 0)
+            }
+            switch result {
+            case 1: return
+            case 0: break
+            case -2: throw PJSUAError(.invalidFrame, "a frame larger than the writer's queue")
+            default: throw PJSUAError(.staleHandle, "the frame writer of \(call) is closed (the call ended or the writer was stopped)")
+            }
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = lock.withLock {
+                    if spaceSignalled || isClosed {
+                        spaceSignalled = false
+                        return true
+                    }
+                    spaceWaiters.append(continuation)
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+            try Task.checkCancellation()
+        }
+    }
+
+    func flush() -> UInt64 {
+        guard let buffer else { return 0 }
+        return cpjsua_frame_buffer_flush(buffer)
+    }
+
+    func mark() throws(PJSUAError) -> UInt64 {
+        guard let buffer else { throw PJSUAError(.staleHandle, "the frame writer of \(call) is closed") }
+        let id = lock.withLock {
+            lastMark += 1
+            pendingMarks.insert(lastMark)
+            return lastMark
+        }
+        let result = cpjsua_frame_buffer_mark(buffer, id)
+        if result != 0 { _ = lock.withLock { pendingMarks.remove(id) } }
+        switch result {
+        case 0: return id
+        case -2: throw PJSUAError(.tooMany, "\(CPJSUA_FRAME_MAX_MARKS) marks are already waiting to be played")
+        default: throw PJSUAError(.staleHandle, "the frame writer of \(call) is closed")
+        }
+    }
+
+    /// The milliseconds played when mark `id` went out; nil when it was flushed, the writer
+    /// closed first, or the mark is unknown (or too old to be remembered).
+    func waitUntilPlayed(_ id: UInt64) async -> Int? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Int?, Never>) in
+            let outcome: Int?? = lock.withLock {
+                if let outcome = markOutcomes[id] { return .some(outcome) }
+                guard pendingMarks.contains(id), !isClosed else { return .some(nil) }
+                markWaiters[id, default: []].append(continuation)
+                return .none
+            }
+            if case let .some(value) = outcome { continuation.resume(returning: value) }
+        }
+    }
+
+    /// Records how a mark ended and wakes its waiters.
+    private func resolveMark(_ id: UInt64, played milliseconds: Int?) {
+        let waiters = lock.withLock {
+            pendingMarks.remove(id)
+            markOutcomes[id] = .some(milliseconds)
+            if markOutcomes.count > Self.keptMarkOutcomes, let oldest = markOutcomes.keys.min() {
+                markOutcomes[oldest] = nil
+            }
+            return markWaiters.removeValue(forKey: id) ?? []
+        }
+        waiters.forEach { $0.resume(returning: milliseconds) }
+    }
+
+    /// Called by the C port (on the bridge's clock thread, or by flush on the caller's thread).
+    fileprivate func handle(_ event: Int32, _ samples: UnsafePointer<Int16>?, _ count: UInt32, _ value: UInt64, _ played: UInt64) {
+        switch Int(event) {
+        case CPJSUA_FRAME_EVENT_RECEIVED:
+            guard let samples else { return }
+            let frame = PJSUA.AudioFrame(unchecked: Array(UnsafeBufferPointer(start: samples, count: Int(count))),
+                                         format: format, timestamp: value)
+            if case .dropped = framesContinuation.yield(frame) {
+                lock.withLock { framesDropped += 1 }
+            }
+        case CPJSUA_FRAME_EVENT_MARK_PLAYED:
+            let milliseconds = format.milliseconds(ofSamples: played)
+            resolveMark(value, played: milliseconds)
+            eventsContinuation.yield(.markPlayed(.init(id: value), playedMilliseconds: milliseconds))
+        case CPJSUA_FRAME_EVENT_MARK_FLUSHED:
+            resolveMark(value, played: nil)
+            eventsContinuation.yield(.markFlushed(.init(id: value), playedMilliseconds: format.milliseconds(ofSamples: played)))
+        case CPJSUA_FRAME_EVENT_UNDERRUN:
+            eventsContinuation.yield(.underrun(playedMilliseconds: format.milliseconds(ofSamples: played)))
+        case CPJSUA_FRAME_EVENT_SPACE:
+            let waiters = lock.withLock {
+                let waiters = spaceWaiters
+                spaceWaiters = []
+                spaceSignalled = waiters.isEmpty
+                return waiters
+            }
+            waiters.forEach { $0.resume() }
+        default:
+            break
+        }
+    }
+}
+
+/// The C port's notify function: `ctx` is the channel, kept alive by the port.
+private let frameNotify: cpjsua_frame_notify = { ctx, event, samples, count, value, played in
+    guard let ctx else { return }
+    Unmanaged<FrameChannel>.fromOpaque(ctx).takeUnretainedValue().handle(event, samples, count, value, played)
+}
+
+/// The C port's release function, called once when the port is destroyed.
+private let frameRelease: cpjsua_frame_release = { retained in
+    guard let retained else { return }
+    Unmanaged<FrameChannel>.fromOpaque(retained).release()
+}
+
+/// The frame ports attached to the bridge, so that a call's end and the engine's shutdown can
+/// take them off it.
+enum FrameTaps {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var attached: [ObjectIdentifier: (channel: FrameChannel, slot: Int32)] = [:]  // guarded by `lock`
+
+    /// Records an attached channel. Executor thread.
+    static func register(_ channel: FrameChannel, slot: Int32) {
+        lock.withLock { attached[ObjectIdentifier(channel)] = (channel, slot) }
+    }
+
+    /// Takes `channel` off the bridge if it is still on it. Executor thread only.
+    static func detach(_ channel: FrameChannel) {
+        let wasAttached = lock.withLock { attached.removeValue(forKey: ObjectIdentifier(channel)) != nil }
+        channel.close()
+        if wasAttached { channel.detach() }
+    }
+
+    /// Closes the channels of a call that ended (any thread: pjsua's worker, in the call-state
+    /// callback) and schedules their removal from the bridge on the engine's executor thread.
+    static func callEnded(_ call: PJSUA.Call) {
+        let channels = lock.withLock { attached.values.filter { $0.channel.call == call }.map(\.channel) }
+        for channel in channels {
+            channel.close()
+            channel.executor.execute { detach(channel) }
+        }
+    }
+
+    /// Takes every frame port off the bridge (before pjsua is destroyed). Executor thread only.
+    static func detachAll() {
+        let all = lock.withLock {
+            let all = attached.values.map(\.channel)
+            attached = [:]
+            return all
+        }
+        for channel in all {
+            channel.close()
+            channel.detach()
+        }
+    }
+
+    /// The bridge slots of `call`'s frame ports, for wiring.
+    static func slots(of call: PJSUA.Call) -> [(direction: FrameChannel.Direction, slot: Int32)] {
+        lock.withLock { attached.values.filter { $0.channel.call == call }.map { ($0.channel.direction, $0.slot) } }
+    }
+
+    /// Connects `call`'s frame ports to the call's conference slot (after a re-INVITE gave the
+    /// call a new one). Executor thread only.
+    static func wire(_ call: PJSUA.Call, callSlot: Int32) {
+        for (direction, slot) in slots(of: call) {
+            switch direction {
+            case .receive: pjsua_conf_connect(callSlot, slot)
+            case .send: pjsua_conf_connect(slot, callSlot)
+            }
+        }
+    }
+}

@@ -1,0 +1,395 @@
+import CPJSUASupport
+import Foundation
+import PJSUATestSupport
+@testable import SwiftPJSUA
+import Testing
+
+/// Calls `softphone answer` (a child process: a second engine cannot live in this process) and
+/// waits for the call's audio; returns the child and the call.
+func callAnsweringSoftphone(_ phone: PJSUA, _ log: EventLog, _ extra: [String], name: String) async throws -> (child: ChildProcess, call: PJSUA.Call) {
+    let (child, port) = try await answeringSoftphone(extra, name: name)
+    let call = try await phone.makeCall(to: "sip:bot@127.0.0.1:\(port)")
+    try await log.mediaActive(call)
+    return (child, call)
+}
+
+/// Calls a `softphone answer` child that plays a 600 Hz tone (and takes `extra` flags).
+func callSoftphonePlayingTone(_ phone: PJSUA, _ log: EventLog, _ extra: [String] = [], name: String) async throws -> (child: ChildProcess, call: PJSUA.Call) {
+    let directory = try temporaryDirectory()
+    try WAVFile.tone(frequency: 600, seconds: 1).write(to: directory + "/tone.wav")
+    return try await callAnsweringSoftphone(phone, log, ["--play", directory + "/tone.wav"] + extra, name: name)
+}
+
+/// `samples` as one WAV at `rate`, for its frequency and level.
+func signal(_ frames: [PJSUA.AudioFrame], rate: Int) -> WAVFile {
+    WAVFile(sampleRate: rate, samples: frames.flatMap(\.samples))
+}
+
+/// Writes `count` frames of a sine tone in `format`, continuing the phase across frames.
+func writeTone(_ writer: PJSUA.AudioFrameWriter, frequency: Double, frames count: Int, startingAt first: Int = 0) async throws {
+    let format = writer.format
+    let rate = Double(format.sampleRate.rawValue)
+    for index in first..<(first + count) {
+        let start = index * format.samplesPerFrame
+        let samples = (0..<format.samplesPerFrame).map { offset in
+            Int16(0.5 * Double(Int16.max) * sin(2 * Double.pi * frequency * Double(start + offset) / rate))
+        }
+        try await writer.write(samples)
+    }
+}
+
+/// The events a writer reported, collected as they come.
+final class WriterEvents: @unchecked Sendable {
+    // @unchecked Sendable: `events` is guarded by `lock`.
+    private let lock = NSLock()
+    private var events: [PJSUA.AudioFrameWriter.Event] = []
+
+    init(_ writer: PJSUA.AudioFrameWriter) {
+        let stream = writer.events
+        Task { [weak self] in
+            for await event in stream { self?.lock.withLock { self?.events.append(event) } }
+        }
+    }
+
+    var all: [PJSUA.AudioFrameWriter.Event] { lock.withLock { events } }
+
+    func first<T>(_ what: String, timeout: Duration = .seconds(10), _ match: (PJSUA.AudioFrameWriter.Event) -> T?) async throws -> T {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while true {
+            if let value = all.lazy.compactMap(match).first { return value }
+            if ContinuousClock.now >= deadline { throw TimedOut(what: what) }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+}
+
+@Suite("Call audio as frames, against a softphone child", .serialized)
+struct FrameTests {
+    @Test func framesArriveAtTheChosenRateWithMonotonicTimestampsAndNoGapsOverTenSeconds() async throws {
+        try await withEngine { phone, _, log in
+            let (child, call) = try await callSoftphonePlayingTone(phone, log, name: "softphone-frames-tone")
+            defer { child.stop() }
+            let format = PJSUA.AudioFormat(sampleRate: .hz48000, frameDuration: .ms10)
+            let frames = try await phone.receiveAudio(from: call, format: format, bufferedFrames: 500)
+            let started = ContinuousClock.now
+            var received: [PJSUA.AudioFrame] = []
+            for await frame in frames {
+                received.append(frame)
+                if ContinuousClock.now - started >= .seconds(10) { break }
+            }
+            let elapsed = ContinuousClock.now - started
+            let expected = Int(elapsed / .milliseconds(10))
+            #expect(abs(received.count - expected) <= expected / 50, "\(received.count) frames in \(elapsed)")
+            #expect(received.allSatisfy { $0.samples.count == 480 && $0.format == format })
+            let steps = zip(received, received.dropFirst()).map { $1.timestamp - $0.timestamp }
+            #expect(steps.allSatisfy { $0 == 480 }, "gaps: \(Set(steps))")
+            #expect(frames.droppedFrames == 0)
+            let last = signal(Array(received.suffix(100)), rate: 48_000)
+            #expect(abs(last.dominantFrequency(in: 300...1500, step: 5) - 600) <= 10)
+            #expect(last.rmsLevel > 0.1, "level \(last.rmsLevel)")
+            try await phone.hangup(call)
+            try await log.state(call, .disconnected)
+        }
+    }
+
+    @Test func aWriterThatFallsBehindReportsUnderrunsAndTheFarEndHearsSilence() async throws {
+        let directory = try temporaryDirectory()
+        try await withEngine { phone, _, log in
+            let (child, call) = try await callAnsweringSoftphone(phone, log, ["--record-dir", directory, "--exit-after", "1"],
+                                                                 name: "softphone-frames-underrun")
+            defer { child.stop() }
+            let writer = try await phone.sendAudio(to: call, format: .init(sampleRate: .hz16000))
+            let events = WriterEvents(writer)
+            try await writeTone(writer, frequency: 1000, frames: 50)  // 1 s, then nothing for 1.2 s
+            let firstDrySpell = try await events.first("an underrun") { event -> Int? in
+                if case let .underrun(played) = event { return played }
+                return nil
+            }
+            #expect(firstDrySpell == 1000, "the queue ran dry after the whole second was played")
+            try await Task.sleep(for: .milliseconds(1200))
+            try await writeTone(writer, frequency: 1000, frames: 50)
+            try await Task.sleep(for: .milliseconds(1500))
+            let statistics = writer.statistics
+            #expect(statistics.underruns == 2, "\(statistics)")
+            #expect(statistics.playedMilliseconds == 2000)
+            #expect(statistics.silentFrames >= 60)
+            try await phone.hangup(call)
+            #expect(try await child.waitForExit() == 0, "\(child.output)")
+            let recording = try WAVFile(contentsOf: directory + "/call-1.wav")
+            // 20 ms windows: the tone, then a run of silence at least a second long, then the tone
+            // (the longest quiet run between two tone windows: a loaded machine may add a dropout).
+            let window = recording.sampleRate / 50
+            let levels = stride(from: 0, to: recording.samples.count - window, by: window).map {
+                WAVFile(sampleRate: recording.sampleRate, samples: Array(recording.samples[$0..<$0 + window])).rmsLevel
+            }
+            let tones = levels.indices.filter { levels[$0] > 0.1 }
+            var gap = 0..<0
+            var index = 0
+            while index < levels.count {
+                var end = index
+                while end < levels.count && levels[end] < 0.02 { end += 1 }
+                if end - index > gap.count, let before = tones.first, before < index, let after = tones.last, after >= end { gap = index..<end }
+                index = end + 1
+            }
+            #expect(gap.count >= 55, "the longest gap lasted \(gap.count * 20) ms: \(levels.map { Int($0 * 1000) })")
+            let inside = gap.count > 4 ? Array(levels[(gap.lowerBound + 2)..<(gap.upperBound - 2)]) : []
+            #expect(inside.allSatisfy { $0 < 0.002 }, "not silence in the gap: \(inside.map { Int($0 * 10000) })")
+            guard let toneStart = tones.first, toneStart + 40 < levels.count else {
+                Issue.record("no tone at the far end: \(levels.map { Int($0 * 1000) })")
+                return
+            }
+            let firstTone = WAVFile(sampleRate: recording.sampleRate, samples: Array(recording.samples[(toneStart + 5) * window..<(toneStart + 40) * window]))
+            #expect(abs(firstTone.dominantFrequency(in: 500...2000, step: 5) - 1000) <= 10)
+        }
+    }
+
+    @Test func flushEmptiesTheQueueAtOnceAndReportsPendingMarksFlushed() async throws {
+        try await withEngine { phone, _, log in
+            let (child, call) = try await callAnsweringSoftphone(phone, log, [], name: "softphone-frames-flush")
+            defer { child.stop() }
+            let writer = try await phone.sendAudio(to: call, format: .init(sampleRate: .hz8000), capacity: .seconds(5))
+            let events = WriterEvents(writer)
+            try await writeTone(writer, frequency: 500, frames: 150)  // 3 s
+            let mark = try writer.mark()
+            #expect(writer.queuedDuration > .milliseconds(2500))
+            let discarded = writer.flush()
+            #expect(writer.queuedDuration == .zero)
+            #expect(discarded > .milliseconds(2500), "\(discarded)")
+            #expect(await writer.waitUntilPlayed(mark) == nil, "a flushed mark is never played")
+            let played = try await events.first("the mark flushed") { event -> Int? in
+                if case let .markFlushed(m, played) = event, m == mark { return played }
+                return nil
+            }
+            #expect(played < 500, "\(played) ms had been played")
+            let playedAtFlush = writer.statistics.playedMilliseconds
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(writer.statistics.playedMilliseconds == playedAtFlush, "audio went out after the flush")
+            #expect(!events.all.contains { if case .markPlayed = $0 { return true } else { return false } })
+
+            // A flush before the bridge has taken anything: nothing of it ever plays.
+            let fresh = try await phone.sendAudio(to: call, format: .init(sampleRate: .hz8000), capacity: .seconds(5))
+            try await writeTone(fresh, frequency: 500, frames: 100)
+            let before = fresh.statistics.playedMilliseconds
+            fresh.flush()
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(fresh.statistics.playedMilliseconds == before)
+            #expect(before < 100)
+            try await phone.hangup(call)
+            try await log.state(call, .disconnected)
+        }
+    }
+
+    @Test func aMarkAfterNMillisecondsOfAudioIsReportedPlayedAtN() async throws {
+        try await withEngine { phone, _, log in
+            let (child, call) = try await callAnsweringSoftphone(phone, log, [], name: "softphone-frames-marks")
+            defer { child.stop() }
+            let format = PJSUA.AudioFormat(sampleRate: .hz24000, frameDuration: .ms10)
+            let writer = try await phone.sendAudio(to: call, format: format, capacity: .seconds(3))
+            let events = WriterEvents(writer)
+            try await writeTone(writer, frequency: 800, frames: 73)  // 730 ms
+            let first = try writer.mark()
+            try await writeTone(writer, frequency: 800, frames: 50, startingAt: 73)
+            let second = try writer.mark()
+            let awaited = Task { await writer.waitUntilPlayed(second) }  // waiting before it plays
+            let started = ContinuousClock.now
+            let firstPlayed = try await events.first("\(first) played") { event -> Int? in
+                if case let .markPlayed(m, played) = event, m == first { return played }
+                return nil
+            }
+            let secondPlayed = try await events.first("\(second) played") { event -> Int? in
+                if case let .markPlayed(m, played) = event, m == second { return played }
+                return nil
+            }
+            let elapsed = ContinuousClock.now - started
+            #expect(await writer.waitUntilPlayed(first) == firstPlayed, "the async value agrees with the event")
+            #expect(await writer.waitUntilPlayed(second) == secondPlayed)
+            #expect(await awaited.value == secondPlayed)
+            #expect(await writer.waitUntilPlayed(.init(id: 999)) == nil, "an unknown mark")
+            #expect(abs(firstPlayed - 730) <= 10, "\(firstPlayed)")
+            #expect(abs(secondPlayed - 1230) <= 10, "\(secondPlayed)")
+            #expect(elapsed > .milliseconds(1000), "the marks came back before the audio could have been played (\(elapsed))")
+            #expect(second.id > first.id)
+
+            // Frames of the wrong size or format are typed errors.
+            await #expect(throws: PJSUAError.self) { try await writer.write([Int16](repeating: 0, count: 100)) }
+            #expect(thrownCode { try PJSUA.AudioFrame([1, 2, 3], format: format) } == .invalidFrame)
+            do {
+                try await writer.write(.silence(.init(sampleRate: .hz16000)))
+                Issue.record("a 16 kHz frame went into a 24 kHz writer")
+            } catch {
+                #expect((error as? PJSUAError)?.code == .invalidFrame)
+            }
+            try await phone.hangup(call)
+            try await log.state(call, .disconnected)
+            #expect(writer.isClosed, "the writer closes with its call")
+            do {
+                try await writer.write(.silence(format))
+                Issue.record("a write after the call ended succeeded")
+            } catch {
+                #expect((error as? PJSUAError)?.code == .staleHandle)
+            }
+        }
+    }
+
+    @Test func sixteenKilohertzInAndTwentyFourOutOnAPCMUCallCarryATonePerDirection() async throws {
+        let directory = try temporaryDirectory()
+        try await withEngine { phone, _, log in
+            try await phone.useCodecs(["PCMU/8000"])
+            let (child, call) = try await callSoftphonePlayingTone(phone, log, ["--record-dir", directory, "--exit-after", "1"],
+                                                                   name: "softphone-frames-rates")
+            defer { child.stop() }
+            #expect(try await phone.quality(of: call).codec.hasPrefix("PCMU"))
+            let frames = try await phone.receiveAudio(from: call, format: .init(sampleRate: .hz16000))
+            let writer = try await phone.sendAudio(to: call, format: .init(sampleRate: .hz24000))
+            let sending = Task { try await writeTone(writer, frequency: 1000, frames: 100) }  // 2 s
+            var received: [PJSUA.AudioFrame] = []
+            for await frame in frames {
+                received.append(frame)
+                if received.count == 100 { break }
+            }
+            try await sending.value
+            try await Task.sleep(for: .milliseconds(400))
+            try await phone.hangup(call)
+            #expect(try await child.waitForExit() == 0, "\(child.output)")
+            #expect(received.allSatisfy { $0.samples.count == 320 })
+            let heard = signal(Array(received.suffix(50)), rate: 16_000)
+            #expect(abs(heard.dominantFrequency(in: 300...3000, step: 5) - 600) <= 10, "we heard \(heard.dominantFrequency(in: 300...3000, step: 5)) Hz")
+            #expect(heard.rmsLevel > 0.1)
+            let recording = try WAVFile(contentsOf: directory + "/call-1.wav")
+            let middle = recording.samples.count / 2
+            let sent = WAVFile(sampleRate: recording.sampleRate, samples: Array(recording.samples[(middle - recording.sampleRate / 2)..<middle]))
+            #expect(abs(sent.dominantFrequency(in: 300...3000, step: 5) - 1000) <= 10, "the far end heard \(sent.dominantFrequency(in: 300...3000, step: 5)) Hz")
+            #expect(sent.rmsLevel > 0.1)
+        }
+    }
+
+    @Test func dtmfEventsArriveWhileFramesFlowBothWays() async throws {
+        try await withEngine { phone, transport, log in
+            let caller = try ChildProcess(try softphone(), ["call", "sip:frames@127.0.0.1:\(transport.port)", "--dtmf", "159#",
+                                                            "--seconds", "3", "--timeout", "10"], name: "softphone-frames-dtmf")
+            defer { caller.stop() }
+            let incoming = try await log.incomingCall()
+            try await phone.answer(incoming.call)
+            try await log.mediaActive(incoming.call)
+            let frames = try await phone.receiveAudio(from: incoming.call)
+            let writer = try await phone.sendAudio(to: incoming.call, capacity: .seconds(4))
+            try await writeTone(writer, frequency: 700, frames: 150)
+            var count = 0
+            for await _ in frames { count += 1 }  // until the caller hangs up
+            #expect(count > 50)
+            let digits = String(log.all.compactMap { event -> Character? in
+                if case let .dtmf(c, digit) = event, c == incoming.call { return digit.digit }
+                return nil
+            })
+            #expect(digits == "159#")
+            #expect(try await caller.waitForExit() == 0, "\(caller.output)")
+        }
+    }
+
+    @Test func framePortsLeaveTheBridgeWhenStoppedAndWhenTheCallEnds() async throws {
+        let before = cpjsua_frame_ports_alive()
+        try await withEngine { phone, _, log in
+            let (child, call) = try await callAnsweringSoftphone(phone, log, [], name: "softphone-frames-lifetime")
+            defer { child.stop() }
+            let frames = try await phone.receiveAudio(from: call)
+            let writer = try await phone.sendAudio(to: call)
+            _ = try await phone.receiveAudio(from: call, format: .init(sampleRate: .hz8000))
+            #expect(cpjsua_frame_ports_alive() == before + 3)
+            await phone.stopReceiving(frames)
+            var ended = true
+            for await _ in frames { ended = false; break }
+            #expect(ended, "a stopped sequence ends")
+            try await waitUntil("the stopped port destroyed") { cpjsua_frame_ports_alive() == before + 2 }
+            try await phone.hangup(call)
+            try await log.state(call, .disconnected)
+            try await waitUntil("the call's ports destroyed") { cpjsua_frame_ports_alive() == before }
+            #expect(writer.isClosed)
+            await #expect(throws: PJSUAError.self) { try await phone.receiveAudio(from: call) }
+        }
+        #expect(cpjsua_frame_ports_alive() == before)
+    }
+
+    @Test func framesCarryTheToneAgainAfterHoldAndResume() async throws {
+        try await withEngine { phone, _, log in
+            let (child, call) = try await callSoftphonePlayingTone(phone, log, name: "softphone-frames-hold")
+            defer { child.stop() }
+            let frames = try await phone.receiveAudio(from: call, format: .init(sampleRate: .hz8000), bufferedFrames: 500)
+            let attached = ContinuousClock.now
+            for media in [PJSUA.MediaState.localHold, .active] {
+                if media == .active { try await phone.resume(call) } else { try await phone.hold(call) }
+                try await waitUntil("\(call) \(media)") { try await phone.info(call).media == media }
+            }
+            let resumed = ContinuousClock.now
+            var all: [PJSUA.AudioFrame] = []
+            var after: [PJSUA.AudioFrame] = []
+            for await frame in frames {
+                all.append(frame)
+                guard ContinuousClock.now - resumed > .milliseconds(500) else { continue }
+                after.append(frame)
+                if after.count == 50 { break }
+            }
+            // The stream stays continuous through the re-INVITEs (silence while the call's
+            // conference slot is replaced), so its timestamps say how long the app listened.
+            let steps = Set(zip(all, all.dropFirst()).map { $1.timestamp - $0.timestamp })
+            #expect(steps == [160], "\(steps)")
+            let listened = Int((ContinuousClock.now - attached) / .milliseconds(20))
+            #expect(abs(all.count - listened) <= 3, "\(all.count) frames in \(listened * 20) ms")
+            #expect(frames.droppedFrames == 0)
+            let heard = signal(after, rate: 8000)
+            #expect(abs(heard.dominantFrequency(in: 300...3000, step: 5) - 600) <= 10)
+            #expect(heard.rmsLevel > 0.1, "level after resume \(heard.rmsLevel)")
+            try await phone.hangup(call)
+            try await log.state(call, .disconnected)
+        }
+    }
+
+    @Test func shuttingDownWithFramePortsOnALiveCallEndsThemAndFreesThePorts() async throws {
+        let before = cpjsua_frame_ports_alive()
+        let (frames, writer) = try await withEngine { phone, _, log in
+            let (child, call) = try await callAnsweringSoftphone(phone, log, [], name: "softphone-frames-shutdown")
+            defer { child.stop() }
+            return (try await phone.receiveAudio(from: call), try await phone.sendAudio(to: call))
+        }
+        var count = 0
+        for await _ in frames { count += 1 }  // ends: the engine is down
+        #expect(count <= 50, "the stream kept going after shutdown")
+        #expect(writer.isClosed)
+        await #expect(throws: PJSUAError.self) { try await writer.write(.silence(writer.format)) }
+        #expect(cpjsua_frame_ports_alive() == before)
+    }
+
+    @Test func aFullQueueMakesWritesWaitOrDropsTheOldestAudioByPolicy() async throws {
+        try await withEngine { phone, _, log in
+            let (child, call) = try await callAnsweringSoftphone(phone, log, [], name: "softphone-frames-policy")
+            defer { child.stop() }
+            // wait: a second of audio through a 200 ms queue takes about 800 ms of bridge time.
+            let patient = try await phone.sendAudio(to: call, capacity: .milliseconds(200), whenFull: .wait)
+            let started = ContinuousClock.now
+            try await writeTone(patient, frequency: 500, frames: 50)
+            let waited = ContinuousClock.now - started
+            #expect(waited > .milliseconds(700) && waited < .milliseconds(1500), "\(waited)")
+            #expect(patient.statistics.droppedMilliseconds == 0)
+            #expect(patient.queuedDuration <= .milliseconds(200))
+            await phone.stopSending(patient)
+
+            // dropOldest: the same second goes in at once, and all but the newest 200 ms (less
+            // whatever the bridge took meanwhile) is dropped.
+            let live = try await phone.sendAudio(to: call, capacity: .milliseconds(200), whenFull: .dropOldest)
+            let liveStart = ContinuousClock.now
+            try await writeTone(live, frequency: 500, frames: 50)
+            #expect(ContinuousClock.now - liveStart < .milliseconds(300))
+            let statistics = live.statistics
+            #expect(statistics.droppedMilliseconds >= 600 && statistics.droppedMilliseconds <= 800, "\(statistics)")
+            #expect(live.queuedDuration <= .milliseconds(200))
+
+            // A task cancelled while it waits for room gets CancellationError.
+            let blocked = try await phone.sendAudio(to: call, capacity: .milliseconds(20), whenFull: .wait)
+            let writing = Task { try await writeTone(blocked, frequency: 500, frames: 500) }
+            try await Task.sleep(for: .milliseconds(100))
+            writing.cancel()
+            await #expect(throws: CancellationError.self) { try await writing.value }
+            try await phone.hangup(call)
+            try await log.state(call, .disconnected)
+        }
+    }
+}
