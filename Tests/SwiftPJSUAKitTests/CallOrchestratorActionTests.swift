@@ -148,6 +148,24 @@ struct CallOrchestratorActionTests {
         await #expect(throws: CallOrchestratorError.self) { try await h.core.setHeld(uuid: uuid, held: false) }
     }
 
+    @Test func groupAndUngroupAreRoutedToTheEnginesConference() async throws {
+        let h = await Harness()
+        await h.invite(FakeCall(id: 1), "c1")
+        await h.invite(FakeCall(id: 2), "c2")
+        let first = CallIdentity.uuid(forSIPCallID: "c1")
+        let second = CallIdentity.uuid(forSIPCallID: "c2")
+        try await h.core.setHeld(uuid: first, held: true)
+        try await h.core.setGroup(uuid: second, with: first)
+        try await h.core.setGroup(uuid: second, with: nil)
+        #expect(Array(h.engine.log.suffix(3)) == ["hold #1 true", "merge #2 #1", "split #2"])
+        // Merging with a call the core does not know is refused before the engine is asked.
+        let stranger = UUID()
+        await #expect(throws: CallOrchestratorError.unknownCall(stranger)) { try await h.core.setGroup(uuid: first, with: stranger) }
+        #expect(h.engine.count("merge") == 1)
+        h.engine.fail("merge")
+        await #expect(throws: CallOrchestratorError.self) { try await h.core.setGroup(uuid: first, with: second) }
+    }
+
     @Test func holdBeforeTheInviteFailsAsNotReady() async {
         let h = await Harness()
         _ = await h.push("c1")

@@ -158,4 +158,40 @@ struct RealEngineTests {
             try await phone.hangUpCall(caller)
         }
     }
+
+    /// CallKit's merge on the real engine: two answered calls, the first put on hold, are grouped
+    /// through the core: the held one is resumed and both are in the local conference; ungrouping
+    /// takes one out again.
+    @Test func groupingThroughTheCoreResumesAndConferencesTheCalls() async throws {
+        try await withStartedEngine { phone, transport in
+            let provider = FakeProvider()
+            let core = CallOrchestrator(engine: phone, provider: provider, audioSession: FakeAudioSession(),
+                                        configuration: .init(wakeAccount: await phone.localAccount))
+            await core.start()
+            defer { Task { await core.stop() } }
+            var uuids: [UUID] = []
+            for number in 1...2 {
+                _ = try await phone.makeCall(to: transport.uri(user: "kit\(number)"))
+                guard await eventually("INVITE \(number) is reported", timeout: .seconds(10), { provider.newIncomingUUIDs.count == number }) else { return }
+                let uuid = provider.newIncomingUUIDs[number - 1]
+                try await core.answerCall(uuid: uuid)
+                await eventually("call \(number) is established", timeout: .seconds(10)) { await core.call(uuid)?.isConnected == true }
+                uuids.append(uuid)
+            }
+            // CONNECTING turns CONFIRMED once the caller's ACK is in; hold needs CONFIRMED.
+            try await Task.sleep(for: .milliseconds(300))
+            try await core.setHeld(uuid: uuids[0], held: true)
+            try await core.setGroup(uuid: uuids[1], with: uuids[0])
+            let handles = try await phone.activeCalls()
+            let grouped = await phone.conferenceCalls
+            #expect(grouped.count == 2, "\(grouped) of \(handles)")
+            // The resume is a re-INVITE: the held call's audio is active once it is answered.
+            for call in grouped {
+                let resumed = await eventually("\(call) resumed", timeout: .seconds(10)) { (try? await phone.info(call).media) == .active }
+                #expect(resumed)
+            }
+            try await core.setGroup(uuid: uuids[1], with: nil)
+            #expect(await phone.conferenceCalls.count < 2)
+        }
+    }
 }

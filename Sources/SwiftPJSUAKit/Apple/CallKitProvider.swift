@@ -127,6 +127,13 @@ public final class CallKitProvider: NSObject, CallProvider, CXProviderDelegate, 
         run(action) { handler in try await handler.playDTMF(uuid: uuid, digits: digits) }
     }
 
+    /// Forwards a group action (merge into a conference, or split from it) to the core.
+    public func provider(_ provider: CXProvider, perform action: CXSetGroupCallAction) {
+        let uuid = action.callUUID
+        let other = action.callUUIDToGroupWith
+        run(action, inOrder: true) { handler in try await handler.setGroup(uuid: uuid, with: other) }
+    }
+
     /// Tells the core the audio session is live, so it opens the engine's audio device.
     public func provider(_ provider: CXProvider, didActivate audioSession: AVAudioSession) {
         guard let handler = currentHandler() else { return }
@@ -184,8 +191,8 @@ public final class CallKitProvider: NSObject, CallProvider, CXProviderDelegate, 
         result.localizedCallerName = update.displayName
         result.hasVideo = update.hasVideo
         result.supportsHolding = true
-        result.supportsGrouping = false
-        result.supportsUngrouping = false
+        result.supportsGrouping = true
+        result.supportsUngrouping = true
         result.supportsDTMF = true
         return result
     }

@@ -28,6 +28,11 @@ public protocol CallEngine: Sendable {
     func setCallMuted(_ call: CallHandle, muted: Bool) async throws
     /// Sends DTMF digits on a call.
     func sendDigits(_ digits: String, on call: CallHandle) async throws
+    /// Mixes `calls` into one local conference (each hears every other, and us), taking any of
+    /// them off hold first; calls already in the conference stay.
+    func mergeCalls(_ calls: [CallHandle]) async throws
+    /// Takes a call out of the local conference.
+    func splitCall(_ call: CallHandle) async throws
     /// Opens the audio device; called only while the platform audio session is active.
     func enableAudioDevice() async throws
     /// Closes the audio device.

@@ -73,6 +73,20 @@ extension PJSUA: CallEngine {
         try reRegister(account, updatingPush: nil)
     }
 
+    /// Resumes any of `calls` this side holds, then ``PJSUA/conference(_:)``: a held call would
+    /// join the conference silent until resumed.
+    public func mergeCalls(_ calls: [PJSUA.Call]) async throws {
+        for call in calls where try info(call).media == .localHold {
+            try resume(call)
+        }
+        try conference(calls)
+    }
+
+    /// Calls ``PJSUA/split(_:)``.
+    public func splitCall(_ call: PJSUA.Call) async throws {
+        try split(call)
+    }
+
     /// Calls ``PJSUA/handleIPChange(_:)`` with pjsua's default options.
     public func handleNetworkChange() async throws {
         try handleIPChange()

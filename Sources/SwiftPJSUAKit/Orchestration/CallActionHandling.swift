@@ -15,6 +15,9 @@ public protocol CallActionHandling: Sendable {
     func setMuted(uuid: UUID, muted: Bool) async throws
     /// Sends DTMF digits on a call.
     func playDTMF(uuid: UUID, digits: String) async throws
+    /// Merges a call into a local conference with another (`other`), or takes it out of its
+    /// conference (`other` nil): CallKit's set-group action.
+    func setGroup(uuid: UUID, with other: UUID?) async throws
     /// The platform activated the audio session.
     func audioSessionDidActivate() async throws
     /// The platform deactivated the audio session.

@@ -277,6 +277,23 @@ public actor CallOrchestrator<Engine: CallEngine, Provider: CallProvider, Audio:
         }
     }
 
+    /// Merges a call into a local conference with another, or splits it out (CallKit's
+    /// set-group action: `other` nil leaves the group).
+    public func setGroup(uuid: UUID, with other: UUID?) async throws(CallOrchestratorError) {
+        let handle = try readyHandle(uuid)
+        do {
+            if let other {
+                try await engine.mergeCalls([handle, try readyHandle(other)])
+            } else {
+                try await engine.splitCall(handle)
+            }
+        } catch let error as CallOrchestratorError {
+            throw error
+        } catch {
+            throw .engineFailure(String(describing: error))
+        }
+    }
+
     /// The platform activated the audio session (CallKit's `didActivate`): opens the engine's
     /// audio device, the only place that does.
     public func audioSessionDidActivate() async throws(CallOrchestratorError) {

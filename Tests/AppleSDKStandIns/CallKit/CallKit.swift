@@ -46,6 +46,10 @@ open class CXProviderConfiguration: NSObject {
     /// callkit/cxproviderconfiguration/maximumcallspercallgroup (default 5)
     open var maximumCallsPerCallGroup: Int = 5
 
+    /// callkit/cxproviderconfiguration/maximumcallgroups (named in the class overview: "the
+    /// maximum number of call groups"; APPLE-API.md G; default 2)
+    open var maximumCallGroups: Int = 2
+
     /// callkit/cxproviderconfiguration/supportedhandletypes-kd6i
     @nonobjc final public var supportedHandleTypes: Set<CXHandle.HandleType> = []
 }
@@ -68,6 +72,8 @@ public protocol CXProviderDelegate: NSObjectProtocol {
     func provider(_ provider: CXProvider, perform action: CXSetMutedCallAction)
     /// callkit/cxproviderdelegate/provider(_:perform:)-4htxt (optional)
     func provider(_ provider: CXProvider, perform action: CXPlayDTMFCallAction)
+    /// callkit/cxproviderdelegate/provider(_:perform:)-9masw (optional)
+    func provider(_ provider: CXProvider, perform action: CXSetGroupCallAction)
     /// callkit/cxproviderdelegate/provider(_:didactivate:) (optional)
     func provider(_ provider: CXProvider, didActivate audioSession: AVAudioSession)
     /// callkit/cxproviderdelegate/provider(_:diddeactivate:) (optional)
@@ -214,6 +220,18 @@ open class CXSetHeldCallAction: CXCallAction {
 open class CXSetMutedCallAction: CXCallAction {
     /// callkit/cxsetmutedcallaction/ismuted (O)
     open var isMuted: Bool = false
+}
+
+/// callkit/cxsetgroupcallaction
+open class CXSetGroupCallAction: CXCallAction {
+    /// callkit/cxsetgroupcallaction/calluuidtogroupwith (nil: leave the group)
+    open var callUUIDToGroupWith: UUID?
+
+    /// callkit/cxsetgroupcallaction/init(call:calluuidtogroupwith:)
+    public init(call callUUID: UUID, callUUIDToGroupWith: UUID?) {
+        self.callUUIDToGroupWith = callUUIDToGroupWith
+        super.init(call: callUUID)
+    }
 }
 
 /// callkit/cxplaydtmfcallaction

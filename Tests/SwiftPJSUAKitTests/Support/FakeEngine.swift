@@ -113,6 +113,11 @@ final class FakeEngine: CallEngine, @unchecked Sendable {
         }
     }
     func sendDigits(_ digits: String, on call: FakeCall) async throws { try record("dtmf \(call) \(digits)", "dtmf") }
+    func mergeCalls(_ calls: [FakeCall]) async throws {
+        try record("merge \(calls.map(\.description).joined(separator: " "))", "merge")
+        lock.withLock { heldCalls.subtract(calls) }
+    }
+    func splitCall(_ call: FakeCall) async throws { try record("split \(call)", "split") }
 
     func enableAudioDevice() async throws {
         lock.withLock {

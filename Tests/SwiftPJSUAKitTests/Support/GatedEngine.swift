@@ -61,6 +61,8 @@ final class GatedEngine: CallEngine, @unchecked Sendable {
     func setCallHeld(_ call: PJSUA.Call, held: Bool) async throws { try await phone.setCallHeld(call, held: held) }
     func setCallMuted(_ call: PJSUA.Call, muted: Bool) async throws { try await phone.setCallMuted(call, muted: muted) }
     func sendDigits(_ digits: String, on call: PJSUA.Call) async throws { try await phone.sendDigits(digits, on: call) }
+    func mergeCalls(_ calls: [PJSUA.Call]) async throws { try await phone.mergeCalls(calls) }
+    func splitCall(_ call: PJSUA.Call) async throws { try await phone.splitCall(call) }
     func enableAudioDevice() async throws { try await phone.enableAudioDevice() }
     func disableAudioDevice() async { await phone.disableAudioDevice() }
     func recoverNetwork(for account: PJSUA.Account) async throws { try await phone.recoverNetwork(for: account) }
