@@ -16,7 +16,9 @@ public final class Kamailio: @unchecked Sendable {
     /// Starts kamailio on `host` (loopback by default; an address of a test's own network
     /// namespace) and `port` (a free one by default) over `transport` ("udp" or "tcp"), and
     /// waits until it listens. Starting one on the port of a stopped one is a registrar restart.
-    public init(host: String = "127.0.0.1", port: Int? = nil, transport: String = "udp") async throws {
+    /// `defines` are the config's `#!ifdef` switches (`-A`), e.g. `REFUSE_REGISTER` (503 to
+    /// every REGISTER).
+    public init(host: String = "127.0.0.1", port: Int? = nil, transport: String = "udp", defines: [String] = []) async throws {
         self.port = port ?? freeLoopbackPort()
         self.transport = transport
         self.host = host
@@ -24,7 +26,7 @@ public final class Kamailio: @unchecked Sendable {
         runtimeDirectory = NSTemporaryDirectory() + "swift-pjsua-kamailio-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: runtimeDirectory, withIntermediateDirectories: true)
         peer = try ChildProcess("kamailio", ["-f", peersDirectory + "/kamailio/registrar.cfg", "-l", "\(transport):\(host):\(self.port)",
-                                            "-DD", "-E", "-Y", runtimeDirectory, "-m", "64", "-M", "8"],
+                                            "-DD", "-E", "-Y", runtimeDirectory, "-m", "64", "-M", "8"] + defines.flatMap { ["-A", $0] },
                                name: "kamailio")
         try await peer.waitForOutput("\(transport): \(host) [\(host)]:\(self.port)")
         // The listening banner comes before the workers are up: give them a moment to bind.

@@ -112,6 +112,27 @@ struct RegistrarFaultTests {
         }
     }
 
+    /// kamailio itself overloaded (every REGISTER answered 503): the failure is an event with
+    /// the status, and the account tries again at the first-retry delay.
+    @Test func kamailioAnswering503IsReportedAndRetried() async throws {
+        let kamailio = try await Kamailio(defines: ["REFUSE_REGISTER"])
+        defer { kamailio.stop() }
+        try await withEngine { phone, _, _ in
+            let outcomes = Outcomes(phone.events)
+            var account = PJSUA.Account.Configuration(id: "sip:alice@127.0.0.1", registrar: kamailio.uri,
+                                                      username: "alice", password: "alice-secret")
+            account.registrationRetry = .init(firstAfter: 1, interval: 2, jitter: 0)
+            _ = try await phone.addAccount(account)
+            let first = try await outcomes.next(after: -1, "the 503", within: .seconds(10)) { _ in true }
+            let second = try await outcomes.next(after: first, "the retry's 503", within: .seconds(10)) { _ in true }
+            for index in [first, second] {
+                #expect(outcomes.all[index].state.status.code == 503, "\(outcomes.all[index].state)")
+            }
+            let waited = outcomes.all[second].at - outcomes.all[first].at
+            #expect(waited >= .milliseconds(700) && waited < .seconds(3), "retried after \(waited)")
+        }
+    }
+
     @Test func aRetryScheduleOutOfRangeIsRefusedWithAClearError() async throws {
         try await withEngine { phone, _, _ in
             for retry in [PJSUA.Account.RegistrationRetry(firstAfter: -1, interval: 60, jitter: 0),
