@@ -13,3 +13,6 @@
 /* Video on, as in the iOS binary (swift-pjsip): the engine keeps calls audio-only with its call
  * settings (vid_cnt 0) unless video is asked for, and the tests check that on this build. */
 #define PJMEDIA_HAS_VIDEO        1
+/* DTLS-SRTP (RFC 5764) next to SDES: keys agreed on the media path, none in the SDP. OpenSSL is
+ * in the build already (TLS). */
+#define PJMEDIA_SRTP_HAS_DTLS    1

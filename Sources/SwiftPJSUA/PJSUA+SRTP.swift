@@ -53,9 +53,10 @@ func mediaEncryption(of slot: pjsua_call_id, _ info: UnsafePointer<pjsua_call_in
                     .advanced(by: MemoryLayout<pjmedia_transport_specific_info>.offset(of: \.buffer) ?? 0)
                     .assumingMemoryBound(to: pjmedia_srtp_info.self)
                 guard srtp.pointee.active != 0 else { return .none }
-                // Without DTLS-SRTP in the build (ours), an active session was keyed by SDES; with
-                // it, pjmedia's SRTP info does not say which keying won (KL-16).
-                let keying: PJSUA.SRTPConfiguration.Keying? = PJSUA.supportsDTLSSRTP ? nil : .sdes
+                // pjmedia's SRTP info does not say which keying won: without DTLS-SRTP in the
+                // build it was SDES; with it, the one the call's account offers, if it offers
+                // only one (KL-16).
+                let keying: PJSUA.SRTPConfiguration.Keying? = PJSUA.supportsDTLSSRTP ? onlyKeying(of: info.pointee.acc_id) : .sdes
                 // The suite's name points into pjmedia's static table of crypto suites
                 // (transport_srtp.c, `srtp_start`), so it outlives the call; the keys, which
                 // are in the same struct, are never read.
@@ -63,5 +64,19 @@ func mediaEncryption(of slot: pjsua_call_id, _ info: UnsafePointer<pjsua_call_in
             }
             return .none
         }
+    }
+}
+
+/// The SRTP keying method an account offers, when it offers exactly one.
+private func onlyKeying(of account: pjsua_acc_id) -> PJSUA.SRTPConfiguration.Keying? {
+    guard let pool = pjsua_pool_create("swiftpjsua-srtp", 512, 512) else { return nil }
+    defer { pj_pool_release(pool) }
+    // Read in place: pjsua_acc_config holds list heads that point into itself.
+    return withUnsafeTemporaryAllocation(of: pjsua_acc_config.self, capacity: 1) { buffer -> PJSUA.SRTPConfiguration.Keying? in
+        guard let config = buffer.baseAddress else { return nil }
+        config.initialize(to: pjsua_acc_config())
+        defer { config.deinitialize(count: 1) }
+        guard pjsua_acc_get_config(account, pool, config) == pjSuccess, config.pointee.srtp_opt.keying_count == 1 else { return nil }
+        return config.pointee.srtp_opt.keying.0 == PJMEDIA_SRTP_KEYING_DTLS_SRTP ? .dtls : .sdes
     }
 }

@@ -128,7 +128,7 @@ struct AudioInterruptionTests {
             }
             let done = DoneFlag()
             queue.submit { done.set() }
-            await eventually("the queue drained") { done.isSet }
+            await eventually("the queue drained", timeout: .seconds(60)) { done.isSet }
             let deviceOps = h.engine.log.filter { $0 == "enableAudio" || $0 == "disableAudio" }
             #expect(deviceOps == Array(repeating: ["disableAudio", "enableAudio"], count: 10).flatMap { $0 })
             #expect(h.engine.isDeviceOpen)

@@ -30,7 +30,7 @@ extension PJSUA {
             /// the signalling, hence ``SRTPConfiguration/secureSignaling``.
             case sdes
             /// DTLS-SRTP (RFC 5764): keys agreed by a DTLS handshake on the media path. Only when
-            /// the PJSIP build has it (``PJSUA/supportsDTLSSRTP``; not this Linux build).
+            /// the PJSIP build has it (``PJSUA/supportsDTLSSRTP``: our Linux build has it; the iOS binary is unverified).
             case dtls
 
             public var description: String { rawValue }

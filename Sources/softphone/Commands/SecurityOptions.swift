@@ -5,12 +5,13 @@ import SwiftPJSUA
 /// --srtp off|optional|mandatory`: TLS and SRTP settings shared by `call`, `answer` and
 /// `register`. Key passwords, like account passwords, never come from argv.
 struct SecurityOptions {
-    static let valued: Set<String> = ["ca-file", "cert", "key", "key-password-env", "tls-verify", "srtp"]
+    static let valued: Set<String> = ["ca-file", "cert", "key", "key-password-env", "tls-verify", "srtp", "srtp-keying"]
     static let usage = """
       TLS: --listen tls:<host>:<port> [--ca-file CA.pem] [--cert CERT.pem --key KEY.pem [--key-password-env VAR]]
            [--tls-verify on|off] (servers are verified against --ca-file by default; off prints a warning)
-      SRTP: --srtp off|optional|mandatory (SDES; keys only over TLS when listening on tls, otherwise
-           in clear SIP, with a warning)
+      SRTP: --srtp off|optional|mandatory [--srtp-keying sdes|dtls|sdes,dtls|dtls,sdes] (default sdes:
+           keys only over TLS when listening on tls, otherwise in clear SIP, with a warning; dtls
+           agrees keys on the media path, where the PJSIP build has DTLS-SRTP)
     """
 
     var tls = PJSUA.TLSConfiguration()
@@ -41,6 +42,14 @@ struct SecurityOptions {
         if usesTLSOptions && listen.transport != .tls {
             throw UsageError("--ca-file, --cert, --key and --tls-verify need --listen tls:<host>:<port>")
         }
+        if let text = arguments.string("srtp-keying") {
+            guard arguments.string("srtp") != nil else { throw UsageError("--srtp-keying needs --srtp") }
+            let methods = text.split(separator: ",").map { PJSUA.SRTPConfiguration.Keying(rawValue: String($0)) }
+            guard !methods.isEmpty, methods.allSatisfy({ $0 != nil }) else {
+                throw UsageError("--srtp-keying must list sdes and/or dtls, got '\(text)'")
+            }
+            srtp.keying = methods.compactMap { $0 }
+        }
         if let text = arguments.string("srtp") {
             guard let mode = PJSUA.SRTPConfiguration.Mode(rawValue: text) else {
                 throw UsageError("--srtp must be off, optional or mandatory, got '\(text)'")
@@ -50,7 +59,9 @@ struct SecurityOptions {
                 srtp.secureSignaling = .tls
             } else if mode != .off {
                 srtp.secureSignaling = .any
-                warnings.append("warning: --srtp \(mode) over \(listen.transport): the SRTP keys (SDES) travel in clear SIP; use --listen tls:... to protect them")
+                if srtp.keying.contains(.sdes) {
+                    warnings.append("warning: --srtp \(mode) over \(listen.transport): the SRTP keys (SDES) travel in clear SIP; use --listen tls:... to protect them")
+                }
             }
         }
     }

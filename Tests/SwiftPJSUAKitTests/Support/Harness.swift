@@ -36,7 +36,7 @@ struct Harness {
 
 /// Waits until `condition` holds, polling; records an issue and returns false on timeout.
 @discardableResult
-func eventually(_ what: String, timeout: Duration = .seconds(5), _ condition: () async -> Bool) async -> Bool {
+func eventually(_ what: String, timeout: Duration = .seconds(20), _ condition: () async -> Bool) async -> Bool {
     let deadline = ContinuousClock.now.advanced(by: timeout)
     while ContinuousClock.now < deadline {
         if await condition() { return true }
