@@ -114,6 +114,35 @@ struct NATTraversalTests {
         #expect(try await callee.waitForExit(timeout: .seconds(10)) == 0, "\(callee.output)")
     }
 
+    /// ICE set for the engine, turned off for one account: that account's calls use a plain
+    /// media transport, the engine's other calls ICE.
+    @Test func anAccountOverridesTheEnginesICE() async throws {
+        let net = try NetworkNamespace()
+        defer { net.remove() }
+        let callee = try ChildProcess("ip", net.command([
+            try softphone(), "answer", "--listen", "udp:\(net.address(2)):5060", "--exit-after", "2", "--json",
+        ]), name: "softphone-plain-netns")
+        defer { callee.stop() }
+        try await callee.waitForOutput("\"listening\"")
+        var configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: net.hostAddress, audioDevice: .null)
+        configuration.nat.ice = PJSUA.ICEConfiguration()
+        try await withEngine(configuration) { phone, _, log in
+            var plain = PJSUA.Account.Configuration(id: "sip:plain@\(net.hostAddress)")
+            plain.ice = .off
+            let account = try await phone.addAccount(plain)
+            for (from, expectsICE) in [(Optional(account), false), (nil, true)] {
+                let call = try await phone.makeCall(to: "sip:callee@\(net.address(2)):5060", from: from)
+                try await log.state(call, .confirmed, timeout: .seconds(15))
+                try await log.mediaActive(call)
+                let path = try await phone.mediaPath(call)
+                #expect(path.usesICE == expectsICE, "\(from.map(\.description) ?? "the engine's account"): \(path)")
+                try await phone.hangup(call)
+                try await log.state(call, .disconnected)
+            }
+        }
+        #expect(try await callee.waitForExit(timeout: .seconds(10)) == 0, "\(callee.output)")
+    }
+
     @Test func badNATSettingsAreRefusedWithAClearErrorAndTheTURNPasswordNeverShows() async throws {
         var configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null)
         let turn = PJSUA.TURNConfiguration(server: "127.0.0.1:3478", username: "alice", password: "turn-secret")
