@@ -71,15 +71,17 @@ enum LoadBenchmark {
         case .swift:
             var arguments = ["answer", "--listen", "udp:127.0.0.1:\(port)", "--auto-answer", "200", "--quiet"]
             if let maxNewCallsPerSecond { arguments += ["--max-cps", "\(maxNewCallsPerSecond)"] }
-            let child = try ChildProcess(softphonePath, arguments, name: "softphone")
+            let (executable, pinned) = try CPUPinning.command(softphonePath, arguments, cpu: CPUPinning.serverCPU)
+            let child = try ChildProcess(executable, pinned, name: "softphone")
             try await child.waitForOutput("listening")
             return child
         case .pjsua:
-            let child = try ChildProcess("pjsua", ["--null-audio", "--auto-answer=200", "--local-port=\(port)", "--bound-addr=127.0.0.1",
+            let (executable, pinned) = try CPUPinning.command("pjsua", ["--null-audio", "--auto-answer=200", "--local-port=\(port)", "--bound-addr=127.0.0.1",
                                                         "--no-tcp", "--max-calls=\(maxCalls)", "--log-level=0", "--app-log-level=0",
                                                         "--no-vad", "--thread-cnt=1",
                                                         // No console: with stdin closed the app would quit at once.
-                                                        "--use-cli", "--no-cli-console", "--cli-telnet-port=0"], name: "pjsua-app")
+                                                        "--use-cli", "--no-cli-console", "--cli-telnet-port=0"], cpu: CPUPinning.serverCPU)
+            let child = try ChildProcess(executable, pinned, name: "pjsua-app")
             // The pjsua app has no "ready" line at log level 0; give it a moment to bind.
             try await Task.sleep(for: .milliseconds(700))
             if child.exited != nil { throw BenchError("the pjsua app exited:\n\(child.output.suffix(2000))") }

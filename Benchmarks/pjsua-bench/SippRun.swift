@@ -29,7 +29,8 @@ struct SippRun {
                          "-timeout", "\(budget)s", "-recv_timeout", "5000",
                          "-trace_stat", "-stf", work + "/stat.csv", "-fd", "1"]
         if traceResponseTimes { arguments += ["-trace_rtt", "-rtt_freq", "1"] }
-        let sipp = try ChildProcess("sipp", arguments + ["127.0.0.1:\(port)"], name: "sipp")
+        let (executable, pinned) = try CPUPinning.command("sipp", arguments + ["127.0.0.1:\(port)"], cpu: CPUPinning.loadGeneratorCPU)
+        let sipp = try ChildProcess(executable, pinned, name: "sipp")
         _ = try await sipp.waitForExit(timeout: .seconds(budget + 30))
         var result = Result(output: sipp.output)
         if let text = try? String(contentsOfFile: work + "/stat.csv", encoding: .utf8) {

@@ -11,13 +11,14 @@ usage: pjsua-bench <hop|events|setup|load|idle|soak> [options]
   events [--iterations N]          callback -> for-await consumer latency, 1 and 4 subscribers
   setup  [--calls N]               self-call cycles, Swift engine vs the same loop in C
   load   [--rate R] [--seconds T] [--hold-ms H] [--repeat N]
-         [--find-max [--ramp-from R] [--step-seconds T]] [--overload [--overload-seconds T] [--no-rate-limit]]
+         [--find-max [--ramp-from R] [--step-seconds T]] [--overload [--overload-seconds T] [--no-rate-limit]] [--pin]
                                    sipp UAC against softphone answer and the pjsua app:
                                    server CPU of N interleaved runs per side (default 3), median
                                    and ratio; --find-max: highest zero-failure rate of 50 ms calls
                                    (1.5x ramp, then bisection); --overload (implies --find-max):
                                    goodput at 2x and 4x the larger maximum, the Swift side with
-                                   admission control (--max-cps its maximum) if softphone has it
+                                   admission control (--max-cps its maximum) if softphone has it;
+                                   --pin: the server on CPU 0, sipp on CPU 1 (taskset)
   idle   [--seconds N]             CPU of a started engine with one registered account
   soak   [--calls N]               RSS and file descriptors before/after N self-calls
 """
