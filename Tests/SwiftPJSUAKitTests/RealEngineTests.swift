@@ -181,13 +181,17 @@ struct RealEngineTests {
             // CONNECTING turns CONFIRMED once the caller's ACK is in; hold needs CONFIRMED.
             try await Task.sleep(for: .milliseconds(300))
             try await core.setHeld(uuid: uuids[0], held: true)
+            // The hold is a re-INVITE: merge acts on calls held by then (CallKit's merge comes
+            // after its hold action was fulfilled and the call shows held).
+            let held = try #require(await core.call(uuids[0])?.handle)
+            await eventually("the first call is held", timeout: .seconds(20)) { (try? await phone.info(held).media) == .localHold }
             try await core.setGroup(uuid: uuids[1], with: uuids[0])
             let handles = try await phone.activeCalls()
             let grouped = await phone.conferenceCalls
             #expect(grouped.count == 2, "\(grouped) of \(handles)")
             // The resume is a re-INVITE: the held call's audio is active once it is answered.
             for call in grouped {
-                let resumed = await eventually("\(call) resumed", timeout: .seconds(10)) { (try? await phone.info(call).media) == .active }
+                let resumed = await eventually("\(call) resumed", timeout: .seconds(20)) { (try? await phone.info(call).media) == .active }
                 #expect(resumed)
             }
             try await core.setGroup(uuid: uuids[1], with: nil)
