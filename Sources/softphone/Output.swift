@@ -110,7 +110,7 @@ struct Output: Sendable {
                        "lostSent": quality.sent.packetsLost, "lostReceived": quality.received.packetsLost,
                        "jitterMs": milliseconds(quality.received.meanJitter), "rttMs": milliseconds(quality.roundTripTime),
                        "rFactor": (quality.rFactor * 10).rounded() / 10, "mos": mos],
-             human: "\(call) codec \(quality.codec), RTP sent \(quality.sent.packets) (lost \(quality.sent.packetsLost)), received \(quality.received.packets) (lost \(quality.received.packetsLost)), jitter \(milliseconds(quality.received.meanJitter)) ms, RTT \(milliseconds(quality.roundTripTime)) ms, MOS \(mos)")
+             human: "\(call) codec \(quality.codec), RTP sent \(quality.sent.packets) (lost \(quality.sent.packetsLost)), received \(quality.received.packets) (lost \(quality.received.packetsLost)), jitter \(milliseconds(quality.received.meanJitter)) ms, RTT \(quality.roundTripTime == nil ? "n/a" : "\(milliseconds(quality.roundTripTime)) ms"), MOS \(mos)")
     }
 
     private static let lock = NSLock()
