@@ -114,6 +114,15 @@ step "pjproject $VERSION source at $SRC"
 cp "$CONFIG_SITE" "$SRC/pjlib/include/pj/config_site.h"
 # The DFSG tree lacks bdimad_dev.c (a proprietary-SDK audio backend); drop its object.
 sed -i 's/ bdimad_dev\.o//' "$SRC/pjmedia/build/Makefile"
+# pjproject #5119 (fixed upstream after 2.17): over TCP one read can carry several TURN packets,
+# and one of them can end the TURN session; the next one then reached a NULL session (SIGSEGV in
+# pj_turn_session_on_rx_pkt2, seen in our TURN-over-TCP test). Stop at a session that is gone.
+TURN_SOCK="$SRC/pjnath/src/pjnath/turn_sock.c"
+if ! grep -q "swift-pjsua: #5119" "$TURN_SOCK"; then
+    grep -q '^            pj_turn_session_on_rx_pkt(turn_sock->sess, data,  size, &parsed_len);$' "$TURN_SOCK" \
+        || die "turn_sock.c changed: review the #5119 guard"
+    sed -i 's|^            pj_turn_session_on_rx_pkt(turn_sock->sess, data,  size, &parsed_len);$|            if (turn_sock->sess == NULL) { *remainder = 0; break; }  /* swift-pjsua: #5119 */\n&|' "$TURN_SOCK"
+fi
 
 cd "$SRC"
 step "configuring (log: $LOG)"
