@@ -17,11 +17,13 @@ public final class NetworkNamespace: @unchecked Sendable {
 
     /// Creates the namespace, the veth pair and both addresses, with loopback up inside.
     public init() throws {
+        Self.removeLeftovers()
         let tag = "\(getpid() % 10_000)\(Int.random(in: 100...999))"
-        name = "swpj-\(tag)"
+        // The namespace's name carries the whole pid, so a later run can tell it is stale.
+        name = "swpj-\(getpid())-\(tag)"
         interface = "swpjn\(tag)"
         hostInterface = "swpjh\(tag)"
-        prefix = "10.213.\(Int.random(in: 1...254))"
+        prefix = try Self.freePrefix()
         hostAddress = prefix + ".1"
         do {
             try Self.ip(["netns", "add", name])
@@ -71,6 +73,41 @@ public final class NetworkNamespace: @unchecked Sendable {
         guard first else { return }
         try? Self.ip(["link", "del", hostInterface])
         try? Self.ip(["netns", "del", name])
+    }
+
+    /// A 10.213.X prefix no interface here uses: namespaces of tests running at the same time (or
+    /// left by a crashed run) must not share a subnet, or routes collide.
+    static func freePrefix() throws -> String {
+        let used = try Self.output(["-o", "-4", "addr", "show"])
+        let candidates = (1...254).shuffled().map { "10.213.\($0)" }
+        guard let free = candidates.first(where: { !used.contains(" \($0).") }) else {
+            throw ChildProcessError("no free 10.213.X.0/24 subnet for a test namespace")
+        }
+        return free
+    }
+
+    /// Deletes test namespaces whose creating process is gone (a crashed or killed test run);
+    /// their veth pairs go with them.
+    static func removeLeftovers() {
+        guard let list = try? Self.output(["netns", "list"]) else { return }
+        for line in list.split(separator: "\n") {
+            let name = String(line.split(separator: " ").first ?? "")
+            let parts = name.split(separator: "-")
+            guard parts.count == 3, parts[0] == "swpj", let pid = pid_t(parts[1]) else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH { try? Self.ip(["netns", "del", name]) }
+        }
+    }
+
+    /// What `ip` printed.
+    static func output(_ arguments: [String]) throws -> String {
+        let process = try ChildProcess("ip", arguments, name: "ip")
+        let deadline = Date().addingTimeInterval(10)
+        while process.exited == nil && Date() < deadline { usleep(5_000) }
+        guard process.exited == 0 else {
+            process.stop()
+            throw ChildProcessError("ip \(arguments.joined(separator: " ")) failed: \(process.output)")
+        }
+        return process.output
     }
 
     /// Runs `ip` with `arguments`, bounded to 10 s; throws with its output when it fails.
