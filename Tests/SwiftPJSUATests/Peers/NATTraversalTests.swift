@@ -17,15 +17,6 @@ struct NATTraversalTests {
         }
     }
 
-    /// Records `call` for a second; whether the 600 Hz tone is in it.
-    private func hearsTone(_ phone: PJSUA, _ call: PJSUA.Call, at path: String) async throws -> Bool {
-        let recorder = try await phone.record(call, to: path)
-        try await Task.sleep(for: .milliseconds(1200))
-        try await phone.stop(recorder)
-        let heard = try WAVFile(contentsOf: path)
-        return abs(heard.dominantFrequency() - 600) <= 20 && heard.rmsLevel > 0.01
-    }
-
     /// No host candidates on our side: the only way for media is a TURN allocation on coturn.
     /// The far end (softphone answer --ice, in a network namespace: pjnath never takes a
     /// loopback address as an ICE host candidate, KL-13) plays a tone; we hear it through the relay.

@@ -3,6 +3,16 @@ import PJSUATestSupport
 import SwiftPJSUA
 import Testing
 
+/// Records `call` for a second into `path`; whether the 600 Hz tone the far end plays is in it
+/// (the network-change and NAT tests' check that media still flows).
+func hearsTone(_ phone: PJSUA, _ call: PJSUA.Call, at path: String) async throws -> Bool {
+    let recorder = try await phone.record(call, to: path)
+    try await Task.sleep(for: .milliseconds(1200))
+    try await phone.stop(recorder)
+    let heard = try WAVFile(contentsOf: path)
+    return abs(heard.dominantFrequency() - 600) <= 20 && heard.rmsLevel > 0.01
+}
+
 /// The engine's host changes address under a live registration and a live call: alice is a
 /// `softphone answer` in a network namespace this test makes (a veth pair), registered with
 /// kamailio on this side; bob is this process's engine. The test moves alice's address and
@@ -48,15 +58,6 @@ struct NetworkChangeTests {
             try await alice.waitForOutput("\"step\":\"completed\"")
             try await body(phone, kamailio, Outcome(alice: alice, call: call, log: log))
         }
-    }
-
-    /// Records `call` for a second and checks that the 600 Hz tone is in it.
-    private func hearsTone(_ phone: PJSUA, _ call: PJSUA.Call, at path: String) async throws -> Bool {
-        let recorder = try await phone.record(call, to: path)
-        try await Task.sleep(for: .milliseconds(1200))
-        try await phone.stop(recorder)
-        let heard = try WAVFile(contentsOf: path)
-        return abs(heard.dominantFrequency() - 600) <= 20 && heard.rmsLevel > 0.01
     }
 
     /// The call survives (re-INVITE from the new address, the tone keeps arriving) and alice
