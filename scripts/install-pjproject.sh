@@ -124,6 +124,17 @@ if ! grep -q "swift-pjsua: #5119" "$TURN_SOCK"; then
     sed -i 's|^            pj_turn_session_on_rx_pkt(turn_sock->sess, data,  size, &parsed_len);$|            if (turn_sock->sess == NULL) { *remainder = 0; break; }  /* swift-pjsua: #5119 */\n&|' "$TURN_SOCK"
 fi
 
+# pjproject #2617/#4935: when every ioqueue key is taken (closed sockets' keys linger
+# PJ_IOQUEUE_KEY_FREE_DELAY before reuse, so a fast enough call rate takes them all), registering a
+# socket hits a pj_assert that aborts the process, although the next line handles it (PJ_ETOOMANY:
+# pjsua then refuses the call). An INVITE flood could kill the engine; drop the assert, keep the check.
+IOQUEUE_EPOLL="$SRC/pjlib/src/pj/ioqueue_epoll.c"
+if ! grep -q "swift-pjsua: #2617" "$IOQUEUE_EPOLL"; then
+    grep -q '^    pj_assert(!pj_list_empty(&ioqueue->free_list));$' "$IOQUEUE_EPOLL" \
+        || die "ioqueue_epoll.c changed: review the #2617 change"
+    sed -i 's|^    pj_assert(!pj_list_empty(&ioqueue->free_list));$|    /* swift-pjsua: #2617, out of keys is handled below (PJ_ETOOMANY), not asserted */|' "$IOQUEUE_EPOLL"
+fi
+
 cd "$SRC"
 step "configuring (log: $LOG)"
 # --with-external-*: the DFSG tree has no bundled GSM/Speex/SRTP/libyuv, so Debian's are linked.

@@ -91,4 +91,11 @@ extension PJSUA {
         guard let slots = try? callSlots() else { return }
         AudioWiring.rewireAll(slots)
     }
+
+    /// The conference bridge's clock rate in Hz (its master port, slot 0), as running.
+    func bridgeClockRate() throws(PJSUAError) -> Int {
+        var bridge = pjsua_conf_port_info()
+        try check(pjsua_conf_get_port_info(0, &bridge), "pjsua_conf_get_port_info")
+        return Int(bridge.clock_rate)
+    }
 }

@@ -252,6 +252,7 @@ public actor PJSUA {
         try configuration.admission.validate()
         try configuration.transferPolicy.validate()
         try configuration.nat.validate()
+        try configuration.media.validate()
         try validate(configuration.tls)
         try configuration.srtp.validate()
         try validateCallMedia(configuration)
@@ -284,6 +285,7 @@ public actor PJSUA {
             var media = pjsua_media_config()
             pjsua_media_config_default(&media)
             media.no_vad = 1
+            configuration.media.apply(to: &media)
             // RTP shares SIP's ioqueue and worker thread unless asked otherwise: pjmedia's own
             // worker polls every 10 ms even when idle (measured: half of an idle engine's CPU).
             media.has_ioqueue = configuration.dedicatedMediaThread ? 1 : 0

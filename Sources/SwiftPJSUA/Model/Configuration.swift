@@ -106,6 +106,9 @@ extension PJSUA {
         /// Whether an INVITE with `Replaces` (RFC 3891) may take over one of our calls: the other
         /// half of an attended transfer. True by default; false refuses it with 603 Decline.
         public var acceptsReplaces: Bool = true
+        /// The conference bridge's clock rate and resampler (see ``MediaSettings``); pjsua's
+        /// defaults (16 kHz, high quality). ``MediaSettings/telephony`` for PCMU/PCMA servers and bots.
+        public var media = MediaSettings()
         /// STUN, ICE and TURN for every account (each can override ICE and TURN). Off by default.
         public var nat = NATTraversal()
 

@@ -7,6 +7,7 @@ enum AnswerCommand {
     usage: softphone answer [--listen <udp|tcp|tls>:<host>:<port>] [--auto-answer CODE] [--answer-after MS] [--max-cps R]
                             [--max-calls N] [--exit-after N] [--hangup-after SECONDS] [--play FILE.wav] [--record-dir DIR]
                             [--codecs opus,PCMU] [--stats-interval S] [--detect-inband] [--echo MS]
+                            [--clock-rate HZ] [--resampler fast|medium|high]
                             [--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR] [--json | --quiet]
                             [--stun HOST[:PORT],...] [--ice] [--turn HOST[:PORT] --turn-user U --turn-password-env VAR]
                             [--header 'Name: value']... [--accept-transfer | --refuse-transfer]
@@ -23,7 +24,8 @@ enum AnswerCommand {
       --refuse-transfer answers it with 603 Decline.
       Received DTMF prints as a dtmf line (digit, method, duration); --codecs and --stats-interval
       as for `softphone call`. --echo MS sends each caller's audio back to them MS milliseconds
-      later (0...10000; an echo bot, built on the frames API).
+      later (0...10000; an echo bot, built on the frames API). --clock-rate and --resampler as for
+      `softphone call` (--clock-rate 8000: no resampling of PCMU/PCMA calls, for servers and bots).
     \(SecurityOptions.usage)
     """
 

@@ -8,6 +8,7 @@ enum CallCommand {
                           [--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR]
                           [--play FILE.wav] [--record FILE.wav] [--dtmf DIGITS] [--dtmf-method rfc4733|info|inband]
                           [--codecs opus,PCMU] [--stats-interval S] [--detect-inband] [--redirect follow|report] [--seconds N] [--timeout N] [--json]
+                          [--clock-rate HZ] [--resampler fast|medium|high]
                           [--stun HOST[:PORT],...] [--ice] [--turn HOST[:PORT] --turn-user U --turn-password-env VAR]
                           [--header 'Name: value']... [--transfer-to <sip-uri> [--transfer-after S]]
                           [--accept-transfer | --refuse-transfer]
@@ -21,6 +22,8 @@ enum CallCommand {
       --transfer-to: S seconds (default 1) after the call connected, transfers it (REFER) and exits 0
       when the transfer succeeded (the call is then hung up), 1 when it failed. When the far end
       transfers us instead, the new call is followed (--refuse-transfer answers REFER with 603).
+      --clock-rate (8000, 16000, 32000, 48000; default 16000) and --resampler (default high) set the
+      audio bridge: 8000 resamples no PCMU/PCMA call, the cheapest setting for servers and bots.
     \(SecurityOptions.usage)
     """
 

@@ -2,9 +2,11 @@ import SwiftPJSUA
 
 /// `--codecs opus,PCMU` (only these, in this order), `--stats-interval S` (a JSON `stats` line
 /// per call every S seconds), `--redirect follow|report` and, where DTMF is sent,
-/// `--dtmf-method rfc4733|info|inband`; `--detect-inband` recognises DTMF tones in the audio.
+/// `--dtmf-method rfc4733|info|inband`; `--detect-inband` recognises DTMF tones in the audio;
+/// `--clock-rate HZ` and `--resampler fast|medium|high` set the conference bridge (see
+/// `PJSUA.MediaSettings`).
 struct MediaOptions {
-    static let valued: Set<String> = ["codecs", "stats-interval", "redirect", "dtmf-method"]
+    static let valued: Set<String> = ["codecs", "stats-interval", "redirect", "dtmf-method", "clock-rate", "resampler"]
     static let flags: Set<String> = ["detect-inband"]
 
     var codecs: [String]?
@@ -12,6 +14,7 @@ struct MediaOptions {
     var redirectPolicy = PJSUA.RedirectPolicy.follow
     var dtmfMethod = PJSUA.DTMFMethod.rfc4733
     var detectInband = false
+    var media = PJSUA.MediaSettings()
 
     init(_ arguments: Arguments) throws(UsageError) {
         detectInband = arguments.has("detect-inband")
@@ -37,6 +40,18 @@ struct MediaOptions {
             }
             dtmfMethod = method
         }
+        if let rate = try arguments.integer("clock-rate", in: 8000...48000) {
+            guard PJSUA.MediaSettings.clockRates.contains(rate) else {
+                throw UsageError("--clock-rate must be 8000, 16000, 32000 or 48000, got \(rate)")
+            }
+            media.clockRate = rate
+        }
+        if let text = arguments.string("resampler") {
+            guard let quality = PJSUA.ResamplerQuality(rawValue: text) else {
+                throw UsageError("--resampler must be fast, medium or high, got '\(text)'")
+            }
+            media.resamplerQuality = quality
+        }
     }
 
     /// Puts the start-time choices into an engine configuration.
@@ -44,6 +59,7 @@ struct MediaOptions {
         configuration.statisticsInterval = statisticsInterval
         configuration.redirectPolicy = redirectPolicy
         configuration.detectsInbandDTMF = detectInband
+        configuration.media = media
     }
 
     /// Applies the codec list to a started engine.

@@ -53,6 +53,8 @@ struct SoftphoneTests {
         (["call", "not-a-uri", "--seconds", "0"], "invalid destination URI"),
         (["call", "sip:a@127.0.0.1", "--play", "/nonexistent.wav"], "nonexistent.wav"),
         (["answer", "--max-cps", "0"], "--max-cps"),
+        (["answer", "--clock-rate", "11025"], "--clock-rate"),
+        (["call", "sip:a@127.0.0.1", "--resampler", "best"], "--resampler"),
         (["answer", "--listen", "udp:nowhere"], "--listen"),
         (["answer", "--auto-answer", "99"], "--auto-answer"),
         (["answer", "--record-dir", "/nonexistent-dir"], "--record-dir"),

@@ -1,0 +1,44 @@
+import Foundation
+import PJSUATestSupport
+@testable import SwiftPJSUA
+import Testing
+
+/// The conference bridge's clock rate and resampler (`Configuration.media`): the bridge runs at
+/// the rate asked for, and a call's audio still arrives whole at every rate and quality.
+@Suite("Media settings: bridge clock rate and resampler", .serialized)
+struct MediaSettingsTests {
+    @Test(arguments: [0, 11025, 44100, 96000])
+    func aClockRateTheBridgeCannotRunAtIsRefusedAtStart(rate: Int) async throws {
+        await EngineTurns.shared.acquire()
+        defer { Task { await EngineTurns.shared.release() } }
+        var configuration = PJSUA.Configuration(port: 0, bindAddress: "127.0.0.1", audioDevice: .null)
+        configuration.media.clockRate = rate
+        let error = await startError(PJSUA(), configuration)
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.message.contains("clock rate") == true, "\(String(describing: error))")
+    }
+
+    /// Both ends of a PCMU call at the settings under test (this engine through
+    /// `Configuration.media`, the softphone child through `--clock-rate`/`--resampler`): the
+    /// bridge reports the rate, and the child's 600 Hz tone arrives at its frequency.
+    @Test(arguments: [
+        PJSUA.MediaSettings.telephony,
+        PJSUA.MediaSettings(clockRate: 16000, resamplerQuality: .fast),
+        PJSUA.MediaSettings(clockRate: 16000, resamplerQuality: .medium),
+        PJSUA.MediaSettings(clockRate: 48000, resamplerQuality: .high),
+    ])
+    func theBridgeRunsAtTheConfiguredRateAndAToneCrossesIt(media: PJSUA.MediaSettings) async throws {
+        var configuration = PJSUA.Configuration(port: 0, bindAddress: "127.0.0.1", audioDevice: .null)
+        configuration.media = media
+        try await withEngine(configuration) { phone, _, log in
+            #expect(try await phone.bridgeClockRate() == media.clockRate)
+            let (child, call) = try await callSoftphonePlayingTone(
+                phone, log, ["--codecs", "PCMU", "--clock-rate", "\(media.clockRate)", "--resampler", media.resamplerQuality.rawValue],
+                name: "softphone-media-\(media.clockRate)")
+            defer { child.stop() }
+            let directory = try temporaryDirectory()
+            #expect(try await hearsTone(phone, call, at: directory + "/heard.wav"), "\(media)")
+            try await phone.hangup(call)
+        }
+    }
+}
