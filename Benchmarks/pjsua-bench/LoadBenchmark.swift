@@ -29,6 +29,9 @@ enum LoadBenchmark {
         /// Whether the Swift side also gets a rate limit (`--max-cps` its maximum) in the overload
         /// runs; without it, only the in-progress limit (maxCalls) refuses calls, as in the pjsua app.
         var rateLimit = true
+        /// The conference bridge's clock rate on both sides (softphone `--clock-rate`, the pjsua
+        /// app's `--clock-rate=`); nil leaves both at their default (16 kHz).
+        var clockRate: Int?
     }
 
     struct Outcome {
@@ -66,11 +69,12 @@ enum LoadBenchmark {
         return URL(fileURLWithPath: executable).deletingLastPathComponent().path + "/softphone"
     }
 
-    static func startServer(_ side: Side, port: Int, maxNewCallsPerSecond: Int?) async throws -> ChildProcess {
+    static func startServer(_ side: Side, port: Int, maxNewCallsPerSecond: Int?, clockRate: Int?) async throws -> ChildProcess {
         switch side {
         case .swift:
             var arguments = ["answer", "--listen", "udp:127.0.0.1:\(port)", "--auto-answer", "200", "--quiet"]
             if let maxNewCallsPerSecond { arguments += ["--max-cps", "\(maxNewCallsPerSecond)"] }
+            if let clockRate { arguments += ["--clock-rate", "\(clockRate)"] }
             let (executable, pinned) = try CPUPinning.command(softphonePath, arguments, cpu: CPUPinning.serverCPU)
             let child = try ChildProcess(executable, pinned, name: "softphone")
             try await child.waitForOutput("listening")
@@ -80,7 +84,8 @@ enum LoadBenchmark {
                                                         "--no-tcp", "--max-calls=\(maxCalls)", "--log-level=0", "--app-log-level=0",
                                                         "--no-vad", "--thread-cnt=1",
                                                         // No console: with stdin closed the app would quit at once.
-                                                        "--use-cli", "--no-cli-console", "--cli-telnet-port=0"], cpu: CPUPinning.serverCPU)
+                                                        "--use-cli", "--no-cli-console", "--cli-telnet-port=0"]
+                                                        + (clockRate.map { ["--clock-rate=\($0)"] } ?? []), cpu: CPUPinning.serverCPU)
             let child = try ChildProcess(executable, pinned, name: "pjsua-app")
             // The pjsua app has no "ready" line at log level 0; give it a moment to bind.
             try await Task.sleep(for: .milliseconds(700))
@@ -97,9 +102,9 @@ enum LoadBenchmark {
     }
 
     /// One fresh server process and one sipp run against it.
-    static func measure(_ side: Side, _ run: SippRun, maxNewCallsPerSecond: Int? = nil) async throws -> Outcome {
+    static func measure(_ side: Side, _ run: SippRun, clockRate: Int?, maxNewCallsPerSecond: Int? = nil) async throws -> Outcome {
         let port = freeLoopbackPort()
-        let server = try await startServer(side, port: port, maxNewCallsPerSecond: maxNewCallsPerSecond)
+        let server = try await startServer(side, port: port, maxNewCallsPerSecond: maxNewCallsPerSecond, clockRate: clockRate)
         defer { server.stop() }
         let cpuBefore = processCPUSeconds(pid: server.pid)
         let result = try await run.run(againstPort: port)
@@ -126,7 +131,9 @@ enum LoadBenchmark {
 
     static func run(_ options: Options) async throws {
         var fields: [String: Any] = ["rate": options.rate, "seconds": options.seconds, "hold_ms": options.holdMilliseconds,
-                                     "repeat": options.repetitions]
+                                     "repeat": options.repetitions, "clock_rate": options.clockRate ?? 16000]
+        progress("load: both servers' audio bridge at \(options.clockRate ?? 16000) Hz"
+                 + (options.clockRate == nil ? " (their default: PCMU calls are resampled)" : ""))
         let complete = try await cpuRuns(options, into: &fields)
         if options.findMax || options.overload {
             var maxima: [Side: Int] = [:]
@@ -153,7 +160,7 @@ enum LoadBenchmark {
         var outcomes: [Side: [Outcome]] = [:]
         for repetition in 1...options.repetitions {
             for side in Side.allCases {
-                let outcome = try await measure(side, sipp)
+                let outcome = try await measure(side, sipp, clockRate: options.clockRate)
                 outcomes[side, default: []].append(outcome)
                 progress("load \(side.rawValue) run \(repetition)/\(options.repetitions): \(options.rate) calls/s for \(options.seconds) s, hold \(options.holdMilliseconds) ms: "
                          + "ok \(outcome.ok)/\(outcome.expected), failed \(outcome.failed), response p50 \(format(outcome.responseP50)) ms, "
@@ -198,7 +205,7 @@ enum LoadBenchmark {
         func passes(_ rate: Int, _ phase: String) async throws -> Bool {
             let sipp = SippRun(rate: rate, calls: rate * options.stepSeconds, holdMilliseconds: shortHoldMilliseconds,
                                concurrencyLimit: maxCalls - 8, traceResponseTimes: false)
-            let outcome = try await measure(side, sipp)
+            let outcome = try await measure(side, sipp, clockRate: options.clockRate)
             let kept = outcome.attemptRate >= paceTolerance * Double(rate)
             let good = outcome.complete && kept
             let verdict = good ? "" : outcome.complete ? "  (too slow: sipp fell below \(Int(paceTolerance * 100)) % of the pace)" : "  (calls failed)"
@@ -259,7 +266,7 @@ enum LoadBenchmark {
             var parts: [String] = []
             fields["overload_\(factor)x_asked_cps"] = asked
             for side in Side.allCases {
-                let outcome = try await measure(side, sipp, maxNewCallsPerSecond: side == .swift ? swiftLimit : nil)
+                let outcome = try await measure(side, sipp, clockRate: options.clockRate, maxNewCallsPerSecond: side == .swift ? swiftLimit : nil)
                 let ownMax = maxima[side] ?? 0
                 let fraction = ownMax > 0 ? outcome.goodput / Double(ownMax) : .nan
                 let key = "\(side.rawValue)_overload_\(factor)x"

@@ -11,14 +11,15 @@ usage: pjsua-bench <hop|events|setup|load|idle|soak> [options]
   events [--iterations N]          callback -> for-await consumer latency, 1 and 4 subscribers
   setup  [--calls N]               self-call cycles, Swift engine vs the same loop in C
   load   [--rate R] [--seconds T] [--hold-ms H] [--repeat N]
-         [--find-max [--ramp-from R] [--step-seconds T]] [--overload [--overload-seconds T] [--no-rate-limit]] [--pin]
+         [--find-max [--ramp-from R] [--step-seconds T]] [--overload [--overload-seconds T] [--no-rate-limit]] [--pin] [--clock-rate HZ]
                                    sipp UAC against softphone answer and the pjsua app:
                                    server CPU of N interleaved runs per side (default 3), median
                                    and ratio; --find-max: highest zero-failure rate of 50 ms calls
                                    (1.5x ramp, then bisection); --overload (implies --find-max):
                                    goodput at 2x and 4x the larger maximum, the Swift side with
                                    admission control (--max-cps its maximum) if softphone has it;
-                                   --pin: the server on CPU 0, sipp on CPU 1 (taskset)
+                                   --pin: the server on CPU 0, sipp on CPU 1 (taskset);
+                                   --clock-rate: both servers' audio bridge rate (8000: no resampling)
   idle   [--seconds N]             CPU of a started engine with one registered account
   soak   [--calls N]               RSS and file descriptors before/after N self-calls
 """
@@ -47,7 +48,8 @@ do {
                                           findMax: arguments.contains("--find-max"), rampFrom: option("ramp-from", default: rate),
                                           stepSeconds: option("step-seconds", default: 5), overload: arguments.contains("--overload"),
                                           overloadSeconds: option("overload-seconds", default: 5),
-                                          rateLimit: !arguments.contains("--no-rate-limit")))
+                                          rateLimit: !arguments.contains("--no-rate-limit"),
+                                          clockRate: arguments.contains("--clock-rate") ? option("clock-rate", default: 16000) : nil))
     case "idle": try await IdleBenchmark.run(seconds: option("seconds", default: 10))
     case "soak": try await SoakBenchmark.run(calls: option("calls", default: 1000))
     case "--help", "-h", "help":

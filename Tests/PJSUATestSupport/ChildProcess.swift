@@ -167,6 +167,11 @@ public final class LoopbackSocket {
         port = Int(UInt16(bigEndian: address.sin_port))
     }
 
+    /// Connects this (TCP) socket to 127.0.0.1:`port`; returns whether the connection was made.
+    public func connect(toPort port: Int) -> Bool {
+        withLoopbackAddress(port: port) { address, length in Glibc.connect(descriptor, address, length) == 0 }
+    }
+
     /// Binds `port` on 127.0.0.1 (UDP) for as long as the result lives.
     public static func occupying(_ port: Int) throws -> LoopbackSocket {
         try LoopbackSocket(udp: true, on: port)

@@ -138,6 +138,51 @@ struct HostileInputTests {
         #expect(run.sippOutput.contains("Successful call"))
         #expect(run.events.isEmpty)
     }
+
+    /// Each TCP connection takes one of the ioqueue's PJ_IOQUEUE_MAX_HANDLES (2048) keys. Past the
+    /// last one, PJSIP 2.17 aborts the process on a pj_assert (pjproject #2617, #4935) although
+    /// the next line handles it; our build drops that assert. The engine (a softphone child: the
+    /// flood's sockets are its own) must live through more connections than it has keys, and take
+    /// a call over TCP once they are gone.
+    @Test func moreTCPConnectionsThanTheIOQueueHasKeysNeitherKillTheEngineNorItsListener() async throws {
+        let port = freeLoopbackPort()
+        let child = try ChildProcess(try softphone(), ["answer", "--listen", "tcp:127.0.0.1:\(port)", "--json"], name: "softphone-tcp-flood")
+        defer { child.stop() }
+        try await child.waitForOutput("\"event\":\"listening\"")
+        try raiseOpenFileLimit(to: 4096)
+        var flood: [LoopbackSocket] = []
+        for index in 0..<2300 {
+            let socket = try LoopbackSocket(udp: false)
+            guard socket.connect(toPort: port) else { break }
+            flood.append(socket)
+            // PJSIP listens with a backlog of 5: a client faster than its poll loop gets its SYNs
+            // dropped and waits a second per retry; this pace keeps the flood to about 15 s.
+            if index % 4 == 3 { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(flood.count == 2300)
+        try await Task.sleep(for: .seconds(1))
+        #expect(child.exited == nil, "the engine died under the connection flood:\n\(child.output.suffix(1500))")
+        flood.removeAll()
+        // Closed sockets' keys come back after PJ_IOQUEUE_KEY_FREE_DELAY (500 ms).
+        try await Task.sleep(for: .seconds(1))
+        try await withEngine(.init(port: 0, transport: .tcp, bindAddress: "127.0.0.1", audioDevice: .null)) { phone, _, log in
+            let call = try await phone.makeCall(to: "sip:bot@127.0.0.1:\(port);transport=tcp")
+            try await log.mediaActive(call)
+            try await phone.hangup(call)
+            try await log.state(call, .disconnected)
+        }
+        #expect(child.exited == nil)
+    }
+}
+
+/// Raises this process's soft limit on open files to `count` (within the hard limit).
+func raiseOpenFileLimit(to count: Int) throws {
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { throw ChildProcessError("getrlimit failed: errno \(errno)") }
+    guard limit.rlim_cur < rlim_t(count) else { return }
+    guard limit.rlim_max >= rlim_t(count) else { throw ChildProcessError("the hard limit on open files is \(limit.rlim_max), below \(count)") }
+    limit.rlim_cur = rlim_t(count)
+    guard setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { throw ChildProcessError("setrlimit failed: errno \(errno)") }
 }
 
 // MARK: - The shared check
