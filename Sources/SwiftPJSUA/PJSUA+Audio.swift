@@ -43,6 +43,7 @@ extension PJSUA {
     public func activateAudioDevice() throws {
         try requireRunning()
         // Re-opening from a clean state is what CallKit needs after an interruption.
+        cpjsua_null_clock_stop()
         pjsua_set_no_snd_dev()
         nullDeviceActive = false
         let status = pjsua_set_snd_dev(cpjsua_snd_default_capture_dev, cpjsua_snd_default_playback_dev)
@@ -59,6 +60,7 @@ extension PJSUA {
     /// Drives `pjsua_set_no_snd_dev()`.
     public func deactivateAudioDevice() {
         guard phase == .running else { return }
+        cpjsua_null_clock_stop()
         pjsua_set_no_snd_dev()
         nullDeviceActive = false
     }
@@ -66,10 +68,12 @@ extension PJSUA {
     /// Uses a clocked null device: audio flows between calls, players and recorders with no
     /// hardware. For servers, bots and tests.
     ///
-    /// Drives `pjsua_set_null_snd_dev()`.
+    /// Like `pjsua_set_null_snd_dev()`, but the bridge's clock thread keeps normal priority
+    /// (pjsua's would take real-time priority and, once media outgrows a core, starve SIP): a
+    /// pjmedia master port between a null port and the bridge, after `pjsua_set_no_snd_dev()`.
     public func useNullAudioDevice() throws {
         try requireRunning()
-        try check(pjsua_set_null_snd_dev(), "pjsua_set_null_snd_dev")
+        try check(cpjsua_null_clock_start(), "starting the null audio device")
         nullDeviceActive = true
         reconnectCallsToDevice()
     }
@@ -81,8 +85,10 @@ extension PJSUA {
 
     func setAudioDevice(_ mode: AudioDeviceMode) throws(PJSUAError) {
         switch mode {
-        case .none: pjsua_set_no_snd_dev()
-        case .null: try check(pjsua_set_null_snd_dev(), "pjsua_set_null_snd_dev")
+        case .none:
+            cpjsua_null_clock_stop()
+            pjsua_set_no_snd_dev()
+        case .null: try check(cpjsua_null_clock_start(), "starting the null audio device")
         }
         nullDeviceActive = mode == .null
     }

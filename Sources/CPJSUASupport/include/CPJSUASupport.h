@@ -149,6 +149,14 @@ void cpjsua_thread_detach(cpjsua_thread *_Nonnull thread);
 /* Frees the handle once the thread was joined or detached. */
 void cpjsua_thread_free(cpjsua_thread *_Nullable thread);
 
+/* The null audio device: clocks the conference bridge with no sound card, like
+ * pjsua_set_null_snd_dev() but with the clock thread at normal priority (NullClock.c says why).
+ * Start detaches any sound device first (pjsua_set_no_snd_dev) and replaces a running clock.
+ * Returns 0 or a pj_status_t. Stop before any other sound-device change and before pjsua_destroy;
+ * stopping when none runs does nothing. Engine thread only. */
+int cpjsua_null_clock_start(void);
+void cpjsua_null_clock_stop(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,3 +1,4 @@
+import CPJSUASupport
 import Foundation
 import PJSIP
 
@@ -48,6 +49,8 @@ enum PJLibrary {
     /// not wait for responses, so the lock is held briefly.
     static func destroyPJSUA(flags: pjsua_destroy_flag) {
         lock.withLock {
+            // Our null device clocks pjsua's bridge: it stops before the bridge is destroyed.
+            cpjsua_null_clock_stop()
             pjsua_destroy2(UInt32(flags.rawValue))
             holders -= 1
         }
