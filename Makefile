@@ -77,7 +77,8 @@ bench: deps peers
 	$(BENCH) setup --calls 200
 	$(BENCH) idle --seconds 10
 	$(BENCH) soak --calls 1000
-	$(BENCH) load --rate 20 --seconds 10 --hold-ms 1000 --repeat 3 --overload --overload-seconds 10
+	$(BENCH) load --rate 20 --seconds 10 --hold-ms 1000 --repeat 3 --overload --overload-seconds 10 --pin
+	$(BENCH) load --rate 20 --seconds 10 --hold-ms 1000 --repeat 3 --overload --overload-seconds 10 --pin --clock-rate 8000
 
 clean:
 	rm -rf .build
