@@ -172,6 +172,17 @@ public final class LoopbackSocket {
         withLoopbackAddress(port: port) { address, length in Glibc.connect(descriptor, address, length) == 0 }
     }
 
+    /// The next datagram (or stream bytes) received, as text; nil if none came within `timeout`.
+    public func receive(timeout: Duration) -> String? {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        let milliseconds = Int32(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        guard poll(&entry, 1, milliseconds) == 1 else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let count = recv(descriptor, &buffer, buffer.count, 0)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer.prefix(count), as: UTF8.self)
+    }
+
     /// Binds `port` on 127.0.0.1 (UDP) for as long as the result lives.
     public static func occupying(_ port: Int) throws -> LoopbackSocket {
         try LoopbackSocket(udp: true, on: port)

@@ -4,7 +4,10 @@ extension PJSUA {
     /// (no call slot, no RTP sockets, no event), so that an overloaded engine keeps serving the
     /// calls it has instead of spending itself on calls it would then drop.
     ///
-    /// Re-INVITEs and every other request of established calls are never refused.
+    /// Re-INVITEs and every other request of established calls are never refused. The 503 is
+    /// sent statelessly (the cheapest answer under a flood), so the engine remembers each refused
+    /// INVITE for 32 s (its Via branch and Call-ID, in a fixed 4,096-entry table): a retransmission
+    /// gets the same 503 even if a slot has freed up since, never a call its caller saw refused.
     public struct AdmissionControl: Sendable, Hashable {
         /// The most calls in progress (both directions, ringing included) before new INVITEs are
         /// refused; nil uses ``Configuration/maxCalls``, 0 refuses every new call (draining a

@@ -43,6 +43,51 @@ struct AdmissionControlTests {
         }
     }
 
+    /// A refused INVITE's retransmission gets the same 503, even once a call slot is free: the
+    /// refusal is stateless (no transaction absorbs the retransmission), so the engine remembers
+    /// what it refused. Without that, a retransmitted INVITE that outran its 503 could start a
+    /// call its caller already saw refused. The test sends the INVITE itself, twice, byte for byte
+    /// (sipp takes a second identical 503 for a retransmitted response and loops).
+    @Test func aRetransmissionOfARefusedInviteIsRefusedAgainAfterASlotFreesUp() async throws {
+        let configuration = PJSUA.Configuration(port: 0, bindAddress: "127.0.0.1", audioDevice: .null,
+                                                admission: .init(maxCallsInProgress: 2))
+        try await withEngine(configuration) { phone, transport, log in
+            let caller = try await phone.makeCall(to: transport.uri(user: "first"))
+            let callee = try await log.incomingCall().call
+            try await phone.answer(callee)
+            try await log.state(caller, .confirmed)
+
+            let socket = try LoopbackSocket(udp: true)
+            let sdp = "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 6000 RTP/AVP 0\r\na=rtpmap:0 PCMU/8000\r\n"
+            let invite = [
+                "INVITE sip:again@127.0.0.1:\(transport.port) SIP/2.0",
+                "Via: SIP/2.0/UDP 127.0.0.1:\(socket.port);branch=z9hG4bK-resend-\(socket.port)",
+                "From: <sip:resend@127.0.0.1:\(socket.port)>;tag=resend",
+                "To: <sip:again@127.0.0.1:\(transport.port)>",
+                "Call-ID: resend-\(socket.port)@127.0.0.1",
+                "CSeq: 1 INVITE",
+                "Contact: <sip:resend@127.0.0.1:\(socket.port)>",
+                "Max-Forwards: 70",
+                "Content-Type: application/sdp",
+                "Content-Length: \(sdp.utf8.count)",
+                "", sdp,
+            ].joined(separator: "\r\n")
+            #expect(socket.send(invite, toPort: transport.port))
+            let first = socket.receive(timeout: .seconds(5))
+            #expect(first?.hasPrefix("SIP/2.0 503") == true, "\(first ?? "no answer")")
+
+            try await phone.hangup(caller)
+            try await log.state(callee, .disconnected)
+            try await waitUntil("both legs gone") { try await phone.activeCalls().isEmpty }
+
+            #expect(socket.send(invite, toPort: transport.port))
+            let second = socket.receive(timeout: .seconds(5))
+            #expect(second?.hasPrefix("SIP/2.0 503") == true, "the same INVITE again got: \(second ?? "no answer")")
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(!log.all.contains { if case let .incomingCall(_, call, _, _, _, _) = $0 { call != callee } else { false } })
+        }
+    }
+
     /// Rate limit: with 1 call/s and a burst of 2, four calls placed at once: two are admitted,
     /// two are refused (our own outgoing legs end with 503).
     @Test func callsArrivingFasterThanTheRateAreRefused() async throws {
