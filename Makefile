@@ -38,6 +38,7 @@ test: deps peers
 ASAN = --sanitize=address --scratch-path .build/asan -Xswiftc -use-ld=lld
 TSAN = --sanitize=thread --scratch-path .build/tsan
 asan: deps peers
+	$(SWIFT) build $(SWIFT_FLAGS) --product softphone  # the tests run it as a child process
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests $(ASAN)
 	$(SWIFT) test $(SWIFT_FLAGS) --skip-build --disable-xctest $(ASAN)
 
@@ -46,6 +47,7 @@ asan-engine: deps peers
 	$(SWIFT) test $(SWIFT_FLAGS) --skip-build --disable-xctest $(ASAN) --filter SwiftPJSUATests
 
 tsan: deps peers
+	$(SWIFT) build $(SWIFT_FLAGS) --product softphone  # the tests run it as a child process
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests $(TSAN)
 	$(SWIFT) test $(SWIFT_FLAGS) --skip-build --disable-xctest $(TSAN)
 
