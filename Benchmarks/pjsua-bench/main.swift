@@ -6,7 +6,7 @@ import Foundation
 /// pjsua-bench: speed and memory of the Swift engine against baselines measured in the same run.
 /// Each subcommand prints human-readable lines and, last, one JSON object.
 let usage = """
-usage: pjsua-bench <hop|events|setup|load|idle|soak> [options]
+usage: pjsua-bench <hop|events|setup|load|idle|soak|frames> [options]
   hop    [--iterations N]          awaited engine round trip vs default actor vs DispatchQueue
   events [--iterations N]          callback -> for-await consumer latency, 1 and 4 subscribers
   setup  [--calls N]               self-call cycles, Swift engine vs the same loop in C
@@ -21,6 +21,12 @@ usage: pjsua-bench <hop|events|setup|load|idle|soak> [options]
                                    --pin: the server on CPU 0, sipp on CPU 1 (taskset)
   idle   [--seconds N]             CPU of a started engine with one registered account
   soak   [--calls N]               RSS and file descriptors before/after N self-calls
+  frames [--calls N] [--seconds T] [--clock-rate HZ] [--repeat N] [--pin]
+                                   N concurrent PCMU calls (default 50) echoed through Swift (frames
+                                   API) vs the same calls played a WAV (C only): server CPU per
+                                   call-second of interleaved runs and the ratio, calls kept up,
+                                   frame delivery p50/p99, added latency RTP in -> frame out and
+                                   frame in -> RTP out (measured with clicks on one monotonic clock)
 """
 
 let command = CommandLine.arguments.dropFirst().first ?? ""
@@ -50,6 +56,10 @@ do {
                                           rateLimit: !arguments.contains("--no-rate-limit")))
     case "idle": try await IdleBenchmark.run(seconds: option("seconds", default: 10))
     case "soak": try await SoakBenchmark.run(calls: option("calls", default: 1000))
+    case "frames":
+        try await FramesBenchmark.run(.init(calls: option("calls", default: 50), seconds: option("seconds", default: 10),
+                                            clockRate: option("clock-rate", default: 16000), repetitions: option("repeat", default: 3)))
+    case "frames-agent": try await FramesAgent.run(arguments)  // the server child of `frames`
     case "--help", "-h", "help":
         print(usage)
     case "":
