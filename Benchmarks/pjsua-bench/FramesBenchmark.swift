@@ -25,6 +25,7 @@ enum FramesBenchmark {
         var calls = 50
         var seconds = 10
         var clockRate = 16000
+        var resampler = PJSUA.ResamplerQuality.high
         var repetitions = 3
     }
 
@@ -68,7 +69,7 @@ enum FramesBenchmark {
         let wav = work + "/tone.wav"
         try WAVFile.tone(frequency: 400, seconds: 2, sampleRate: options.clockRate, amplitude: 1000.0 / 32767).write(to: wav)
 
-        progress("frames: \(options.calls) PCMU calls x \(options.seconds) s per run, bridge at \(options.clockRate) Hz, "
+        progress("frames: \(options.calls) PCMU calls x \(options.seconds) s per run, bridge at \(options.clockRate) Hz (resampler \(options.resampler.rawValue)), "
                  + "\(options.repetitions) interleaved runs per side\(CPUPinning.enabled ? ", server on CPU 0, callers on CPU 1" : "")")
         var outcomes: [Side: [Outcome]] = [:]
         for repetition in 1...options.repetitions {
@@ -91,6 +92,7 @@ enum FramesBenchmark {
 
     static func summarize(_ outcomes: [Side: [Outcome]], _ options: Options) -> [String: Any] {
         var fields: [String: Any] = ["calls": options.calls, "seconds": options.seconds, "clock_rate": options.clockRate,
+                                     "resampler": options.resampler.rawValue,
                                      "repeat": options.repetitions, "pinned": CPUPinning.enabled]
         var medians: [Side: Double] = [:]
         for side in Side.allCases {
@@ -147,7 +149,7 @@ enum FramesBenchmark {
     static func measure(_ side: Side, _ options: Options, wav: String) async throws -> Outcome {
         let port = freeLoopbackPort()
         var arguments = ["frames-agent", "--mode", side == .swift ? "echo" : "play", "--port", "\(port)", "--calls", "\(options.calls)",
-                         "--clock-rate", "\(options.clockRate)"]
+                         "--clock-rate", "\(options.clockRate)", "--resampler", options.resampler.rawValue]
         if side == .c { arguments += ["--wav", wav] }
         let (executable, pinned) = try CPUPinning.command(ownPath, arguments, cpu: CPUPinning.serverCPU)
         let agent = try ChildProcess(executable, pinned, name: "frames-agent")

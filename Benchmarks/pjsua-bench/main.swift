@@ -21,7 +21,7 @@ usage: pjsua-bench <hop|events|setup|load|idle|soak|frames> [options]
                                    --pin: the server on CPU 0, sipp on CPU 1 (taskset)
   idle   [--seconds N]             CPU of a started engine with one registered account
   soak   [--calls N]               RSS and file descriptors before/after N self-calls
-  frames [--calls N] [--seconds T] [--clock-rate HZ] [--repeat N] [--pin]
+  frames [--calls N] [--seconds T] [--clock-rate HZ] [--resampler fast|medium|high] [--repeat N] [--pin]
                                    N concurrent PCMU calls (default 50) echoed through Swift (frames
                                    API) vs the same calls played a WAV (C only): server CPU per
                                    call-second of interleaved runs and the ratio, calls kept up,
@@ -57,8 +57,14 @@ do {
     case "idle": try await IdleBenchmark.run(seconds: option("seconds", default: 10))
     case "soak": try await SoakBenchmark.run(calls: option("calls", default: 1000))
     case "frames":
+        let resampler = arguments.firstIndex(of: "--resampler").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+        guard let quality = PJSUA.ResamplerQuality(rawValue: resampler ?? "high") else {
+            FileHandle.standardError.write(Data("pjsua-bench: --resampler must be fast, medium or high\n".utf8))
+            exit(2)
+        }
         try await FramesBenchmark.run(.init(calls: option("calls", default: 50), seconds: option("seconds", default: 10),
-                                            clockRate: option("clock-rate", default: 16000), repetitions: option("repeat", default: 3)))
+                                            clockRate: option("clock-rate", default: 16000), resampler: quality,
+                                            repetitions: option("repeat", default: 3)))
     case "frames-agent": try await FramesAgent.run(arguments)  // the server child of `frames`
     case "--help", "-h", "help":
         print(usage)
