@@ -78,6 +78,7 @@ bench: deps peers
 	$(BENCH) idle --seconds 10
 	$(BENCH) soak --calls 1000
 	$(BENCH) load --rate 20 --seconds 10 --hold-ms 1000 --repeat 3 --overload --overload-seconds 10
+	$(BENCH) frames --calls 50 --seconds 10 --repeat 3 --pin
 
 clean:
 	rm -rf .build
