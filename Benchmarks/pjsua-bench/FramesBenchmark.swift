@@ -45,6 +45,12 @@ enum FramesBenchmark {
         var outbound: [Double] = []
         var roundTrip: [Double] = []
         var clicksSent = 0
+        /// The longest silence between two RTP packets of one call at the callers (ms).
+        var longestGap = Double.nan
+        /// The fewest packets one call got back, of those sent.
+        var fewestPackets = 0
+        /// The machine's 1-minute load average when the run started (other work skews CPU figures).
+        var loadAverage = Double.nan
 
         /// Server CPU milliseconds per call-second.
         func cpuPerCallSecond(calls: Int) -> Double { cpuSeconds * 1000 / (Double(calls) * mediaSeconds) }
@@ -79,7 +85,9 @@ enum FramesBenchmark {
                 var line = "frames \(side.rawValue) run \(repetition)/\(options.repetitions): \(outcome.callsUp)/\(options.calls) calls up, "
                     + "server CPU \(format(outcome.cpuSeconds, 3)) s over \(format(outcome.mediaSeconds, 1)) s = "
                     + "\(format(outcome.cpuPerCallSecond(calls: options.calls), 2)) ms per call-second "
-                    + "(\(format(outcome.cpuSeconds / outcome.mediaSeconds * 100, 1)) % of a core), RSS \(outcome.rssKilobytes / 1024) MB"
+                    + "(\(format(outcome.cpuSeconds / outcome.mediaSeconds * 100, 1)) % of a core), RSS \(outcome.rssKilobytes / 1024) MB, "
+                    + "RTP back: fewest \(outcome.fewestPackets)/\(options.seconds * 50) packets, longest gap \(format(outcome.longestGap, 0)) ms; "
+                    + "load average \(format(outcome.loadAverage, 2))"
                 if side == .swift {
                     line += "; delivery p50/p99 \(format(outcome.deliveryP50, 0))/\(format(outcome.deliveryP99, 0)) us, "
                         + "\(outcome.roundTrip.count) of \(outcome.clicksSent) clicks echoed"
@@ -105,6 +113,8 @@ enum FramesBenchmark {
             fields["\(key)_core_percent"] = LoadBenchmark.median(runs.map { $0.cpuSeconds / $0.mediaSeconds * 100 })
             fields["\(key)_calls_up_runs"] = runs.map(\.callsUp)
             fields["\(key)_rss_kb_runs"] = runs.map(\.rssKilobytes)
+            fields["\(key)_longest_gap_ms_runs"] = LoadBenchmark.jsonNumbers(runs.map(\.longestGap))
+            fields["\(key)_load_average_runs"] = LoadBenchmark.jsonNumbers(runs.map(\.loadAverage))
             progress("frames \(key): \(format(medians[side] ?? .nan, 2)) ms CPU per call-second (median of "
                      + perCallSecond.map { format($0, 2) }.joined(separator: ", ") + ")")
         }
@@ -155,12 +165,16 @@ enum FramesBenchmark {
         let agent = try ChildProcess(executable, pinned, name: "frames-agent")
         defer { agent.stop() }
         try await agent.waitForOutput("listening")
+        let loadAverage = readText("/proc/loadavg").flatMap { $0.split(separator: " ").first.flatMap { Double($0) } } ?? .nan
         let callers = try FrameCallers(count: options.calls, targetPort: port)
         let result = try await onThread { try callers.run(seconds: options.seconds, serverPID: agent.pid) }
         try await agent.waitForOutput("agent done", timeout: .seconds(20))
 
         var outcome = Outcome(cpuSeconds: result.serverCPUSeconds, mediaSeconds: result.mediaSeconds, rssKilobytes: result.serverRSSKilobytes)
+        outcome.loadAverage = loadAverage
         let expectedPackets = Double(options.seconds * 50)
+        outcome.longestGap = Double(result.calls.map(\.longestGap).max() ?? 0) / 1e6
+        outcome.fewestPackets = result.calls.map(\.packetsReceived).min() ?? 0
         outcome.callsUp = result.calls.filter {
             $0.confirmed && !$0.hungUpByServer && Double($0.packetsReceived) >= 0.9 * expectedPackets && $0.longestGap < 500_000_000
         }.count
