@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 
 /// The server side of `pjsua-bench frames`, run as a child process
-/// (`pjsua-bench frames-agent --mode echo|play --port P --calls N --clock-rate HZ [--resampler Q] [--wav FILE]`):
+/// (`pjsua-bench frames-agent --mode echo|play --port P --calls N --clock-rate HZ [--resampler Q] [--frame-rate HZ] [--wav FILE]`):
 /// answers every call and, once its audio is up, either echoes it through Swift with the public
 /// frames API (`receiveAudio` + `AudioFrameWriter`, each frame written back as it arrives) or
 /// plays a WAV file into it (pjsua's file player: no Swift in the media path). Prints
@@ -37,9 +37,10 @@ enum FramesAgent {
         }
         let wav = value("wav")
         if mode == .play && wav == nil { throw BenchError("frames-agent --mode play needs --wav FILE") }
-        // Frames at the bridge's own rate where the API has it: the bridge resamples nothing for
-        // the frame ports, so the Swift side costs what Swift costs.
-        let format = PJSUA.AudioFormat(sampleRate: PJSUA.AudioFormat.SampleRate(rawValue: clockRate) ?? .hz16000)
+        // Frames at the bridge's own rate by default (where the API has it): the bridge then
+        // resamples nothing for the frame ports, so the Swift side costs what Swift costs.
+        let frameRate = value("frame-rate").flatMap(Int.init) ?? clockRate
+        let format = PJSUA.AudioFormat(sampleRate: PJSUA.AudioFormat.SampleRate(rawValue: frameRate) ?? .hz16000)
 
         let phone = PJSUA()
         var configuration = PJSUA.Configuration(port: port, bindAddress: "127.0.0.1", maxCalls: min(PJSUA.maxCallsLimit, calls + 8),

@@ -24,8 +24,10 @@ enum FramesBenchmark {
     struct Options {
         var calls = 50
         var seconds = 10
-        var clockRate = 16000
+        var clockRate = 8000
         var resampler = PJSUA.ResamplerQuality.high
+        /// The frames' sample rate; nil: the bridge's (no resampling for the frame ports).
+        var frameRate: Int?
         var repetitions = 3
     }
 
@@ -62,6 +64,9 @@ enum FramesBenchmark {
         guard PJSUA.MediaSettings.clockRates.contains(options.clockRate) else {
             throw BenchError("--clock-rate must be 8000, 16000, 32000 or 48000, not \(options.clockRate)")
         }
+        if let frameRate = options.frameRate, PJSUA.AudioFormat.SampleRate(rawValue: frameRate) == nil {
+            throw BenchError("--frame-rate must be 8000, 16000, 24000 or 48000, not \(frameRate)")
+        }
         if CPUPinning.enabled {
             // This process (the callers) on the load generator's CPU, every thread of it.
             let taskset = try ChildProcess("taskset", ["-a", "-p", "-c", "\(CPUPinning.loadGeneratorCPU)", "\(getpid())"], name: "taskset")
@@ -76,6 +81,7 @@ enum FramesBenchmark {
         try WAVFile.tone(frequency: 400, seconds: 2, sampleRate: options.clockRate, amplitude: 1000.0 / 32767).write(to: wav)
 
         progress("frames: \(options.calls) PCMU calls x \(options.seconds) s per run, bridge at \(options.clockRate) Hz (resampler \(options.resampler.rawValue)), "
+                 + "frames at \(options.frameRate ?? options.clockRate) Hz, "
                  + "\(options.repetitions) interleaved runs per side\(CPUPinning.enabled ? ", server on CPU 0, callers on CPU 1" : "")")
         var outcomes: [Side: [Outcome]] = [:]
         for repetition in 1...options.repetitions {
@@ -100,7 +106,7 @@ enum FramesBenchmark {
 
     static func summarize(_ outcomes: [Side: [Outcome]], _ options: Options) -> [String: Any] {
         var fields: [String: Any] = ["calls": options.calls, "seconds": options.seconds, "clock_rate": options.clockRate,
-                                     "resampler": options.resampler.rawValue,
+                                     "resampler": options.resampler.rawValue, "frame_rate": options.frameRate ?? options.clockRate,
                                      "repeat": options.repetitions, "pinned": CPUPinning.enabled]
         var medians: [Side: Double] = [:]
         for side in Side.allCases {
@@ -161,6 +167,7 @@ enum FramesBenchmark {
         var arguments = ["frames-agent", "--mode", side == .swift ? "echo" : "play", "--port", "\(port)", "--calls", "\(options.calls)",
                          "--clock-rate", "\(options.clockRate)", "--resampler", options.resampler.rawValue]
         if side == .c { arguments += ["--wav", wav] }
+        if let frameRate = options.frameRate { arguments += ["--frame-rate", "\(frameRate)"] }
         let (executable, pinned) = try CPUPinning.command(ownPath, arguments, cpu: CPUPinning.serverCPU)
         let agent = try ChildProcess(executable, pinned, name: "frames-agent")
         defer { agent.stop() }

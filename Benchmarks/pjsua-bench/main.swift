@@ -21,12 +21,15 @@ usage: pjsua-bench <hop|events|setup|load|idle|soak|frames> [options]
                                    --pin: the server on CPU 0, sipp on CPU 1 (taskset)
   idle   [--seconds N]             CPU of a started engine with one registered account
   soak   [--calls N]               RSS and file descriptors before/after N self-calls
-  frames [--calls N] [--seconds T] [--clock-rate HZ] [--resampler fast|medium|high] [--repeat N] [--pin]
+  frames [--calls N] [--seconds T] [--clock-rate HZ] [--resampler fast|medium|high] [--frame-rate HZ]
+         [--repeat N] [--pin]
                                    N concurrent PCMU calls (default 50) echoed through Swift (frames
                                    API) vs the same calls played a WAV (C only): server CPU per
                                    call-second of interleaved runs and the ratio, calls kept up,
                                    frame delivery p50/p99, added latency RTP in -> frame out and
-                                   frame in -> RTP out (measured with clicks on one monotonic clock)
+                                   frame in -> RTP out (measured with clicks on one monotonic clock);
+                                   the bridge at 8 kHz by default (MediaSettings.telephony, a bot's
+                                   setting), frames at the bridge's rate unless --frame-rate
 """
 
 let command = CommandLine.arguments.dropFirst().first ?? ""
@@ -63,7 +66,8 @@ do {
             exit(2)
         }
         try await FramesBenchmark.run(.init(calls: option("calls", default: 50), seconds: option("seconds", default: 10),
-                                            clockRate: option("clock-rate", default: 16000), resampler: quality,
+                                            clockRate: option("clock-rate", default: 8000), resampler: quality,
+                                            frameRate: arguments.contains("--frame-rate") ? option("frame-rate", default: 16000) : nil,
                                             repetitions: option("repeat", default: 3)))
     case "frames-agent": try await FramesAgent.run(arguments)  // the server child of `frames`
     case "--help", "-h", "help":
