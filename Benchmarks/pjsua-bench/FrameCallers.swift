@@ -4,7 +4,8 @@ import Synchronization
 
 /// The calling side of `pjsua-bench frames`: N SIP calls from one UDP socket, each with its own
 /// RTP socket that sends PCMU every 20 ms on an absolute monotonic schedule (a quiet tone with a
-/// loud one-packet click every `clickPeriod` packets, staggered between calls) and timestamps the
+/// loud one-packet click every `clickPeriod` packets, staggered between calls; optionally a
+/// network hiccup every 5 s: `hiccupMilliseconds` of packets held back, then sent at once) and timestamps the
 /// clicks it sends and the clicks that come back. Plain sockets and two threads, so the callers
 /// cost little next to the server under test, and every timestamp is CLOCK_MONOTONIC, which the
 /// server process reads too.
@@ -41,7 +42,7 @@ final class FrameCallers: Sendable {
     }
 
     static let packetNanoseconds: UInt64 = 20_000_000
-    static let clickPeriod = 25  // packets: a click every 500 ms
+    static let clickPeriod = 50  // packets: a click a second, longer than any latency matched
     /// No clicks in the first second: the echo is being set up and the jitter buffer settles.
     static let quietStart = 50
 
@@ -76,7 +77,7 @@ final class FrameCallers: Sendable {
     }
 
     /// Places the calls, streams for `seconds`, hangs up; blocks the calling thread.
-    func run(seconds: Int, serverPID: Int32) throws -> Result {
+    func run(seconds: Int, serverPID: Int32, hiccupMilliseconds: Int = 0) throws -> Result {
         let sipThread = Thread { [self] in sipLoop() }
         sipThread.start()
         defer { stopping.store(true, ordering: .relaxed) }
@@ -97,7 +98,7 @@ final class FrameCallers: Sendable {
 
         let cpuBefore = processCPUSeconds(pid: serverPID) ?? .nan
         let started = nanoseconds()
-        sendMedia(packets: seconds * 50, start: started)
+        sendMedia(packets: seconds * 50, start: started, hiccupPackets: hiccupMilliseconds / 20)
         let ended = nanoseconds()
         let cpuAfter = processCPUSeconds(pid: serverPID) ?? .nan
         let rss = residentKilobytes(pid: serverPID)
@@ -113,14 +114,17 @@ final class FrameCallers: Sendable {
 
     // MARK: RTP
 
-    private func sendMedia(packets: Int, start: UInt64) {
+    private func sendMedia(packets: Int, start: UInt64, hiccupPackets: Int) {
         let quiet = Self.payload(frequency: 400, amplitude: 1000)
         let click = Self.payload(frequency: 1000, amplitude: 20000)
         let targets = state.withLock { $0.map { ($0.rtp, $0.remote) } }
         let ssrcBase = UInt32.random(in: 0...UInt32.max / 2)
         var packet = [UInt8](repeating: 0, count: 12 + 160)
         for n in 0..<packets {
-            Self.sleep(until: start + UInt64(n) * Self.packetNanoseconds)
+            // In a hiccup (from 2.5 s into every 5 s) packets wait for its end, then go at once.
+            let phase = n % 250
+            let due = hiccupPackets > 0 && phase >= 125 && phase < 125 + hiccupPackets ? n - phase + 125 + hiccupPackets : n
+            Self.sleep(until: start + UInt64(due) * Self.packetNanoseconds)
             var sentClicks: [(Int, UInt64)] = []
             for (index, (fd, remote)) in targets.enumerated() {
                 let isClick = n >= Self.quietStart && (n + index * 7) % Self.clickPeriod == 0

@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 
 /// The server side of `pjsua-bench frames`, run as a child process
-/// (`pjsua-bench frames-agent --mode echo|play --port P --calls N --clock-rate HZ [--resampler Q] [--frame-rate HZ] [--wav FILE]`):
+/// (`pjsua-bench frames-agent --mode echo|play --port P --calls N --clock-rate HZ [--resampler Q] [--frame-rate HZ] [--jb-max MS] [--wav FILE]`):
 /// answers every call and, once its audio is up, either echoes it through Swift with the public
 /// frames API (`receiveAudio` + `AudioFrameWriter`, each frame written back as it arrives) or
 /// plays a WAV file into it (pjsua's file player: no Swift in the media path). Prints
@@ -46,6 +46,7 @@ enum FramesAgent {
         var configuration = PJSUA.Configuration(port: port, bindAddress: "127.0.0.1", maxCalls: min(PJSUA.maxCallsLimit, calls + 8),
                                                 audioDevice: .null, rtpPort: 20000 + 2 * Int.random(in: 0..<5000), autoAnswerCode: 200)
         configuration.media.clockRate = clockRate
+        configuration.media.jitterBufferMaxMilliseconds = value("jb-max").flatMap(Int.init)
         configuration.media.resamplerQuality = value("resampler").flatMap(PJSUA.ResamplerQuality.init(rawValue:)) ?? .high
         let events = phone.events
         _ = try await phone.start(configuration)

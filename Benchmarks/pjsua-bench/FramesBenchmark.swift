@@ -28,6 +28,10 @@ enum FramesBenchmark {
         var resampler = PJSUA.ResamplerQuality.high
         /// The frames' sample rate; nil: the bridge's (no resampling for the frame ports).
         var frameRate: Int?
+        /// A network hiccup every 5 s: this much of every call's audio held back, then sent at once.
+        var hiccupMilliseconds = 0
+        /// The receive jitter buffer's bound (`MediaSettings.jitterBufferMaxMilliseconds`).
+        var jitterBufferMaxMilliseconds: Int?
         var repetitions = 3
     }
 
@@ -82,6 +86,8 @@ enum FramesBenchmark {
 
         progress("frames: \(options.calls) PCMU calls x \(options.seconds) s per run, bridge at \(options.clockRate) Hz (resampler \(options.resampler.rawValue)), "
                  + "frames at \(options.frameRate ?? options.clockRate) Hz, "
+                 + (options.hiccupMilliseconds > 0 ? "a \(options.hiccupMilliseconds) ms hiccup every 5 s, " : "")
+                 + (options.jitterBufferMaxMilliseconds.map { "jitter buffer at most \($0) ms, " } ?? "")
                  + "\(options.repetitions) interleaved runs per side\(CPUPinning.enabled ? ", server on CPU 0, callers on CPU 1" : "")")
         var outcomes: [Side: [Outcome]] = [:]
         for repetition in 1...options.repetitions {
@@ -107,6 +113,7 @@ enum FramesBenchmark {
     static func summarize(_ outcomes: [Side: [Outcome]], _ options: Options) -> [String: Any] {
         var fields: [String: Any] = ["calls": options.calls, "seconds": options.seconds, "clock_rate": options.clockRate,
                                      "resampler": options.resampler.rawValue, "frame_rate": options.frameRate ?? options.clockRate,
+                                     "hiccup_ms": options.hiccupMilliseconds, "jb_max_ms": options.jitterBufferMaxMilliseconds ?? -1,
                                      "repeat": options.repetitions, "pinned": CPUPinning.enabled]
         var medians: [Side: Double] = [:]
         for side in Side.allCases {
@@ -168,13 +175,14 @@ enum FramesBenchmark {
                          "--clock-rate", "\(options.clockRate)", "--resampler", options.resampler.rawValue]
         if side == .c { arguments += ["--wav", wav] }
         if let frameRate = options.frameRate { arguments += ["--frame-rate", "\(frameRate)"] }
+        if let bound = options.jitterBufferMaxMilliseconds { arguments += ["--jb-max", "\(bound)"] }
         let (executable, pinned) = try CPUPinning.command(ownPath, arguments, cpu: CPUPinning.serverCPU)
         let agent = try ChildProcess(executable, pinned, name: "frames-agent")
         defer { agent.stop() }
         try await agent.waitForOutput("listening")
         let loadAverage = readText("/proc/loadavg").flatMap { $0.split(separator: " ").first.flatMap { Double($0) } } ?? .nan
         let callers = try FrameCallers(count: options.calls, targetPort: port)
-        let result = try await onThread { try callers.run(seconds: options.seconds, serverPID: agent.pid) }
+        let result = try await onThread { try callers.run(seconds: options.seconds, serverPID: agent.pid, hiccupMilliseconds: options.hiccupMilliseconds) }
         try await agent.waitForOutput("agent done", timeout: .seconds(20))
 
         var outcome = Outcome(cpuSeconds: result.serverCPUSeconds, mediaSeconds: result.mediaSeconds, rssKilobytes: result.serverRSSKilobytes)
@@ -199,7 +207,8 @@ enum FramesBenchmark {
             guard fields.count == 5, let bridge = UInt64(fields[2]), let received = UInt64(fields[3]), let written = UInt64(fields[4]) else { continue }
             agentClicks[String(fields[1]), default: []].append((bridge, received, written))
         }
-        let window: UInt64 = 400_000_000
+        // Clicks are a second apart per call: a match within a second is that click's.
+        let window: UInt64 = 1_000_000_000
         for call in result.calls {
             let seen = agentClicks[call.callID] ?? []
             outcome.clicksSent += call.clicksSent.count

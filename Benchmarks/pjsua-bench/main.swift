@@ -22,14 +22,16 @@ usage: pjsua-bench <hop|events|setup|load|idle|soak|frames> [options]
   idle   [--seconds N]             CPU of a started engine with one registered account
   soak   [--calls N]               RSS and file descriptors before/after N self-calls
   frames [--calls N] [--seconds T] [--clock-rate HZ] [--resampler fast|medium|high] [--frame-rate HZ]
-         [--repeat N] [--pin]
+         [--hiccup-ms MS] [--jb-max MS] [--repeat N] [--pin]
                                    N concurrent PCMU calls (default 50) echoed through Swift (frames
                                    API) vs the same calls played a WAV (C only): server CPU per
                                    call-second of interleaved runs and the ratio, calls kept up,
                                    frame delivery p50/p99, added latency RTP in -> frame out and
                                    frame in -> RTP out (measured with clicks on one monotonic clock);
                                    the bridge at 8 kHz by default (MediaSettings.telephony, a bot's
-                                   setting), frames at the bridge's rate unless --frame-rate
+                                   setting), frames at the bridge's rate unless --frame-rate;
+                                   --hiccup-ms: every 5 s the callers hold MS of audio back, then
+                                   send it at once; --jb-max: the server's jitter-buffer bound
 """
 
 let command = CommandLine.arguments.dropFirst().first ?? ""
@@ -68,6 +70,8 @@ do {
         try await FramesBenchmark.run(.init(calls: option("calls", default: 50), seconds: option("seconds", default: 10),
                                             clockRate: option("clock-rate", default: 8000), resampler: quality,
                                             frameRate: arguments.contains("--frame-rate") ? option("frame-rate", default: 16000) : nil,
+                                            hiccupMilliseconds: arguments.contains("--hiccup-ms") ? option("hiccup-ms", default: 300) : 0,
+                                            jitterBufferMaxMilliseconds: arguments.contains("--jb-max") ? option("jb-max", default: 500) : nil,
                                             repetitions: option("repeat", default: 3)))
     case "frames-agent": try await FramesAgent.run(arguments)  // the server child of `frames`
     case "--help", "-h", "help":
