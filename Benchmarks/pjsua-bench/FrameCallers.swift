@@ -21,10 +21,11 @@ final class FrameCallers: Sendable {
         var byeAnswered = false
         var hungUpByServer = false
         var failure: String?
-        /// Send times of the clicks (ns).
-        var clicksSent: [UInt64] = []
-        /// Arrival times of click onsets in what came back (ns).
-        var clicksBack: [UInt64] = []
+        /// Send times of the clicks (ns) and whether each was high (2 kHz; clicks alternate
+        /// with 1 kHz, so a lost click is never taken for the next one).
+        var clicksSent: [(time: UInt64, high: Bool)] = []
+        /// Arrival times of click onsets in what came back (ns), and their pitch.
+        var clicksBack: [(time: UInt64, high: Bool)] = []
         var packetsReceived = 0
         var lastArrival: UInt64 = 0
         var longestGap: UInt64 = 0
@@ -116,7 +117,7 @@ final class FrameCallers: Sendable {
 
     private func sendMedia(packets: Int, start: UInt64, hiccupPackets: Int) {
         let quiet = Self.payload(frequency: 400, amplitude: 1000)
-        let click = Self.payload(frequency: 1000, amplitude: 20000)
+        let clicks = [Self.payload(frequency: 1000, amplitude: 20000), Self.payload(frequency: 2000, amplitude: 20000)]
         let targets = state.withLock { $0.map { ($0.rtp, $0.remote) } }
         let ssrcBase = UInt32.random(in: 0...UInt32.max / 2)
         var packet = [UInt8](repeating: 0, count: 12 + 160)
@@ -125,12 +126,13 @@ final class FrameCallers: Sendable {
             let phase = n % 250
             let due = hiccupPackets > 0 && phase >= 125 && phase < 125 + hiccupPackets ? n - phase + 125 + hiccupPackets : n
             Self.sleep(until: start + UInt64(due) * Self.packetNanoseconds)
-            var sentClicks: [(Int, UInt64)] = []
+            var sentClicks: [(Int, UInt64, Bool)] = []
+            let high = (n / Self.clickPeriod) % 2 == 1
             for (index, (fd, remote)) in targets.enumerated() {
                 let isClick = n >= Self.quietStart && (n + index * 7) % Self.clickPeriod == 0
                 Self.header(&packet, sequence: UInt16(truncatingIfNeeded: n), timestamp: UInt32(truncatingIfNeeded: n * 160),
                             ssrc: ssrcBase + UInt32(index), marker: n == 0)
-                packet.replaceSubrange(12..., with: isClick ? click : quiet)
+                packet.replaceSubrange(12..., with: isClick ? clicks[high ? 1 : 0] : quiet)
                 var address = remote
                 let now = nanoseconds()
                 _ = packet.withUnsafeBytes { bytes in
@@ -140,10 +142,10 @@ final class FrameCallers: Sendable {
                         }
                     }
                 }
-                if isClick { sentClicks.append((index, now)) }
+                if isClick { sentClicks.append((index, now, high)) }
             }
             if !sentClicks.isEmpty {
-                state.withLock { calls in for (index, time) in sentClicks { calls[index].clicksSent.append(time) } }
+                state.withLock { calls in for (index, time, high) in sentClicks { calls[index].clicksSent.append((time, high)) } }
             }
         }
     }
@@ -160,13 +162,14 @@ final class FrameCallers: Sendable {
                     guard count > 12 else { break }
                     let now = nanoseconds()
                     let loud = Self.rms(ofPCMU: buffer[12..<count]) > 5000
+                    let high = loud && Self.zeroCrossings(ofPCMU: buffer[12..<count]) > 60
                     state.withLock { calls in
                         calls[index].packetsReceived += 1
                         if calls[index].lastArrival > 0 {
                             calls[index].longestGap = max(calls[index].longestGap, now - calls[index].lastArrival)
                         }
                         calls[index].lastArrival = now
-                        if loud && !calls[index].loud { calls[index].clicksBack.append(now) }
+                        if loud && !calls[index].loud { calls[index].clicksBack.append((now, high)) }
                         calls[index].loud = loud
                     }
                 }
@@ -321,6 +324,18 @@ final class FrameCallers: Sendable {
     /// 20 ms of a tone at 8 kHz in PCMU (the frequencies used divide into whole periods).
     private static func payload(frequency: Double, amplitude: Double) -> [UInt8] {
         (0..<160).map { n in PCMU.encode(Int16(amplitude * sin(2 * Double.pi * frequency * Double(n) / 8000))) }
+    }
+
+    /// Sign changes in 20 ms: about 40 for the 1 kHz click, 80 for the 2 kHz one.
+    private static func zeroCrossings(ofPCMU payload: ArraySlice<UInt8>) -> Int {
+        var count = 0
+        var previous: Int16 = 0
+        for byte in payload {
+            let sample = PCMU.decoded[Int(byte)]
+            if (sample < 0) != (previous < 0) { count += 1 }
+            previous = sample
+        }
+        return count
     }
 
     private static func rms(ofPCMU payload: ArraySlice<UInt8>) -> Double {

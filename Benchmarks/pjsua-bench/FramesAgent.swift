@@ -7,14 +7,15 @@ import Synchronization
 /// answers every call and, once its audio is up, either echoes it through Swift with the public
 /// frames API (`receiveAudio` + `AudioFrameWriter`, each frame written back as it arrives) or
 /// plays a WAV file into it (pjsua's file player: no Swift in the media path). Prints
-/// `listening`, then, when N calls have ended, one `click` line per click onset it echoed and a
+/// `listening`, then, when N calls have ended, one `click` line per click onset it echoed (times
+/// and the onset frame's sign changes per 20 ms, which tell the callers' two click pitches apart) and a
 /// `delivery` line (bridge -> Swift consumer latency percentiles), then `agent done`.
 enum FramesAgent {
     enum Mode: String { case echo, play }
 
     /// What the echo tasks record; shared by every call's task.
     final class Recorder: Sendable {
-        struct Click { var sipCallID: String; var bridge: UInt64; var received: UInt64; var written: UInt64 }
+        struct Click { var sipCallID: String; var bridge: UInt64; var received: UInt64; var written: UInt64; var crossings: Int }
         struct Log {
             var deliveryMicroseconds: [Double] = []
             var clicks: [Click] = []
@@ -79,7 +80,7 @@ enum FramesAgent {
         }
         let log = recorder.log.withLock { $0 }
         for click in log.clicks {
-            print("click \(click.sipCallID) \(click.bridge) \(click.received) \(click.written)")
+            print("click \(click.sipCallID) \(click.bridge) \(click.received) \(click.written) \(click.crossings)")
         }
         let delivery = Percentiles(log.deliveryMicroseconds)
         print("delivery \(log.deliveryMicroseconds.count) \(delivery.p50) \(delivery.p99) \(delivery.sorted.last ?? .nan)")
@@ -105,7 +106,13 @@ enum FramesAgent {
                 recorder.log.withLock { log in
                     log.framesEchoed += 1
                     if frame.bridgeNanoseconds > 0 { log.deliveryMicroseconds.append(Double(received &- frame.bridgeNanoseconds) / 1000) }
-                    if onset { log.clicks.append(.init(sipCallID: sipCallID, bridge: frame.bridgeNanoseconds, received: received, written: written)) }
+                    if onset {
+                        // Sign changes per 20 ms of the click (1 kHz: about 40, 2 kHz: about 80).
+                        let crossings = zip(frame.samples, frame.samples.dropFirst()).filter { ($0 < 0) != ($1 < 0) }.count
+                            * 20 / format.frameDuration.rawValue
+                        log.clicks.append(.init(sipCallID: sipCallID, bridge: frame.bridgeNanoseconds, received: received, written: written,
+                                                crossings: crossings))
+                    }
                 }
             }
         }

@@ -201,24 +201,27 @@ enum FramesBenchmark {
         }
         guard side == .swift else { return outcome }
         // The agent's click onsets by call, in order.
-        var agentClicks: [String: [(bridge: UInt64, received: UInt64, written: UInt64)]] = [:]
+        var agentClicks: [String: [(bridge: UInt64, received: UInt64, written: UInt64, high: Bool)]] = [:]
         for line in lines where line.hasPrefix("click ") {
             let fields = line.split(separator: " ")
-            guard fields.count == 5, let bridge = UInt64(fields[2]), let received = UInt64(fields[3]), let written = UInt64(fields[4]) else { continue }
-            agentClicks[String(fields[1]), default: []].append((bridge, received, written))
+            guard fields.count == 6, let bridge = UInt64(fields[2]), let received = UInt64(fields[3]), let written = UInt64(fields[4]),
+                  let crossings = Int(fields[5]) else { continue }
+            agentClicks[String(fields[1]), default: []].append((bridge, received, written, crossings > 60))
         }
-        // Clicks are a second apart per call: a match within a second is that click's.
+        // Clicks are a second apart per call and alternate in pitch: a match of the same pitch
+        // within a second is that click's.
         let window: UInt64 = 1_000_000_000
         for call in result.calls {
             let seen = agentClicks[call.callID] ?? []
             outcome.clicksSent += call.clicksSent.count
-            for sent in call.clicksSent {
-                guard let inServer = seen.first(where: { $0.received > sent && $0.received - sent < window }) else { continue }
+            for (sent, high) in call.clicksSent {
+                guard let inServer = seen.first(where: { $0.high == high && $0.received > sent && $0.received - sent < window }) else { continue }
                 outcome.inbound.append(Double(inServer.received - sent) / 1e6)
                 if inServer.bridge > sent { outcome.inboundToBridge.append(Double(inServer.bridge - sent) / 1e6) }
-                guard let back = call.clicksBack.first(where: { $0 > inServer.written && $0 - sent < window }) else { continue }
-                outcome.outbound.append(Double(back - inServer.written) / 1e6)
-                outcome.roundTrip.append(Double(back - sent) / 1e6)
+                guard let back = call.clicksBack.first(where: { $0.high == high && $0.time > inServer.written && $0.time - sent < window })
+                else { continue }
+                outcome.outbound.append(Double(back.time - inServer.written) / 1e6)
+                outcome.roundTrip.append(Double(back.time - sent) / 1e6)
             }
         }
         return outcome
