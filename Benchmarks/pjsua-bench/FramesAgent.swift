@@ -90,11 +90,12 @@ enum FramesAgent {
     }
 
     /// Echoes `call` frame by frame: each frame received is written back at once. The writer is
-    /// attached first, so no frame arrives before audio can go out. Its queue holds three frames
-    /// and drops the oldest: a consumer that stalled and catches up with a backlog must not keep
-    /// the echo that much later for the rest of the call.
+    /// attached first, so no frame arrives before audio can go out. Its queue holds two frames
+    /// and drops the oldest: reader and writer tick together, so whatever a consumer that stalled
+    /// writes in a burst stays queued for the rest of the call; two frames bound that (one frame
+    /// is the bridge's minimum).
     static func startEcho(_ phone: PJSUA, _ call: PJSUA.Call, sipCallID: String, format: PJSUA.AudioFormat, recorder: Recorder) async throws {
-        let writer = try await phone.sendAudio(to: call, format: format, capacity: .milliseconds(3 * format.frameDuration.rawValue),
+        let writer = try await phone.sendAudio(to: call, format: format, capacity: .milliseconds(2 * format.frameDuration.rawValue),
                                                whenFull: .dropOldest)
         let frames = try await phone.receiveAudio(from: call, format: format)
         Task {
