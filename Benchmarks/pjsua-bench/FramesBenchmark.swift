@@ -9,7 +9,7 @@ import PJSUATestSupport
 ///   audio through Swift with the frames API; side "c" plays a WAV file into every call with
 ///   pjsua's player. Both answer the same N PCMU calls, which carry RTP both ways for T seconds.
 /// - Callers (this process, on CPU 1 with `--pin`): ``FrameCallers``, N calls from plain
-///   sockets, a tone with a click every 500 ms per call.
+///   sockets, a tone with a click every second per call (1 and 2 kHz in turn).
 /// - CPU: the server's CPU seconds over the media phase, per call-second, median of the
 ///   interleaved runs (swift, c, swift, c, ...) and the ratio; the server's share of one core.
 /// - Latency, all CLOCK_MONOTONIC (one clock for both processes): frame delivery (the bridge hands
