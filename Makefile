@@ -81,6 +81,7 @@ bench: deps peers
 	$(BENCH) soak --calls 1000
 	$(BENCH) load --rate 20 --seconds 10 --hold-ms 1000 --repeat 3 --overload --overload-seconds 10 --pin
 	$(BENCH) load --rate 20 --seconds 10 --hold-ms 1000 --repeat 3 --overload --overload-seconds 10 --pin --clock-rate 8000
+	$(BENCH) frames --calls 50 --seconds 10 --repeat 3 --pin
 
 clean:
 	rm -rf .build

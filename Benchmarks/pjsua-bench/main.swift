@@ -6,7 +6,7 @@ import Foundation
 /// pjsua-bench: speed and memory of the Swift engine against baselines measured in the same run.
 /// Each subcommand prints human-readable lines and, last, one JSON object.
 let usage = """
-usage: pjsua-bench <hop|events|setup|load|idle|soak> [options]
+usage: pjsua-bench <hop|events|setup|load|idle|soak|frames> [options]
   hop    [--iterations N]          awaited engine round trip vs default actor vs DispatchQueue
   events [--iterations N]          callback -> for-await consumer latency, 1 and 4 subscribers
   setup  [--calls N]               self-call cycles, Swift engine vs the same loop in C
@@ -22,6 +22,17 @@ usage: pjsua-bench <hop|events|setup|load|idle|soak> [options]
                                    --clock-rate: both servers' audio bridge rate (8000: no resampling)
   idle   [--seconds N]             CPU of a started engine with one registered account
   soak   [--calls N]               RSS and file descriptors before/after N self-calls
+  frames [--calls N] [--seconds T] [--clock-rate HZ] [--resampler fast|medium|high] [--frame-rate HZ]
+         [--hiccup-ms MS] [--jb-max MS] [--repeat N] [--pin]
+                                   N concurrent PCMU calls (default 50) echoed through Swift (frames
+                                   API) vs the same calls played a WAV (C only): server CPU per
+                                   call-second of interleaved runs and the ratio, calls kept up,
+                                   frame delivery p50/p99, added latency RTP in -> frame out and
+                                   frame in -> RTP out (measured with clicks on one monotonic clock);
+                                   the bridge at 8 kHz by default (MediaSettings.telephony, a bot's
+                                   setting), frames at the bridge's rate unless --frame-rate;
+                                   --hiccup-ms: every 5 s the callers hold MS of audio back, then
+                                   send it at once; --jb-max: the server's jitter-buffer bound
 """
 
 let command = CommandLine.arguments.dropFirst().first ?? ""
@@ -52,6 +63,19 @@ do {
                                           clockRate: arguments.contains("--clock-rate") ? option("clock-rate", default: 16000) : nil))
     case "idle": try await IdleBenchmark.run(seconds: option("seconds", default: 10))
     case "soak": try await SoakBenchmark.run(calls: option("calls", default: 1000))
+    case "frames":
+        let resampler = arguments.firstIndex(of: "--resampler").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+        guard let quality = PJSUA.ResamplerQuality(rawValue: resampler ?? "high") else {
+            FileHandle.standardError.write(Data("pjsua-bench: --resampler must be fast, medium or high\n".utf8))
+            exit(2)
+        }
+        try await FramesBenchmark.run(.init(calls: option("calls", default: 50), seconds: option("seconds", default: 10),
+                                            clockRate: option("clock-rate", default: 8000), resampler: quality,
+                                            frameRate: arguments.contains("--frame-rate") ? option("frame-rate", default: 16000) : nil,
+                                            hiccupMilliseconds: arguments.contains("--hiccup-ms") ? option("hiccup-ms", default: 300) : 0,
+                                            jitterBufferMaxMilliseconds: arguments.contains("--jb-max") ? option("jb-max", default: 500) : nil,
+                                            repetitions: option("repeat", default: 3)))
+    case "frames-agent": try await FramesAgent.run(arguments)  // the server child of `frames`
     case "--help", "-h", "help":
         print(usage)
     case "":

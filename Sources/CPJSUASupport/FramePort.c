@@ -21,6 +21,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "CPJSUASupport.h"
 
 #define MAX_SAMPLES_PER_FRAME 960  /* 48 kHz x 20 ms */
@@ -212,7 +213,12 @@ static pj_status_t reader_put_frame(pjmedia_port *this_port, pjmedia_frame *fram
     const int16_t *samples = zeros;
     if (frame->type == PJMEDIA_FRAME_TYPE_AUDIO && frame->buf && frame->size >= spf * sizeof(int16_t))
         samples = (const int16_t *)frame->buf;
-    b->notify(b->ctx, CPJSUA_FRAME_EVENT_RECEIVED, samples, spf, position, 0);
+    /* When the bridge handed the frame over (CLOCK_MONOTONIC, ns): what the frame-delivery
+     * latency (pjsua-bench frames) is measured from. */
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    uint64_t handed = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+    b->notify(b->ctx, CPJSUA_FRAME_EVENT_RECEIVED, samples, spf, position, handed);
     return PJ_SUCCESS;
 }
 

@@ -85,7 +85,8 @@ int cpjsua_ice_chosen_pair(const void *_Nonnull ice_info, int32_t *_Nonnull loca
  * calls `notify` after releasing the mutex: notify must not block. */
 #define CPJSUA_FRAME_MAX_MARKS 256
 enum {
-    CPJSUA_FRAME_EVENT_RECEIVED = 1,      /* reader: samples, count; value = stream position */
+    CPJSUA_FRAME_EVENT_RECEIVED = 1,      /* reader: samples, count; value = stream position;
+                                             played = CLOCK_MONOTONIC ns when the bridge handed it over */
     CPJSUA_FRAME_EVENT_MARK_PLAYED = 2,   /* writer: value = mark id; played = samples played */
     CPJSUA_FRAME_EVENT_MARK_FLUSHED = 3,  /* writer: value = mark id; played = samples played */
     CPJSUA_FRAME_EVENT_UNDERRUN = 4,      /* writer: the queue ran dry while audio was flowing */

@@ -203,7 +203,7 @@ final class FrameChannel: @unchecked Sendable {
         case CPJSUA_FRAME_EVENT_RECEIVED:
             guard let samples else { return }
             let frame = PJSUA.AudioFrame(unchecked: Array(UnsafeBufferPointer(start: samples, count: Int(count))),
-                                         format: format, timestamp: value)
+                                         format: format, timestamp: value, bridgeNanoseconds: played)
             if case .dropped = framesContinuation.yield(frame) {
                 lock.withLock { framesDropped += 1 }
             }

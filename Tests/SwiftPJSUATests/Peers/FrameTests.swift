@@ -1,7 +1,7 @@
 import CPJSUASupport
 import Foundation
 import PJSUATestSupport
-@testable import SwiftPJSUA
+@_spi(Benchmarks) @testable import SwiftPJSUA
 import Testing
 
 /// Calls `softphone answer` (a child process: a second engine cannot live in this process) and
@@ -73,7 +73,11 @@ struct FrameTests {
             let frames = try await phone.receiveAudio(from: call, format: format, bufferedFrames: 500)
             let started = ContinuousClock.now
             var received: [PJSUA.AudioFrame] = []
+            var handedLate = 0
             for await frame in frames {
+                var now = timespec()
+                clock_gettime(CLOCK_MONOTONIC, &now)
+                if frame.bridgeNanoseconds > UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec) { handedLate += 1 }
                 received.append(frame)
                 if ContinuousClock.now - started >= .seconds(10) { break }
             }
@@ -84,6 +88,13 @@ struct FrameTests {
             let steps = zip(received, received.dropFirst()).map { $1.timestamp - $0.timestamp }
             #expect(steps.allSatisfy { $0 == 480 }, "gaps: \(Set(steps))")
             #expect(frames.droppedFrames == 0)
+            // The bridge's hand-over time (what `pjsua-bench frames` measures delivery from): on
+            // every frame, increasing, never after the frame reached Swift; not part of equality.
+            let handed = received.map(\.bridgeNanoseconds)
+            #expect(handed.allSatisfy { $0 > 0 } && zip(handed, handed.dropFirst()).allSatisfy { $0 < $1 } && handedLate == 0)
+            if let first = received.first {
+                #expect(first == PJSUA.AudioFrame(unchecked: first.samples, format: first.format, timestamp: first.timestamp))
+            }
             let last = signal(Array(received.suffix(100)), rate: 48_000)
             #expect(abs(last.dominantFrequency(in: 300...1500, step: 5) - 600) <= 10)
             #expect(last.rmsLevel > 0.1, "level \(last.rmsLevel)")

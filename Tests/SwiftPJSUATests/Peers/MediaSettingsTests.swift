@@ -21,11 +21,23 @@ struct MediaSettingsTests {
     /// Both ends of a PCMU call at the settings under test (this engine through
     /// `Configuration.media`, the softphone child through `--clock-rate`/`--resampler`): the
     /// bridge reports the rate, and the child's 600 Hz tone arrives at its frequency.
+    @Test(arguments: [0, 39, 5001])
+    func aJitterBufferBoundOutsideItsRangeIsRefusedAtStart(bound: Int) async throws {
+        await EngineTurns.shared.acquire()
+        defer { Task { await EngineTurns.shared.release() } }
+        var configuration = PJSUA.Configuration(port: 0, bindAddress: "127.0.0.1", audioDevice: .null)
+        configuration.media.jitterBufferMaxMilliseconds = bound
+        let error = await startError(PJSUA(), configuration)
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.message.contains("jitter buffer") == true, "\(String(describing: error))")
+    }
+
     @Test(arguments: [
         PJSUA.MediaSettings.telephony,
         PJSUA.MediaSettings(clockRate: 16000, resamplerQuality: .fast),
         PJSUA.MediaSettings(clockRate: 16000, resamplerQuality: .medium),
         PJSUA.MediaSettings(clockRate: 48000, resamplerQuality: .high),
+        PJSUA.MediaSettings(clockRate: 8000, resamplerQuality: .fast, jitterBufferMaxMilliseconds: 60),
     ])
     func theBridgeRunsAtTheConfiguredRateAndAToneCrossesIt(media: PJSUA.MediaSettings) async throws {
         var configuration = PJSUA.Configuration(port: 0, bindAddress: "127.0.0.1", audioDevice: .null)

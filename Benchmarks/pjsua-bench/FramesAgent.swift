@@ -1,0 +1,124 @@
+import Foundation
+@_spi(Benchmarks) import SwiftPJSUA
+import Synchronization
+
+/// The server side of `pjsua-bench frames`, run as a child process
+/// (`pjsua-bench frames-agent --mode echo|play --port P --calls N --clock-rate HZ [--resampler Q] [--frame-rate HZ] [--jb-max MS] [--wav FILE]`):
+/// answers every call and, once its audio is up, either echoes it through Swift with the public
+/// frames API (`receiveAudio` + `AudioFrameWriter`, each frame written back as it arrives) or
+/// plays a WAV file into it (pjsua's file player: no Swift in the media path). Prints
+/// `listening`, then, when N calls have ended, one `click` line per click onset it echoed (times
+/// and the onset frame's sign changes per 20 ms, which tell the callers' two click pitches apart) and a
+/// `delivery` line (bridge -> Swift consumer latency percentiles), then `agent done`.
+enum FramesAgent {
+    enum Mode: String { case echo, play }
+
+    /// What the echo tasks record; shared by every call's task.
+    final class Recorder: Sendable {
+        struct Click { var sipCallID: String; var bridge: UInt64; var received: UInt64; var written: UInt64; var crossings: Int }
+        struct Log {
+            var deliveryMicroseconds: [Double] = []
+            var clicks: [Click] = []
+            var framesEchoed = 0
+        }
+
+        let log = Mutex(Log())
+    }
+
+    /// A frame this loud (RMS, of full scale) after a quieter one is a click's onset.
+    static let clickLevel = 0.15
+
+    static func run(_ arguments: [String]) async throws {
+        func value(_ name: String) -> String? {
+            arguments.firstIndex(of: "--\(name)").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+        }
+        guard let mode = value("mode").flatMap(Mode.init(rawValue:)), let port = value("port").flatMap(Int.init),
+              let calls = value("calls").flatMap(Int.init), let clockRate = value("clock-rate").flatMap(Int.init) else {
+            throw BenchError("frames-agent needs --mode echo|play --port P --calls N --clock-rate HZ")
+        }
+        let wav = value("wav")
+        if mode == .play && wav == nil { throw BenchError("frames-agent --mode play needs --wav FILE") }
+        // Frames at the bridge's own rate by default (where the API has it): the bridge then
+        // resamples nothing for the frame ports, so the Swift side costs what Swift costs.
+        let frameRate = value("frame-rate").flatMap(Int.init) ?? clockRate
+        let format = PJSUA.AudioFormat(sampleRate: PJSUA.AudioFormat.SampleRate(rawValue: frameRate) ?? .hz16000)
+
+        let phone = PJSUA()
+        var configuration = PJSUA.Configuration(port: port, bindAddress: "127.0.0.1", maxCalls: min(PJSUA.maxCallsLimit, calls + 8),
+                                                audioDevice: .null, rtpPort: 20000 + 2 * Int.random(in: 0..<5000), autoAnswerCode: 200)
+        configuration.media.clockRate = clockRate
+        configuration.media.jitterBufferMaxMilliseconds = value("jb-max").flatMap(Int.init)
+        configuration.media.resamplerQuality = value("resampler").flatMap(PJSUA.ResamplerQuality.init(rawValue:)) ?? .high
+        let events = phone.events
+        _ = try await phone.start(configuration)
+        try await phone.useCodecs(["PCMU"])
+        print("listening \(port)")
+        fflush(nil)
+
+        let recorder = Recorder()
+        var callIDs: [PJSUA.Call: String] = [:]
+        var started: Set<PJSUA.Call> = []
+        var ended = 0
+        loop: for await event in events {
+            switch event {
+            case let .incomingCall(_, call, sipCallID, _, _, _):
+                callIDs[call] = sipCallID
+            case let .callMedia(call, .active, _):
+                guard started.insert(call).inserted else { break }
+                switch mode {
+                case .echo:
+                    try await startEcho(phone, call, sipCallID: callIDs[call] ?? "?", format: format, recorder: recorder)
+                case .play:
+                    _ = try await phone.play(wav ?? "", into: call, loop: true)
+                }
+            case .callState(_, .disconnected, _, _):
+                ended += 1
+                if ended >= calls { break loop }
+            default:
+                break
+            }
+        }
+        let log = recorder.log.withLock { $0 }
+        for click in log.clicks {
+            print("click \(click.sipCallID) \(click.bridge) \(click.received) \(click.written) \(click.crossings)")
+        }
+        let delivery = Percentiles(log.deliveryMicroseconds)
+        print("delivery \(log.deliveryMicroseconds.count) \(delivery.p50) \(delivery.p99) \(delivery.sorted.last ?? .nan)")
+        print("agent done")
+        fflush(nil)
+        await phone.shutdown()
+    }
+
+    /// Echoes `call` frame by frame: each frame received is written back at once. The writer is
+    /// attached first, so no frame arrives before audio can go out. Its queue holds two frames
+    /// and drops the oldest: reader and writer tick together, so whatever a consumer that stalled
+    /// writes in a burst stays queued for the rest of the call; two frames bound that (one frame
+    /// is the bridge's minimum).
+    static func startEcho(_ phone: PJSUA, _ call: PJSUA.Call, sipCallID: String, format: PJSUA.AudioFormat, recorder: Recorder) async throws {
+        let writer = try await phone.sendAudio(to: call, format: format, capacity: .milliseconds(2 * format.frameDuration.rawValue),
+                                               whenFull: .dropOldest)
+        let frames = try await phone.receiveAudio(from: call, format: format)
+        Task {
+            var wasLoud = false
+            for await frame in frames {
+                let received = nanoseconds()
+                guard (try? await writer.write(frame)) != nil else { break }
+                let written = nanoseconds()
+                let loud = frame.rmsLevel > clickLevel
+                let onset = loud && !wasLoud
+                wasLoud = loud
+                recorder.log.withLock { log in
+                    log.framesEchoed += 1
+                    if frame.bridgeNanoseconds > 0 { log.deliveryMicroseconds.append(Double(received &- frame.bridgeNanoseconds) / 1000) }
+                    if onset {
+                        // Sign changes per 20 ms of the click (1 kHz: about 40, 2 kHz: about 80).
+                        let crossings = zip(frame.samples, frame.samples.dropFirst()).filter { ($0 < 0) != ($1 < 0) }.count
+                            * 20 / format.frameDuration.rawValue
+                        log.clicks.append(.init(sipCallID: sipCallID, bridge: frame.bridgeNanoseconds, received: received, written: written,
+                                                crossings: crossings))
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,247 @@
+import Foundation
+import PJSUATestSupport
+@_spi(Benchmarks) import SwiftPJSUA
+
+/// `pjsua-bench frames`: the voice-agent frame path, measured against the C-only media path in
+/// the same run.
+///
+/// - Server (a `frames-agent` child, on CPU 0 with `--pin`): side "swift" echoes every call's
+///   audio through Swift with the frames API; side "c" plays a WAV file into every call with
+///   pjsua's player. Both answer the same N PCMU calls, which carry RTP both ways for T seconds.
+/// - Callers (this process, on CPU 1 with `--pin`): ``FrameCallers``, N calls from plain
+///   sockets, a tone with a click every second per call (1 and 2 kHz in turn).
+/// - CPU: the server's CPU seconds over the media phase, per call-second, median of the
+///   interleaved runs (swift, c, swift, c, ...) and the ratio; the server's share of one core.
+/// - Latency, all CLOCK_MONOTONIC (one clock for both processes): frame delivery (the bridge hands
+///   a frame to the frame port -> the Swift consumer has it), RTP in -> frame out (a click's
+///   packet sent -> its frame in Swift), frame in -> RTP out (the echo written -> its packet
+///   back at the caller), and the round trip.
+enum FramesBenchmark {
+    enum Side: String, CaseIterable {
+        case swift, c
+    }
+
+    struct Options {
+        var calls = 50
+        var seconds = 10
+        var clockRate = 8000
+        var resampler = PJSUA.ResamplerQuality.high
+        /// The frames' sample rate; nil: the bridge's (no resampling for the frame ports).
+        var frameRate: Int?
+        /// A network hiccup every 5 s: this much of every call's audio held back, then sent at once.
+        var hiccupMilliseconds = 0
+        /// The receive jitter buffer's bound (`MediaSettings.jitterBufferMaxMilliseconds`).
+        var jitterBufferMaxMilliseconds: Int?
+        var repetitions = 3
+    }
+
+    struct Outcome {
+        var cpuSeconds = Double.nan
+        var mediaSeconds = Double.nan
+        var rssKilobytes = -1
+        var callsUp = 0
+        var deliveryP50 = Double.nan
+        var deliveryP99 = Double.nan
+        var deliveryCount = 0
+        /// Milliseconds per click: caller sent -> Swift has the frame.
+        var inbound: [Double] = []
+        /// Caller sent -> the bridge handed the frame to the port (jitter buffer + bridge tick).
+        var inboundToBridge: [Double] = []
+        /// Swift wrote the echo -> the caller has the packet.
+        var outbound: [Double] = []
+        var roundTrip: [Double] = []
+        var clicksSent = 0
+        /// The longest silence between two RTP packets of one call at the callers (ms).
+        var longestGap = Double.nan
+        /// The fewest packets one call got back, of those sent.
+        var fewestPackets = 0
+        /// The machine's 1-minute load average when the run started (other work skews CPU figures).
+        var loadAverage = Double.nan
+
+        /// Server CPU milliseconds per call-second.
+        func cpuPerCallSecond(calls: Int) -> Double { cpuSeconds * 1000 / (Double(calls) * mediaSeconds) }
+    }
+
+    static var ownPath: String { Bundle.main.executablePath ?? CommandLine.arguments[0] }
+
+    static func run(_ options: Options) async throws {
+        guard PJSUA.MediaSettings.clockRates.contains(options.clockRate) else {
+            throw BenchError("--clock-rate must be 8000, 16000, 32000 or 48000, not \(options.clockRate)")
+        }
+        if let frameRate = options.frameRate, PJSUA.AudioFormat.SampleRate(rawValue: frameRate) == nil {
+            throw BenchError("--frame-rate must be 8000, 16000, 24000 or 48000, not \(frameRate)")
+        }
+        if CPUPinning.enabled {
+            // This process (the callers) on the load generator's CPU, every thread of it.
+            let taskset = try ChildProcess("taskset", ["-a", "-p", "-c", "\(CPUPinning.loadGeneratorCPU)", "\(getpid())"], name: "taskset")
+            _ = try await taskset.waitForExit(timeout: .seconds(10))
+        }
+        let work = NSTemporaryDirectory() + "pjsua-bench-frames-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        // The C side's audio: a tone at the bridge's rate (the player resamples nothing), as loud
+        // as the callers' tone so both sides send alike.
+        let wav = work + "/tone.wav"
+        try WAVFile.tone(frequency: 400, seconds: 2, sampleRate: options.clockRate, amplitude: 1000.0 / 32767).write(to: wav)
+
+        progress("frames: \(options.calls) PCMU calls x \(options.seconds) s per run, bridge at \(options.clockRate) Hz (resampler \(options.resampler.rawValue)), "
+                 + "frames at \(options.frameRate ?? options.clockRate) Hz, "
+                 + (options.hiccupMilliseconds > 0 ? "a \(options.hiccupMilliseconds) ms hiccup every 5 s, " : "")
+                 + (options.jitterBufferMaxMilliseconds.map { "jitter buffer at most \($0) ms, " } ?? "")
+                 + "\(options.repetitions) interleaved runs per side\(CPUPinning.enabled ? ", server on CPU 0, callers on CPU 1" : "")")
+        var outcomes: [Side: [Outcome]] = [:]
+        for repetition in 1...options.repetitions {
+            for side in Side.allCases {
+                let outcome = try await measure(side, options, wav: wav)
+                outcomes[side, default: []].append(outcome)
+                var line = "frames \(side.rawValue) run \(repetition)/\(options.repetitions): \(outcome.callsUp)/\(options.calls) calls up, "
+                    + "server CPU \(format(outcome.cpuSeconds, 3)) s over \(format(outcome.mediaSeconds, 1)) s = "
+                    + "\(format(outcome.cpuPerCallSecond(calls: options.calls), 2)) ms per call-second "
+                    + "(\(format(outcome.cpuSeconds / outcome.mediaSeconds * 100, 1)) % of a core), RSS \(outcome.rssKilobytes / 1024) MB, "
+                    + "RTP back: fewest \(outcome.fewestPackets)/\(options.seconds * 50) packets, longest gap \(format(outcome.longestGap, 0)) ms; "
+                    + "load average \(format(outcome.loadAverage, 2))"
+                if side == .swift {
+                    line += "; delivery p50/p99 \(format(outcome.deliveryP50, 0))/\(format(outcome.deliveryP99, 0)) us, "
+                        + "\(outcome.roundTrip.count) of \(outcome.clicksSent) clicks echoed"
+                }
+                progress(line)
+            }
+        }
+        report(summarize(outcomes, options))
+    }
+
+    static func summarize(_ outcomes: [Side: [Outcome]], _ options: Options) -> [String: Any] {
+        var fields: [String: Any] = ["calls": options.calls, "seconds": options.seconds, "clock_rate": options.clockRate,
+                                     "resampler": options.resampler.rawValue, "frame_rate": options.frameRate ?? options.clockRate,
+                                     "hiccup_ms": options.hiccupMilliseconds, "jb_max_ms": options.jitterBufferMaxMilliseconds ?? -1,
+                                     "repeat": options.repetitions, "pinned": CPUPinning.enabled]
+        var medians: [Side: Double] = [:]
+        for side in Side.allCases {
+            let runs = outcomes[side] ?? []
+            let perCallSecond = runs.map { $0.cpuPerCallSecond(calls: options.calls) }
+            medians[side] = LoadBenchmark.median(perCallSecond)
+            let key = side.rawValue
+            fields["\(key)_cpu_ms_per_call_s_runs"] = LoadBenchmark.jsonNumbers(perCallSecond)
+            fields["\(key)_cpu_ms_per_call_s"] = medians[side]
+            fields["\(key)_core_percent"] = LoadBenchmark.median(runs.map { $0.cpuSeconds / $0.mediaSeconds * 100 })
+            fields["\(key)_calls_up_runs"] = runs.map(\.callsUp)
+            fields["\(key)_rss_kb_runs"] = runs.map(\.rssKilobytes)
+            fields["\(key)_longest_gap_ms_runs"] = LoadBenchmark.jsonNumbers(runs.map(\.longestGap))
+            fields["\(key)_load_average_runs"] = LoadBenchmark.jsonNumbers(runs.map(\.loadAverage))
+            progress("frames \(key): \(format(medians[side] ?? .nan, 2)) ms CPU per call-second (median of "
+                     + perCallSecond.map { format($0, 2) }.joined(separator: ", ") + ")")
+        }
+        let ratio = (medians[.swift] ?? .nan) / (medians[.c] ?? .nan)
+        fields["cpu_ratio"] = ratio
+        progress("frames cpu ratio swift/c = \(format(ratio, 2)) (target <= 1.5: \(ratio <= 1.5 ? "met" : "NOT met"))")
+
+        let swift = outcomes[.swift] ?? []
+        let allUp = swift.allSatisfy { $0.callsUp == options.calls }
+        let core = LoadBenchmark.median(swift.map { $0.cpuSeconds / $0.mediaSeconds * 100 })
+        let oneCore = allUp && core < 100
+        fields["swift_all_calls_up"] = allUp
+        progress("frames concurrency: \(swift.map { "\($0.callsUp)" }.joined(separator: ", ")) of \(options.calls) echo calls up for "
+                 + "\(options.seconds) s, the server at \(format(core, 1)) % of one core"
+                 + (options.calls >= 50 ? " (target >= 50 on one core: \(oneCore ? "met" : "NOT met"))" : ""))
+
+        fields["delivery_us_p50"] = LoadBenchmark.median(swift.map(\.deliveryP50))
+        fields["delivery_us_p99"] = LoadBenchmark.median(swift.map(\.deliveryP99))
+        fields["delivery_frames"] = swift.map(\.deliveryCount).reduce(0, +)
+        progress("frames delivery (bridge -> Swift consumer, measured per frame): p50 \(format(fields["delivery_us_p50"] as? Double ?? .nan, 0)) us, "
+                 + "p99 \(format(fields["delivery_us_p99"] as? Double ?? .nan, 0)) us (median of the runs' percentiles)")
+        let series: [(String, String, [Double])] = [
+            ("rtp_in_to_frame_out", "RTP in -> frame out", swift.flatMap(\.inbound)),
+            ("rtp_in_to_bridge", "  of which RTP in -> bridge hands the frame over (jitter buffer + bridge tick)", swift.flatMap(\.inboundToBridge)),
+            ("frame_in_to_rtp_out", "frame in -> RTP out", swift.flatMap(\.outbound)),
+            ("round_trip", "round trip (caller -> echo -> caller)", swift.flatMap(\.roundTrip)),
+        ]
+        for (key, label, values) in series {
+            let percentiles = Percentiles(values)
+            fields["\(key)_ms_p50"] = percentiles.p50
+            fields["\(key)_ms_p99"] = percentiles.p99
+            fields["\(key)_samples"] = values.count
+            progress("frames latency (measured, \(values.count) clicks): \(label): p50 \(format(percentiles.p50, 1)) ms, p99 \(format(percentiles.p99, 1)) ms")
+        }
+        let inP99 = Percentiles(swift.flatMap(\.inbound)).p99
+        let outP99 = Percentiles(swift.flatMap(\.outbound)).p99
+        progress("frames added latency target (< 40 ms each way at p99): \(inP99 < 40 && outP99 < 40 ? "met" : "NOT met")")
+        return fields
+    }
+
+    /// One fresh server and one set of calls against it.
+    static func measure(_ side: Side, _ options: Options, wav: String) async throws -> Outcome {
+        let port = freeLoopbackPort()
+        var arguments = ["frames-agent", "--mode", side == .swift ? "echo" : "play", "--port", "\(port)", "--calls", "\(options.calls)",
+                         "--clock-rate", "\(options.clockRate)", "--resampler", options.resampler.rawValue]
+        if side == .c { arguments += ["--wav", wav] }
+        if let frameRate = options.frameRate { arguments += ["--frame-rate", "\(frameRate)"] }
+        if let bound = options.jitterBufferMaxMilliseconds { arguments += ["--jb-max", "\(bound)"] }
+        let (executable, pinned) = try CPUPinning.command(ownPath, arguments, cpu: CPUPinning.serverCPU)
+        let agent = try ChildProcess(executable, pinned, name: "frames-agent")
+        defer { agent.stop() }
+        try await agent.waitForOutput("listening")
+        let loadAverage = readText("/proc/loadavg").flatMap { $0.split(separator: " ").first.flatMap { Double($0) } } ?? .nan
+        let callers = try FrameCallers(count: options.calls, targetPort: port)
+        let result = try await onThread { try callers.run(seconds: options.seconds, serverPID: agent.pid, hiccupMilliseconds: options.hiccupMilliseconds) }
+        try await agent.waitForOutput("agent done", timeout: .seconds(20))
+
+        var outcome = Outcome(cpuSeconds: result.serverCPUSeconds, mediaSeconds: result.mediaSeconds, rssKilobytes: result.serverRSSKilobytes)
+        outcome.loadAverage = loadAverage
+        let expectedPackets = Double(options.seconds * 50)
+        outcome.longestGap = Double(result.calls.map(\.longestGap).max() ?? 0) / 1e6
+        outcome.fewestPackets = result.calls.map(\.packetsReceived).min() ?? 0
+        outcome.callsUp = result.calls.filter {
+            $0.confirmed && !$0.hungUpByServer && Double($0.packetsReceived) >= 0.9 * expectedPackets && $0.longestGap < 500_000_000
+        }.count
+        let lines = agent.output.split(separator: "\n")
+        if let delivery = lines.last(where: { $0.hasPrefix("delivery ") })?.split(separator: " "), delivery.count >= 4 {
+            outcome.deliveryCount = Int(delivery[1]) ?? 0
+            outcome.deliveryP50 = Double(delivery[2]) ?? .nan
+            outcome.deliveryP99 = Double(delivery[3]) ?? .nan
+        }
+        guard side == .swift else { return outcome }
+        // The agent's click onsets by call, in order.
+        var agentClicks: [String: [(bridge: UInt64, received: UInt64, written: UInt64, high: Bool)]] = [:]
+        for line in lines where line.hasPrefix("click ") {
+            let fields = line.split(separator: " ")
+            guard fields.count == 6, let bridge = UInt64(fields[2]), let received = UInt64(fields[3]), let written = UInt64(fields[4]),
+                  let crossings = Int(fields[5]) else { continue }
+            agentClicks[String(fields[1]), default: []].append((bridge, received, written, crossings > 60))
+        }
+        // Clicks are a second apart per call and alternate in pitch: a match of the same pitch
+        // within a second is that click's.
+        let window: UInt64 = 1_000_000_000
+        for call in result.calls {
+            let seen = agentClicks[call.callID] ?? []
+            outcome.clicksSent += call.clicksSent.count
+            for (sent, high) in call.clicksSent {
+                guard let inServer = seen.first(where: { $0.high == high && $0.received > sent && $0.received - sent < window }) else { continue }
+                outcome.inbound.append(Double(inServer.received - sent) / 1e6)
+                if inServer.bridge > sent { outcome.inboundToBridge.append(Double(inServer.bridge - sent) / 1e6) }
+                guard let back = call.clicksBack.first(where: { $0.high == high && $0.time > inServer.written && $0.time - sent < window })
+                else { continue }
+                outcome.outbound.append(Double(back.time - inServer.written) / 1e6)
+                outcome.roundTrip.append(Double(back.time - sent) / 1e6)
+            }
+        }
+        return outcome
+    }
+
+    /// Runs blocking work on a thread of its own (the callers' sockets block and pace themselves).
+    static func onThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try work() }) }.start()
+        }
+    }
+
+    static func format(_ value: Double, _ digits: Int) -> String { LoadBenchmark.format(value, digits: digits) }
+}
+
+/// Resident set size of another process in kB, from /proc/<pid>/status; -1 if unreadable.
+func residentKilobytes(pid: Int32) -> Int {
+    guard let status = readText("/proc/\(pid)/status") else { return -1 }
+    for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
+    }
+    return -1
+}
