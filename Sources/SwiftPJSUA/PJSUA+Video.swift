@@ -235,18 +235,37 @@ extension PJSUA {
                                elapsed: .milliseconds(elapsedMilliseconds), framesReceived: VideoWiring.framesReceived(call))
     }
 
-    /// Starts delivering a call's decoded incoming pictures to the app, at the negotiated
-    /// decoding size: for apps that render themselves, and for bots that analyse video.
+    /// Starts delivering a call's decoded incoming pictures to the app: for apps that render
+    /// themselves, and for bots that analyse video.
+    ///
+    /// Frames arrive at the size the peer sends. That size is known once the first picture has
+    /// been decoded, so this waits for it (at most `timeout`); a peer that later changes size is
+    /// scaled to the first one by pjsua's video bridge.
     ///
     /// Drives `pjsua_vid_conf_add_port()` and `pjsua_vid_conf_connect()` (an I420 sink on pjsua's
     /// video bridge, fed by the call's decoding port). At most `limit` pictures wait in the
     /// sequence; older ones are dropped.
-    /// - Throws: ``PJSUAError/Code/mediaNotActive`` when the call receives no video yet.
-    public func receiveVideo(from call: Call, bufferingNewest limit: Int = 30) throws -> VideoFrames {
+    /// - Throws: ``PJSUAError/Code/mediaNotActive`` when the call receives no video, or
+    ///   ``PJSUAError/Code/timedOut`` when no picture was decoded within `timeout`.
+    public func receiveVideo(from call: Call, bufferingNewest limit: Int = 30, timeout: Duration = .seconds(5)) async throws -> VideoFrames {
         _ = try resolve(call)
         try Self.requireVideo()
         guard (1...1000).contains(limit) else {
             throw PJSUAError(.invalidArgument, "video frame buffer \(limit) is out of range 1...1000")
+        }
+        guard VideoWiring.incoming(call.slot) != nil else {
+            throw PJSUAError(.mediaNotActive, "\(call) receives no video (none negotiated, or not active yet)")
+        }
+        // Until the decoder has produced a picture, the decoding port's format is only the bound
+        // of the codec's fmtp (656x656 for H.264 level 3.1, 1088x1088 for our VP8); pjmedia sets
+        // the real size on its first format-changed event (vid_stream.c).
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while VideoWiring.framesReceived(call) == 0 {
+            guard ContinuousClock.now < deadline else {
+                throw PJSUAError(.timedOut, "no video picture from \(call) within \(timeout)")
+            }
+            try await Task.sleep(for: .milliseconds(10))
+            _ = try resolve(call)
         }
         return try VideoWiring.subscribe(call, bufferingNewest: limit)
     }

@@ -6,7 +6,7 @@ import PJSIP
 /// media change (scheduled from `on_call_media_state` with the audio wiring): the options asked
 /// for at make-call or answer time, applied once the stream is up; a counting tap on the call's
 /// decoding port (the frames figure of ``PJSUA/VideoStatistics``); and the app's frame
-/// subscriptions (``PJSUA/receiveVideo(from:bufferingNewest:)``).
+/// subscriptions (``PJSUA/receiveVideo(from:bufferingNewest:timeout:)``).
 ///
 /// Taps are attached and detached only on the executor thread; the video bridge's clock thread
 /// only calls their `put_frame` (see VideoTap.c).
@@ -66,11 +66,12 @@ enum VideoWiring {
             return decoder == PJSUA_INVALID_ID.rawValue ? nil : (video.index, decoder)
         } ?? nil
         guard let found else { return nil }
-        var stream = pjsua_stream_info()
-        guard pjsua_call_get_stream_info(slot, UInt32(found.index), &stream) == pjSuccess, stream.type == PJMEDIA_TYPE_VIDEO,
-              let parameters = stream.info.vid.codec_param
-        else { return nil }
-        let format = parameters.pointee.dec_fmt.det.vid
+        // The decoding port's format on the video bridge: the size pictures actually arrive at
+        // (the codec parameters' dec_fmt is only the fmtp's bound, e.g. 656x656 for H.264 level 3.1;
+        // the port follows the decoder's format-changed events).
+        var port = pjsua_vid_conf_port_info()
+        guard pjsua_vid_conf_get_port_info(found.decoder, &port) == pjSuccess else { return nil }
+        let format = port.format.det.vid
         let rate = format.fps.denum > 0 ? Int((Double(format.fps.num) / Double(format.fps.denum)).rounded()) : 15
         return Incoming(index: found.index, decoder: found.decoder,
                         size: PJSUA.VideoSize(width: Int(format.size.w), height: Int(format.size.h)),
@@ -101,13 +102,18 @@ enum VideoWiring {
         for subscription in endedSubscriptions { end(subscription) }
         if let incoming, lock.withLock({ counters[call] == nil }) {
             var pointer: OpaquePointer?
-            let status = cpjsua_video_tap_attach(incoming.decoder, UInt32(incoming.size.width), UInt32(incoming.size.height),
+            // Counting needs no picture: the bridge scales each one down to a thumbnail, which
+            // costs far less than a copy at the decoded size.
+            let status = cpjsua_video_tap_attach(incoming.decoder, counterSize.width, counterSize.height,
                                                  UInt32(incoming.frameRate), nil, nil, nil, &pointer)
             if status == pjSuccess, let pointer {
                 lock.withLock { counters[call] = Tap(pointer: pointer, source: incoming.decoder) }
             }
         }
     }
+
+    /// The picture size of the counting taps.
+    private static let counterSize = (width: UInt32(64), height: UInt32(48))
 
     /// Whether the engine has anything to do for this call's video: it asked for video, or the
     /// call has (or had) a video stream.

@@ -1,6 +1,6 @@
 extension PJSUA {
     /// The decoded pictures of a call's incoming video, as they arrive: an `AsyncSequence` of
-    /// ``VideoFrame``s from ``PJSUA/receiveVideo(from:bufferingNewest:)``.
+    /// ``VideoFrame``s from ``PJSUA/receiveVideo(from:bufferingNewest:timeout:)``.
     ///
     /// A slow consumer loses the oldest pictures, never the engine's time: the video bridge's
     /// thread only copies each picture and yields it without waiting. The sequence ends when the
@@ -20,7 +20,7 @@ extension PJSUA {
         }
     }
 
-    /// A subscription to a call's incoming video (``PJSUA/receiveVideo(from:bufferingNewest:)``).
+    /// A subscription to a call's incoming video (``PJSUA/receiveVideo(from:bufferingNewest:timeout:)``).
     public struct VideoSubscription: Sendable, Hashable, CustomStringConvertible {
         let call: Call
         let number: Int
