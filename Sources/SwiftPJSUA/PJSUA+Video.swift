@@ -108,9 +108,20 @@ extension PJSUA {
 
     /// Makes our encoder send a keyframe now (for a peer that lost pictures, or a new viewer).
     ///
+    /// pjmedia sends at most one keyframe a second (`PJMEDIA_VID_STREAM_MIN_KEYFRAME_INTERVAL_MSEC`)
+    /// and sends several by itself when the stream starts; within that second this returns false
+    /// and sends nothing more (the keyframe just sent serves the same purpose).
+    ///
     /// Drives `pjsua_call_set_vid_strm(PJSUA_CALL_VID_STRM_SEND_KEYFRAME)`.
-    public func sendKeyframe(on call: Call) throws {
-        try videoOperation(PJSUA_CALL_VID_STRM_SEND_KEYFRAME, on: call, "cannot send a keyframe on \(call)")
+    /// - Returns: true when a keyframe will go out with the next picture.
+    @discardableResult
+    public func sendKeyframe(on call: Call) throws -> Bool {
+        do {
+            try videoOperation(PJSUA_CALL_VID_STRM_SEND_KEYFRAME, on: call, "cannot send a keyframe on \(call)")
+            return true
+        } catch let error as PJSUAError where error.status == cpjsua_status_etoomany {
+            return false
+        }
     }
 
     private func videoOperation(_ operation: pjsua_call_vid_strm_op, on call: Call, _ what: @autoclosure () -> String,
@@ -149,52 +160,6 @@ extension PJSUA {
             return VideoDevice(id: VideoDevice.ID(rawValue: Int(info.id)), name: name, driver: driver,
                                canCapture: info.dir == PJMEDIA_DIR_CAPTURE || info.dir == PJMEDIA_DIR_CAPTURE_RENDER,
                                canRender: info.dir == PJMEDIA_DIR_RENDER || info.dir == PJMEDIA_DIR_CAPTURE_RENDER)
-        }
-    }
-
-    /// The video codecs available, with their priorities, most preferred first (codecs with
-    /// priority 0 are disabled and not offered).
-    ///
-    /// Drives `pjsua_vid_enum_codecs()`.
-    public func videoCodecs() throws -> [Codec] {
-        try requireRunning()
-        try Self.requireVideo()
-        var infos = [pjsua_codec_info](repeating: pjsua_codec_info(), count: 32)
-        var count = UInt32(infos.count)
-        try check(pjsua_vid_enum_codecs(&infos, &count), "pjsua_vid_enum_codecs")
-        return infos.withUnsafeBufferPointer { buffer in
-            buffer.prefix(Int(count)).map { Codec(id: String(pj: $0.codec_id), priority: Int($0.priority)) }
-        }.enumerated().sorted { ($0.element.priority, -$0.offset) > ($1.element.priority, -$1.offset) }.map(\.element)
-    }
-
-    /// Sets a video codec's priority; 0 disables it. `id` may be a prefix such as `VP8` or
-    /// `H264` (pjmedia's matching), or empty for all video codecs.
-    ///
-    /// Drives `pjsua_vid_codec_set_priority()`.
-    public func setVideoCodecPriority(_ id: String, _ priority: Int) throws {
-        try requireRunning()
-        try Self.requireVideo()
-        guard (0...255).contains(priority) else {
-            throw PJSUAError(.invalidArgument, "video codec priority \(priority) is out of range 0...255")
-        }
-        try Validation.headerValue(id, what: "video codec id", maxLength: 64)
-        try withCStringArena { arena throws(PJSUAError) in
-            var codec = arena.pj(id)
-            try check(pjsua_vid_codec_set_priority(&codec, UInt8(priority)), "cannot set priority of video codec \(Validation.quoted(id))")
-        }
-    }
-
-    /// Makes `ids` the only enabled video codecs, preferred in the given order (`["VP8"]`,
-    /// `["H264", "VP8"]`).
-    public func useVideoCodecs(_ ids: [String]) throws {
-        guard !ids.isEmpty else { throw PJSUAError(.invalidArgument, "at least one video codec is needed") }
-        let known = try videoCodecs()
-        for id in ids where !known.contains(where: { $0.id.lowercased().hasPrefix(id.lowercased()) }) {
-            throw PJSUAError(.invalidArgument, "unknown video codec \(Validation.quoted(id)); available: \(known.map(\.id).joined(separator: ", "))")
-        }
-        try setVideoCodecPriority("", 0)
-        for (index, id) in ids.enumerated() {
-            try setVideoCodecPriority(id, 254 - index)
         }
     }
 

@@ -17,6 +17,7 @@ enum VideoWiring {
         // (attach, detach, reading the counter), which `lock` below serialises with the state.
         let pointer: OpaquePointer
         let source: Int32
+        let size: PJSUA.VideoSize
     }
 
     /// Copies frames into Swift for one subscription; the C tap retains it until its port is
@@ -102,18 +103,36 @@ enum VideoWiring {
         for subscription in endedSubscriptions { end(subscription) }
         if let incoming, lock.withLock({ counters[call] == nil }) {
             var pointer: OpaquePointer?
-            // Counting needs no picture: the bridge scales each one down to a thumbnail, which
-            // costs far less than a copy at the decoded size.
-            let status = cpjsua_video_tap_attach(incoming.decoder, counterSize.width, counterSize.height,
+            let status = cpjsua_video_tap_attach(incoming.decoder, UInt32(incoming.size.width), UInt32(incoming.size.height),
                                                  UInt32(incoming.frameRate), nil, nil, nil, &pointer)
             if status == pjSuccess, let pointer {
-                lock.withLock { counters[call] = Tap(pointer: pointer, source: incoming.decoder) }
+                lock.withLock { counters[call] = Tap(pointer: pointer, source: incoming.decoder, size: incoming.size) }
+                followDecodedSize(of: call)
             }
         }
     }
 
-    /// The picture size of the counting taps.
-    private static let counterSize = (width: UInt32(64), height: UInt32(48))
+    /// The counter starts at the decoding port's pre-decode format (the fmtp's bound, e.g.
+    /// 1088x1088): connecting a sink of any other size then stalled the whole video bridge with
+    /// VP8 (measured: no picture sent or decoded any more, either way). Once pjmedia knows the real
+    /// size (its first decoded picture), the counter moves to it, so that the bridge does not
+    /// scale every picture up for a counter. Checked every 100 ms for at most 10 s.
+    private static func followDecodedSize(of call: PJSUA.Call, attempt: Int = 0) {
+        guard attempt < 100 else { return }
+        Task {
+            try? await Task.sleep(for: .milliseconds(100))
+            CallbackContext.onEngineThread {
+                guard let tap = lock.withLock({ counters[call] }), let incoming = incoming(call.slot), incoming.decoder == tap.source else { return }
+                guard incoming.size != tap.size else { return followDecodedSize(of: call, attempt: attempt + 1) }
+                var pointer: OpaquePointer?
+                guard cpjsua_video_tap_attach(incoming.decoder, UInt32(incoming.size.width), UInt32(incoming.size.height),
+                                              UInt32(incoming.frameRate), nil, nil, nil, &pointer) == pjSuccess, let pointer
+                else { return }
+                lock.withLock { counters[call] = Tap(pointer: pointer, source: incoming.decoder, size: incoming.size) }
+                retire(tap, of: call)
+            }
+        }
+    }
 
     /// Whether the engine has anything to do for this call's video: it asked for video, or the
     /// call has (or had) a video stream.
@@ -173,7 +192,7 @@ enum VideoWiring {
         let id: PJSUA.VideoSubscription = lock.withLock {
             nextSubscription += 1
             let id = PJSUA.VideoSubscription(call: call, number: nextSubscription)
-            subscriptions[id] = Subscription(call: call, tap: Tap(pointer: pointer, source: incoming.decoder), sink: sink)
+            subscriptions[id] = Subscription(call: call, tap: Tap(pointer: pointer, source: incoming.decoder, size: incoming.size), sink: sink)
             return id
         }
         return PJSUA.VideoFrames(stream: stream, id: id, size: incoming.size)

@@ -11,7 +11,7 @@ enum CallCommand {
                           [--clock-rate HZ] [--resampler fast|medium|high]
                           [--stun HOST[:PORT],...] [--ice] [--turn HOST[:PORT] --turn-user U --turn-password-env VAR]
                           [--header 'Name: value']... [--transfer-to <sip-uri> [--transfer-after S]]
-                          [--accept-transfer | --refuse-transfer] [--video [--video-codecs VP8,H264] [--video-device N|colorbar]]
+                          [--accept-transfer | --refuse-transfer] [--video [--video-codecs VP8,H264] [--video-device N|colorbar] [--video-size WxH] [--video-fps N] [--video-kbps N]]
       Calls <sip-uri>, stays connected N seconds (default 5), then hangs up. Exits 0 when the call
       connected, 1 when it failed (with the SIP reason), 2 on bad input, 130/143 on SIGINT/SIGTERM
       (hanging up first). --codecs offers only those codecs, in that order; --stats-interval prints

@@ -4,18 +4,22 @@ import SwiftPJSUA
 /// codecs, in this order) and `--video-device N|colorbar` (the capture device; by default the
 /// first camera, or pjmedia's colour-bar generator on a machine without one).
 struct VideoCLIOptions {
-    static let valued: Set<String> = ["video-codecs", "video-device"]
+    static let valued: Set<String> = ["video-codecs", "video-device", "video-size", "video-fps", "video-kbps"]
     static let flags: Set<String> = ["video"]
     static let usage = """
       --video offers (call) or accepts (answer) a video stream both ways; --video-codecs VP8,H264 keeps only
       those video codecs, in that order; --video-device N (an index from the "videoDevice" lines) or
-      colorbar picks the capture device (default: the first camera, else the colour-bar test pattern).
+      colorbar picks the capture device (default: the first camera, else the colour-bar test pattern);
+      --video-size WxH, --video-fps N and --video-kbps N set what every enabled video codec encodes.
     """
 
     let enabled: Bool
     let codecs: [String]?
     /// The device asked for: an index, or "colorbar".
     let device: String?
+    let size: PJSUA.VideoSize?
+    let frameRate: Int?
+    let kilobits: Int?
 
     init(_ arguments: Arguments) throws(UsageError) {
         enabled = arguments.has("video")
@@ -32,8 +36,17 @@ struct VideoCLIOptions {
         if let device, device != "colorbar", Int(device) == nil {
             throw UsageError("--video-device must be a device index or colorbar, got '\(device)'")
         }
-        if !enabled && (codecs != nil || device != nil) {
-            throw UsageError("--video-codecs and --video-device need --video")
+        if let text = arguments.string("video-size") {
+            let parts = text.lowercased().split(separator: "x").compactMap { Int($0) }
+            guard parts.count == 2 else { throw UsageError("--video-size must be WIDTHxHEIGHT, e.g. 640x480, got '\(text)'") }
+            size = PJSUA.VideoSize(width: parts[0], height: parts[1])
+        } else {
+            size = nil
+        }
+        frameRate = try arguments.integer("video-fps", in: 1...60)
+        kilobits = try arguments.integer("video-kbps", in: 10...20_000)
+        if !enabled && (codecs != nil || device != nil || size != nil || frameRate != nil || kilobits != nil) {
+            throw UsageError("--video-codecs, --video-device, --video-size, --video-fps and --video-kbps need --video")
         }
     }
 
@@ -42,6 +55,18 @@ struct VideoCLIOptions {
     func apply(to phone: PJSUA, output: Output) async throws -> PJSUA.VideoOptions? {
         guard enabled else { return nil }
         if let codecs { try await phone.useVideoCodecs(codecs) }
+        if size != nil || frameRate != nil || kilobits != nil {
+            for codec in try await phone.videoCodecs() where codec.priority > 0 {
+                var settings = try await phone.videoCodecSettings(codec.id)
+                if let size { settings.size = size }
+                if let frameRate { settings.frameRate = frameRate }
+                if let kilobits {
+                    settings.averageBitrate = kilobits * 1000
+                    settings.maxBitrate = max(settings.maxBitrate, kilobits * 1000)
+                }
+                try await phone.setVideoCodecSettings(codec.id, settings)
+            }
+        }
         let devices = try await phone.videoDevices()
         for device in devices {
             output.emit("videoDevice", ["id": device.id.rawValue, "name": device.name, "driver": device.driver,
