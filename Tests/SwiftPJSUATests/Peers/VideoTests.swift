@@ -213,3 +213,41 @@ struct VideoTests {
         }
     }
 }
+
+@Suite("Video calls against the reference pjsua app", .serialized)
+struct PjsuaAppVideoTests {
+    @Test func aCallToThePjsuaAppWithVideoCarriesColourBarsBothWays() async throws {
+        // With its legacy console (fed one late hang-up) the app logs to stdout all along; without
+        // a console, its log stops reaching stdout once the CLI has started.
+        let app = try PjsuaApp(name: "pjsua-app-video", arguments: ["--video", "--auto-answer=200"],
+                               console: [.init(after: 40, "h")], linger: 5)
+        defer { app.stop() }
+        try await app.waitForLog("transport started", timeout: .seconds(15))
+        try await withEngine { phone, _, log in
+            try await phone.useVideoCodecs(["H264"])
+            let call = try await phone.makeCall(to: app.uri(), video: .sendReceive)
+            try await log.state(call, .confirmed)
+            _ = try await log.video(call, "active") { $0?.isActive == true && $0?.isReceiving == true }
+            let frames = try await phone.receiveVideo(from: call, timeout: .seconds(10))
+            var last: PJSUA.VideoFrame?
+            var count = 0
+            for await frame in frames {
+                count += 1
+                last = frame
+                if count == 10 { break }
+            }
+            let frame = try #require(last)
+            let bars = barsMatch(frame)
+            #expect(bars.matches, "\(bars.seen) \(frame.size)")
+            try await Task.sleep(for: .seconds(1))
+            let statistics = try await phone.videoStatistics(of: call)
+            #expect(statistics.codec.hasPrefix("H264"))
+            #expect(statistics.sent.packets > 0)
+            // The app decoded our pictures: pjmedia logs the decoder's real format once its first
+            // picture is decoded (vid_stream.c, "Decoding format changed: WxH I420<-H264").
+            try await app.waitForLog("Decoding format changed", timeout: .seconds(10))
+            try await phone.hangup(call)
+            try await log.state(call, .disconnected)
+        }
+    }
+}
