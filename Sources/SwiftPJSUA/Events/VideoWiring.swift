@@ -113,10 +113,10 @@ enum VideoWiring {
     }
 
     /// The counter starts at the decoding port's pre-decode format (the fmtp's bound, e.g.
-    /// 1088x1088): connecting a sink of any other size then stalled the whole video bridge with
-    /// VP8 (measured: no picture sent or decoded any more, either way). Once pjmedia knows the real
+    /// 1088x1088 for VP8), which the bridge copies without scaling. Once pjmedia knows the real
     /// size (its first decoded picture), the counter moves to it, so that the bridge does not
-    /// scale every picture up for a counter. Checked every 100 ms for at most 10 s.
+    /// scale every picture up for a counter (docs/KNOWN-LIMITS.md KL-27). Checked every 100 ms
+    /// for at most 10 s.
     private static func followDecodedSize(of call: PJSUA.Call, attempt: Int = 0) {
         guard attempt < 100 else { return }
         Task {
