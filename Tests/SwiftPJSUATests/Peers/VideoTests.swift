@@ -62,6 +62,16 @@ private func barsMatch(_ frame: PJSUA.VideoFrame, tolerance: Int = 60) -> (match
     return (matches, seen)
 }
 
+/// The `count`th frame of a sequence (nil if it ends before).
+private func lastOf(_ frames: PJSUA.VideoFrames, count: Int) async -> PJSUA.VideoFrame? {
+    var seen = 0
+    for await frame in frames {
+        seen += 1
+        if seen == count { return frame }
+    }
+    return nil
+}
+
 /// Expects `body` to throw a ``PJSUAError`` with `code`.
 private func expectError(_ code: PJSUAError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> some Any) async {
     do {
@@ -97,14 +107,7 @@ struct VideoTests {
 
             // The pictures: the child's colour bars, decoded here.
             let frames = try await phone.receiveVideo(from: call)
-            var last: PJSUA.VideoFrame?
-            var count = 0
-            for await frame in frames {
-                count += 1
-                last = frame
-                if count == 20 { break }
-            }
-            let frame = try #require(last)
+            let frame = try #require(await lastOf(frames, count: 20))
             #expect(frame.size == frames.size)
             #expect(frame.bytes.count == frame.size.width * frame.size.height * 3 / 2)
             let bars = barsMatch(frame)
@@ -171,9 +174,14 @@ struct VideoTests {
             }
             #expect(received == 5)
             #expect(try await phone.info(call).hasVideo)
-            // At most one keyframe a second: the stream's own start-up ones, then ours.
-            try await Task.sleep(for: .milliseconds(1100))
-            #expect(try await phone.sendKeyframe(on: call))
+            // At most one keyframe a second (the stream sends its own at start-up): ours is
+            // taken within a few seconds.
+            var keyframeTaken = false
+            for _ in 0..<25 where !keyframeTaken {
+                keyframeTaken = try await phone.sendKeyframe(on: call)
+                if !keyframeTaken { try await Task.sleep(for: .milliseconds(200)) }
+            }
+            #expect(keyframeTaken)
 
             try await phone.removeVideo(from: call)
             _ = try await log.video(call, "removed") { $0 != nil && $0?.isActive == false }
@@ -219,24 +227,18 @@ struct PjsuaAppVideoTests {
     @Test func aCallToThePjsuaAppWithVideoCarriesColourBarsBothWays() async throws {
         // With its legacy console (fed one late hang-up) the app logs to stdout all along; without
         // a console, its log stops reaching stdout once the CLI has started.
-        let app = try PjsuaApp(name: "pjsua-app-video", arguments: ["--video", "--auto-answer=200"],
-                               console: [.init(after: 40, "h")], linger: 5)
-        defer { app.stop() }
-        try await app.waitForLog("transport started", timeout: .seconds(15))
         try await withEngine { phone, _, log in
+            // Started once this test holds the engine turn: the app quits 45 s after starting.
+            let app = try PjsuaApp(name: "pjsua-app-video", arguments: ["--video", "--auto-answer=200"],
+                                   console: [.init(after: 40, "h")], linger: 5)
+            defer { app.stop() }
+            try await app.waitForLog("transport started", timeout: .seconds(15))
             try await phone.useVideoCodecs(["H264"])
             let call = try await phone.makeCall(to: app.uri(), video: .sendReceive)
             try await log.state(call, .confirmed)
             _ = try await log.video(call, "active") { $0?.isActive == true && $0?.isReceiving == true }
             let frames = try await phone.receiveVideo(from: call, timeout: .seconds(10))
-            var last: PJSUA.VideoFrame?
-            var count = 0
-            for await frame in frames {
-                count += 1
-                last = frame
-                if count == 10 { break }
-            }
-            let frame = try #require(last)
+            let frame = try #require(await lastOf(frames, count: 10))
             let bars = barsMatch(frame)
             #expect(bars.matches, "\(bars.seen) \(frame.size)")
             try await Task.sleep(for: .seconds(1))
