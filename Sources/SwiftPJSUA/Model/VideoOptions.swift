@@ -8,9 +8,9 @@ extension PJSUA {
     /// call answered inside the engine's callback) offers and accepts audio alone, so a call the
     /// app and CallKit believe audio-only never opens the camera.
     public struct VideoOptions: Sendable, Hashable {
-        /// The capture device whose frames are sent; nil uses
-        /// ``PJSUA/Configuration/videoCaptureDevice`` (or pjmedia's default capture device: the
-        /// first camera, or the colour-bar generator on a machine without one).
+        /// The capture device whose frames are sent; nil uses pjmedia's default capture device
+        /// (the first camera, or the colour-bar generator on a machine without one). Applied
+        /// once the stream is up (`PJSUA_CALL_VID_STRM_CHANGE_CAP_DEV`).
         public var captureDevice: VideoDevice.ID?
         /// Which way the video flows, as offered or answered in the SDP (`a=sendrecv` and kin).
         public var direction: VideoDirection
