@@ -214,6 +214,7 @@ extension PJSUA {
     /// loopback would send media off loopback).
     static func setMediaBinding(_ config: inout pjsua_acc_config, port: Int, address: String?, _ arena: CStringArena) {
         config.rtp_cfg.port = UInt32(port)
+        setVideoDefaults(&config)
         guard let address else { return }
         config.rtp_cfg.bound_addr = arena.pj(address)
         if address.contains(":") { config.ipv6_media_use = PJSUA_IPV6_ENABLED_USE_IPV6_ONLY }

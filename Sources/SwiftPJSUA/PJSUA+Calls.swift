@@ -11,6 +11,11 @@ extension PJSUA {
     ///   - headers: extra headers for the INVITE (e.g. `X-Call-UUID`); checked before anything
     ///     is sent (``PJSUAError/Code/invalidHeader``).
     public func makeCall(to uri: String, from account: Account? = nil, headers: [SIPHeader] = []) throws -> Call {
+        try placeCall(to: uri, from: account, headers: headers, setting: Self.callSetting())
+    }
+
+    /// Places a call with the given pjsua call settings (audio-only, or with video).
+    func placeCall(to uri: String, from account: Account?, headers: [SIPHeader], setting: pjsua_call_setting) throws(PJSUAError) -> Call {
         try requireRunning()
         try Validation.sipURI(uri, what: "destination URI")
         let accountSlot = try resolve(account ?? defaultAccount)
@@ -19,7 +24,7 @@ extension PJSUA {
         }
         let token = HandleToken.next()
         var slot: pjsua_call_id = -1
-        var setting = Self.callSetting()
+        var setting = setting
         try withMessageData(headers) { data throws(PJSUAError) in
             try withCStringArena { arena throws(PJSUAError) in
                 var destination = arena.pj(uri)
@@ -36,11 +41,16 @@ extension PJSUA {
     /// Drives `pjsua_call_answer2()` with audio-only call settings: an offered video stream is
     /// declined (`m=video 0` in the answer). `headers` go on this response only.
     public func answer(_ call: Call, code: Int = 200, headers: [SIPHeader] = []) throws {
+        try respond(to: call, code: code, headers: headers, setting: Self.callSetting())
+    }
+
+    /// Answers with the given pjsua call settings (audio-only, or with video).
+    func respond(to call: Call, code: Int, headers: [SIPHeader], setting: pjsua_call_setting) throws(PJSUAError) {
         let slot = try resolve(call)
         guard (100...699).contains(code) else {
             throw PJSUAError(.invalidArgument, "answer code \(code) is not a SIP status code (100...699)")
         }
-        var setting = Self.callSetting()
+        var setting = setting
         try withMessageData(headers) { data throws(PJSUAError) in
             try check(pjsua_call_answer2(slot, &setting, UInt32(code), nil, data), "cannot answer \(call) with \(code)")
         }
@@ -100,10 +110,12 @@ extension PJSUA {
 
     /// Takes a call off hold (re-INVITE offering `a=sendrecv`).
     ///
-    /// Drives `pjsua_call_reinvite2()` with `PJSUA_CALL_UNHOLD` and the audio-only call settings.
+    /// Drives `pjsua_call_reinvite2()` with `PJSUA_CALL_UNHOLD` and the call's settings (its
+    /// video, if it has any, stays).
     public func resume(_ call: Call) throws {
         let slot = try resolve(call)
         var setting = Self.callSetting()
+        setting.vid_cnt = withCallInfo(slot) { $0.pointee.setting.vid_cnt } ?? 0
         setting.flag = UInt32(PJSUA_CALL_UNHOLD.rawValue)
         try check(pjsua_call_reinvite2(slot, &setting, nil), "cannot resume \(call)")
     }

@@ -19,11 +19,15 @@ extension PJSUA {
         try check(pjsua_call_get_stream_stat(slot, index, &stat), "pjsua_call_get_stream_stat")
         let format = stream.info.aud.fmt
         let rtt = stat.rtcp.rtt
-        return CallQuality(
+        var quality = CallQuality(
             codec: "\(String(pj: format.encoding_name))/\(format.clock_rate)",
             sent: RTPStatistics(stat.rtcp.tx), received: RTPStatistics(stat.rtcp.rx),
             roundTripTime: rtt.n > 0 ? .microseconds(Int(rtt.mean)) : nil,
             lastRoundTripTime: rtt.n > 0 ? .microseconds(Int(rtt.last)) : nil)
+        if Self.supportsVideo, withCallInfo(slot, { hasActiveVideo($0) }) == true {
+            quality.video = try? videoStatistics(of: call)
+        }
+        return quality
     }
 
     /// Starts, changes or (with nil) stops the periodic ``Event/stats(call:quality:)`` event,

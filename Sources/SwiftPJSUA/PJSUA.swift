@@ -48,6 +48,7 @@ public actor PJSUA {
             EngineSlot.beginTeardown()
             executor.execute {
                 FrameTaps.detachAll()
+                VideoWiring.detachAll()
                 PJLibrary.destroyPJSUA(flags: PJSUA_DESTROY_NO_RX_MSG)
                 PJSUA.finishTeardown(hub: hub)
             }
@@ -164,6 +165,7 @@ public actor PJSUA {
         }
         stopCallMedia()
         FrameTaps.detachAll()
+        VideoWiring.detachAll()
         for (id, _) in players { pjsua_player_destroy(id) }
         for (id, _) in recorders { pjsua_recorder_destroy(id) }
         players = [:]

@@ -7,6 +7,11 @@ struct Output: Sendable {
 
     /// Prints one record. `fields` must hold only strings, numbers and booleans.
     func emit(_ event: String, _ fields: KeyValuePairs<String, any Sendable> = [:], human: String) {
+        emit(event, fields: fields.map { ($0.key, $0.value) }, human: human)
+    }
+
+    /// Prints one record from a list of fields built at run time.
+    func emit(_ event: String, fields: [(String, any Sendable)], human: String) {
         if json {
             var object: [String: Any] = ["event": event]
             for (key, value) in fields { object[key] = value }
@@ -69,6 +74,8 @@ struct Output: Sendable {
                  human: connection.description)
         case let .stats(call, quality):
             emit(quality: quality, of: call)
+        case let .videoMedia(call, streams):
+            emit(video: streams, of: call)
         case let .redirected(call, target, status, followed):
             emit("redirected", ["call": call.description, "target": target, "code": status.code, "reason": status.reason, "followed": followed],
                  human: "\(call) redirected (\(status)) to \(target)\(followed ? ", following" : "")")
@@ -105,12 +112,14 @@ struct Output: Sendable {
             return (Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15 * 10).rounded() / 10
         }
         let mos = (quality.mos * 100).rounded() / 100
-        emit("stats", ["call": call.description, "codec": quality.codec, "packetsSent": quality.sent.packets,
-                       "packetsReceived": quality.received.packets, "bytesSent": quality.sent.bytes, "bytesReceived": quality.received.bytes,
-                       "lostSent": quality.sent.packetsLost, "lostReceived": quality.received.packetsLost,
-                       "jitterMs": milliseconds(quality.received.meanJitter), "rttMs": milliseconds(quality.roundTripTime),
-                       "rFactor": (quality.rFactor * 10).rounded() / 10, "mos": mos],
-             human: "\(call) codec \(quality.codec), RTP sent \(quality.sent.packets) (lost \(quality.sent.packetsLost)), received \(quality.received.packets) (lost \(quality.received.packetsLost)), jitter \(milliseconds(quality.received.meanJitter)) ms, RTT \(quality.roundTripTime == nil ? "n/a" : "\(milliseconds(quality.roundTripTime)) ms"), MOS \(mos)")
+        let fields: KeyValuePairs<String, any Sendable> = [
+            "call": call.description, "codec": quality.codec, "packetsSent": quality.sent.packets,
+            "packetsReceived": quality.received.packets, "bytesSent": quality.sent.bytes, "bytesReceived": quality.received.bytes,
+            "lostSent": quality.sent.packetsLost, "lostReceived": quality.received.packetsLost,
+            "jitterMs": milliseconds(quality.received.meanJitter), "rttMs": milliseconds(quality.roundTripTime),
+            "rFactor": (quality.rFactor * 10).rounded() / 10, "mos": mos]
+        emit("stats", fields: fields.map { ($0.key, $0.value) } + videoFields(quality.video),
+             human: "\(call) codec \(quality.codec), RTP sent \(quality.sent.packets) (lost \(quality.sent.packetsLost)), received \(quality.received.packets) (lost \(quality.received.packetsLost)), jitter \(milliseconds(quality.received.meanJitter)) ms, RTT \(quality.roundTripTime == nil ? "n/a" : "\(milliseconds(quality.roundTripTime)) ms"), MOS \(mos)\(videoSummary(quality.video))")
     }
 
     private static let lock = NSLock()

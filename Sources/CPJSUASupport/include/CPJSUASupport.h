@@ -158,6 +158,29 @@ void cpjsua_thread_free(cpjsua_thread *_Nullable thread);
 int cpjsua_null_clock_start(void);
 void cpjsua_null_clock_stop(void);
 
+
+/* Video taps (VideoTap.c): an I420 sink on pjsua's video bridge, connected from a call's
+ * decoding port (its dec_slot), that counts decoded pictures and optionally hands each one to
+ * `notify` on the video bridge's clock thread (which must not block). Engine thread only,
+ * except cpjsua_video_tap_frames (any thread while attached). */
+typedef struct cpjsua_video_tap cpjsua_video_tap;
+typedef void (*cpjsua_video_frame_notify)(void *_Nullable ctx, const uint8_t *_Nonnull data, uint32_t size,
+                                          uint32_t width, uint32_t height, uint64_t timestamp);
+typedef void (*cpjsua_video_release)(void *_Nullable ctx);
+/* Adds a width x height I420 sink at fps and connects `source_slot` to it. `release(ctx)` runs
+ * once the port is destroyed (also when attaching fails). Returns 0 or a pj_status_t. */
+int32_t cpjsua_video_tap_attach(int32_t source_slot, uint32_t width, uint32_t height, uint32_t fps,
+                                cpjsua_video_frame_notify _Nullable notify, void *_Nullable ctx,
+                                cpjsua_video_release _Nullable release, cpjsua_video_tap *_Nullable *_Nonnull out);
+/* Disconnects and removes the sink; notify is not called after this returns, and the tap must
+ * not be used again. */
+void cpjsua_video_tap_detach(cpjsua_video_tap *_Nonnull tap);
+/* Full pictures received so far. */
+uint64_t cpjsua_video_tap_frames(cpjsua_video_tap *_Nonnull tap);
+/* The video bridge slot the tap listens to. */
+int32_t cpjsua_video_tap_source(const cpjsua_video_tap *_Nonnull tap);
+/* Taps not yet destroyed in this process. */
+int32_t cpjsua_video_taps_alive(void);
 #ifdef __cplusplus
 }
 #endif

@@ -34,6 +34,7 @@ enum CallbackContext {
     /// Drops what was kept for a call that has ended (its mute flag, its INVITE identity).
     static func callEnded(_ call: PJSUA.Call) {
         FrameTaps.callEnded(call)
+        VideoWiring.callEnded(call)
         lock.withLock {
             muted.remove(call)
             _ = identities.removeValue(forKey: call)
@@ -75,6 +76,15 @@ enum CallbackContext {
             guard isActive else { return }
             AudioWiring.rewire(call)
             InbandDTMF.wire(call)
+            VideoWiring.rewire(call)
+        }
+    }
+
+    /// Runs `work` on the engine's executor thread, if the engine is still active then.
+    static func onEngineThread(_ work: @escaping @Sendable () -> Void) {
+        currentExecutor?.execute {
+            guard isActive else { return }
+            work()
         }
     }
 
@@ -224,6 +234,9 @@ private func onCallMediaState(_ callID: pjsua_call_id) {
     guard let published else { return }
     CallbackContext.scheduleRewire(call)
     CallbackContext.publish(published)
+    // Calls that never had a video stream publish no video event.
+    let streams = withCallInfo(callID) { info in readVideoStreams(callID, info) } ?? []
+    if !streams.isEmpty { CallbackContext.publish(.videoMedia(call: call, streams: streams)) }
 }
 
 private func onRegState(_ accID: pjsua_acc_id, _ info: UnsafeMutablePointer<pjsua_reg_info>?) {

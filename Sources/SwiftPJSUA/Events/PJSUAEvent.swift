@@ -13,6 +13,10 @@ extension PJSUA {
         /// active, the engine connects the call to the audio device both ways (one way when
         /// muted) on its own thread, before it runs any engine call made after this event.
         case callMedia(call: Call, state: MediaState, hasVideo: Bool)
+        /// A video call's media changed (`on_call_media_state`), right after its
+        /// ``callMedia(call:state:hasVideo:)``: every video stream of the call, added, negotiated,
+        /// paused or removed. Calls that never had an `m=video` line publish none.
+        case videoMedia(call: Call, streams: [VideoStream])
         /// A REGISTER transaction finished (`on_reg_state2`).
         case registration(account: Account, state: RegistrationState)
         /// A DTMF digit arrived on a call (`on_dtmf_event`): RFC 4733 telephone events once the

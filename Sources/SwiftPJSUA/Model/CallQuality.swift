@@ -64,6 +64,9 @@ extension PJSUA {
         /// from ITU-T G.113 Appendix I (random loss, BurstR 1), Ppl the worse direction's loss in
         /// percent; MOS = 1 + 0.035 R + 7e-6 R (R - 60) (100 - R), clamped to 1...4.5.
         public let mos: Double
+        /// The call's video figures, when it has an active video stream (nil for audio-only
+        /// calls). Set by ``PJSUA/quality(of:)`` and the periodic ``PJSUA/Event/stats(call:quality:)``.
+        public var video: VideoStatistics?
 
         /// Computes R and the MOS from measured figures (see ``mos`` for the formula).
         public init(codec: String, sent: RTPStatistics, received: RTPStatistics, roundTripTime: Duration?,

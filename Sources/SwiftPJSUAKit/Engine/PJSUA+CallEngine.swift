@@ -114,6 +114,9 @@ extension PJSUA: CallEngine {
         case .registration, .dtmf, .ipChange, .message, .messageStatus, .tlsConnection,
              .transferStatus, .transferRequested, .transferCallPlaced, .callReplaced, .stats, .redirected:
             return nil
+        case .videoMedia:
+            // `callMedia`, published just before, already carries whether video is active.
+            return nil
         }
     }
 }

@@ -11,6 +11,7 @@ enum AnswerCommand {
                             [--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR] [--json | --quiet]
                             [--stun HOST[:PORT],...] [--ice] [--turn HOST[:PORT] --turn-user U --turn-password-env VAR]
                             [--header 'Name: value']... [--accept-transfer | --refuse-transfer]
+                            [--video [--video-codecs VP8,H264] [--video-device N|colorbar] [--video-size WxH] [--video-fps N] [--video-kbps N]]
       Answers every incoming call with CODE (default 200; 180/183 only ring, 4xx-6xx reject), optionally
       after MS milliseconds; plays FILE into and records each call into DIR; hangs up after SECONDS;
       holds at most --max-calls calls at once (as the pjsua app's flag: more are refused with 503 and
@@ -26,15 +27,16 @@ enum AnswerCommand {
       as for `softphone call`. --echo MS sends each caller's audio back to them MS milliseconds
       later (0...10000; an echo bot, built on the frames API). --clock-rate and --resampler as for
       `softphone call` (--clock-rate 8000: no resampling of PCMU/PCMA calls, for servers and bots).
+    \(VideoCLIOptions.usage)
     \(SecurityOptions.usage)
     """
 
     static let spec = OptionSpec(
         valued: Set(["listen", "auto-answer", "answer-after", "max-calls", "exit-after", "hangup-after", "play", "record-dir", "max-cps", "echo"])
             .union(AccountOptions.valued).union(NATOptions.valued).union(SecurityOptions.valued)
-            .union(MediaOptions.valued.subtracting(["dtmf-method", "redirect"])),
+            .union(MediaOptions.valued.subtracting(["dtmf-method", "redirect"])).union(VideoCLIOptions.valued),
         flags: Set(["json", "quiet", "media-thread"]).union(AccountOptions.flags).union(NATOptions.flags).union(TransferOptions.flags)
-            .union(MediaOptions.flags),
+            .union(MediaOptions.flags).union(VideoCLIOptions.flags),
         repeatable: ["header"])
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
@@ -67,6 +69,7 @@ enum AnswerCommand {
             throw UsageError("answer --listen tls:... needs --cert and --key (a TLS server presents a certificate)")
         }
         let media = try MediaOptions(arguments)
+        let videoOptions = try VideoCLIOptions(arguments)
 
         let signals = Signals.shared
         let phone = PJSUA()
@@ -81,7 +84,8 @@ enum AnswerCommand {
         media.apply(to: &configuration)
         // Answering at once needs no decision from Swift: the engine answers in its callback
         // (for the codes it takes there; others go through the agent).
-        let engineAnswers = delay == 0 && headers.isEmpty && PJSUA.Configuration.canAutoAnswer(with: code)
+        // (The engine's own answer is audio-only: --video answers through the agent.)
+        let engineAnswers = delay == 0 && headers.isEmpty && !videoOptions.enabled && PJSUA.Configuration.canAutoAnswer(with: code)
         if engineAnswers { configuration.autoAnswerCode = code }
         // A quiet agent that answers in the engine and has nothing else to do per call needs no
         // events at all (a load test's server): no subscription, no task wake-up per event.
@@ -91,13 +95,15 @@ enum AnswerCommand {
         let networkChanges = NetworkChangeSignal.install(for: phone, output: output)
         defer { networkChanges.cancel() }
         try await media.apply(to: phone)
+        let video = try await videoOptions.apply(to: phone, output: output)
         output.emit("listening", ["uri": transport.uri(), "transport": transport.kind.rawValue, "host": transport.host, "port": transport.port],
                     human: "listening on \(transport.uri())")
         if let configuration = account.configuration {
             try await phone.addAccount(configuration)
         }
         let agent = Agent(phone: phone, output: output, quiet: quiet, code: engineAnswers ? nil : code, delay: delay, exitAfter: exitAfter,
-                          hangupAfter: hangupAfter, play: play, recordDirectory: recordDirectory, headers: headers, echo: echo)
+                          hangupAfter: hangupAfter, play: play, recordDirectory: recordDirectory, headers: headers, echo: echo,
+                          video: video)
         let loop = Task { if let events { await agent.run(events) } }
         // Whichever comes first ends the agent: enough calls handled, or a signal.
         Task {
@@ -130,6 +136,8 @@ actor Agent {
     let headers: [PJSUA.SIPHeader]
     /// Echoes each call's audio back after this many milliseconds.
     let echo: Int?
+    /// Answers with video (`--video`).
+    let video: PJSUA.VideoOptions?
     private var echoing: Set<PJSUA.Call> = []
     private(set) var completed = 0
     private var recorders: [PJSUA.Call: PJSUA.Recorder] = [:]
@@ -140,7 +148,7 @@ actor Agent {
     private var recordingNumber = 0
 
     init(phone: PJSUA, output: Output, quiet: Bool, code: Int?, delay: Int, exitAfter: Int?, hangupAfter: Double?, play: String?, recordDirectory: String?,
-         headers: [PJSUA.SIPHeader] = [], echo: Int? = nil) {
+         headers: [PJSUA.SIPHeader] = [], echo: Int? = nil, video: PJSUA.VideoOptions? = nil) {
         self.phone = phone
         self.output = output
         self.quiet = quiet
@@ -152,6 +160,7 @@ actor Agent {
         self.recordDirectory = recordDirectory
         self.headers = headers
         self.echo = echo
+        self.video = video
     }
 
     private var done = false
@@ -258,6 +267,8 @@ actor Agent {
         do {
             if code >= 300 {
                 try await phone.reject(call, code: code, headers: headers)
+            } else if let video {
+                try await phone.answer(call, code: code, headers: headers, video: video)
             } else {
                 try await phone.answer(call, code: code, headers: headers)
             }

@@ -11,7 +11,7 @@ enum CallCommand {
                           [--clock-rate HZ] [--resampler fast|medium|high]
                           [--stun HOST[:PORT],...] [--ice] [--turn HOST[:PORT] --turn-user U --turn-password-env VAR]
                           [--header 'Name: value']... [--transfer-to <sip-uri> [--transfer-after S]]
-                          [--accept-transfer | --refuse-transfer]
+                          [--accept-transfer | --refuse-transfer] [--video [--video-codecs VP8,H264] [--video-device N|colorbar] [--video-size WxH] [--video-fps N] [--video-kbps N]]
       Calls <sip-uri>, stays connected N seconds (default 5), then hangs up. Exits 0 when the call
       connected, 1 when it failed (with the SIP reason), 2 on bad input, 130/143 on SIGINT/SIGTERM
       (hanging up first). --codecs offers only those codecs, in that order; --stats-interval prints
@@ -24,13 +24,16 @@ enum CallCommand {
       transfers us instead, the new call is followed (--refuse-transfer answers REFER with 603).
       --clock-rate (8000, 16000, 32000, 48000; default 16000) and --resampler (default high) set the
       audio bridge: 8000 resamples no PCMU/PCMA call, the cheapest setting for servers and bots.
+    \(VideoCLIOptions.usage)
     \(SecurityOptions.usage)
     """
 
     static let spec = OptionSpec(
         valued: Set(["listen", "play", "record", "dtmf", "seconds", "timeout", "transfer-to", "transfer-after"])
-            .union(AccountOptions.valued).union(NATOptions.valued).union(SecurityOptions.valued).union(MediaOptions.valued),
-        flags: Set(["json"]).union(AccountOptions.flags).union(NATOptions.flags).union(TransferOptions.flags).union(MediaOptions.flags),
+            .union(AccountOptions.valued).union(NATOptions.valued).union(SecurityOptions.valued).union(MediaOptions.valued)
+            .union(VideoCLIOptions.valued),
+        flags: Set(["json"]).union(AccountOptions.flags).union(NATOptions.flags).union(TransferOptions.flags).union(MediaOptions.flags)
+            .union(VideoCLIOptions.flags),
         positionals: 1...1,
         positionalNames: ["<sip-uri> (the destination to call, e.g. sip:bob@127.0.0.1:5060)"], repeatable: ["header"])
 
@@ -54,6 +57,7 @@ enum CallCommand {
             throw UsageError("--transfer-to must be a sip: or sips: URI (the transfer target), got '\(transferTarget)'")
         }
         let media = try MediaOptions(arguments)
+        let videoOptions = try VideoCLIOptions(arguments)
         var configuration = listen.configuration()
         media.apply(to: &configuration)
         configuration.nat = try NATOptions(arguments).nat
@@ -66,9 +70,14 @@ enum CallCommand {
         let signals = Signals.shared
         return try await withPhone(configuration, output: output) { phone, _, watcher in
             try await media.apply(to: phone)
+            let video = try await videoOptions.apply(to: phone, output: output)
             let (from, failure) = try await account.add(to: phone, watcher: watcher, timeout: timeout, signals: signals, output: output)
             if let failure { return failure }
-            let call = try await phone.makeCall(to: destination, from: from, headers: headers)
+            let call = if let video {
+                try await phone.makeCall(to: destination, from: from, headers: headers, video: video)
+            } else {
+                try await phone.makeCall(to: destination, from: from, headers: headers)
+            }
             guard let outcome = await watcher.state(of: call, in: [.confirmed, .disconnected], within: timeout, signals: signals) else {
                 if signals.pending != nil {
                     // The engine's shutdown cancels the unanswered call.

@@ -1,0 +1,257 @@
+import CPJSUASupport
+import Foundation
+import PJSIP
+
+/// The engine's side of each video call, kept up to date on the executor thread after every
+/// media change (scheduled from `on_call_media_state` with the audio wiring): the options asked
+/// for at make-call or answer time, applied once the stream is up; a counting tap on the call's
+/// decoding port (the frames figure of ``PJSUA/VideoStatistics``); and the app's frame
+/// subscriptions (``PJSUA/receiveVideo(from:bufferingNewest:timeout:)``).
+///
+/// Taps are attached and detached only on the executor thread; the video bridge's clock thread
+/// only calls their `put_frame` (see VideoTap.c).
+enum VideoWiring {
+    /// A tap on a call's decoding port.
+    struct Tap: @unchecked Sendable {
+        // @unchecked Sendable: the pointer is only used on the engine's executor thread
+        // (attach, detach, reading the counter), which `lock` below serialises with the state.
+        let pointer: OpaquePointer
+        let source: Int32
+        let size: PJSUA.VideoSize
+    }
+
+    /// Copies frames into Swift for one subscription; the C tap retains it until its port is
+    /// destroyed.
+    final class FrameSink: Sendable {
+        let continuation: AsyncStream<PJSUA.VideoFrame>.Continuation
+        init(_ continuation: AsyncStream<PJSUA.VideoFrame>.Continuation) { self.continuation = continuation }
+    }
+
+    struct Subscription {
+        let call: PJSUA.Call
+        let tap: Tap
+        let sink: FrameSink
+    }
+
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var options: [PJSUA.Call: PJSUA.VideoOptions] = [:]  // guarded by `lock`
+    nonisolated(unsafe) private static var applied: Set<PJSUA.Call> = []  // guarded by `lock`
+    nonisolated(unsafe) private static var counters: [PJSUA.Call: Tap] = [:]  // guarded by `lock`
+    /// Frames counted by taps already detached (the stream was re-created or stopped).
+    nonisolated(unsafe) private static var counted: [PJSUA.Call: Int] = [:]  // guarded by `lock`
+    nonisolated(unsafe) private static var subscriptions: [PJSUA.VideoSubscription: Subscription] = [:]  // guarded by `lock`
+    nonisolated(unsafe) private static var nextSubscription = 0  // guarded by `lock`
+
+    /// Remembers what the app asked for a call's video; applied when the stream is up.
+    static func remember(_ video: PJSUA.VideoOptions, for call: PJSUA.Call) {
+        lock.withLock {
+            options[call] = video
+            applied.remove(call)
+        }
+    }
+
+    /// The decoding side of a call's first video stream, when video is coming in.
+    struct Incoming {
+        let index: Int
+        let decoder: Int32
+        let size: PJSUA.VideoSize
+        let frameRate: Int
+    }
+
+    static func incoming(_ slot: pjsua_call_id) -> Incoming? {
+        let found: (index: Int, decoder: Int32)? = withCallInfo(slot) { info in
+            guard let video = media(PJMEDIA_TYPE_VIDEO, of: info).first(where: {
+                $0.media.status == PJSUA_CALL_MEDIA_ACTIVE && PJSUA.VideoDirection($0.media.dir).receives
+            }) else { return nil }
+            let decoder = video.media.stream.vid.dec_slot
+            return decoder == PJSUA_INVALID_ID.rawValue ? nil : (video.index, decoder)
+        } ?? nil
+        guard let found else { return nil }
+        // The decoding port's format on the video bridge: the size pictures actually arrive at
+        // (the codec parameters' dec_fmt is only the fmtp's bound, e.g. 656x656 for H.264 level 3.1;
+        // the port follows the decoder's format-changed events).
+        var port = pjsua_vid_conf_port_info()
+        guard pjsua_vid_conf_get_port_info(found.decoder, &port) == pjSuccess else { return nil }
+        let format = port.format.det.vid
+        let rate = format.fps.denum > 0 ? Int((Double(format.fps.num) / Double(format.fps.denum)).rounded()) : 15
+        return Incoming(index: found.index, decoder: found.decoder,
+                        size: PJSUA.VideoSize(width: Int(format.size.w), height: Int(format.size.h)),
+                        frameRate: min(max(rate, 1), 60))
+    }
+
+    /// Brings a call's video side in line with its media now. Executor thread only.
+    static func rewire(_ call: PJSUA.Call) {
+        guard isVideoCall(call) else { return }
+        let incoming = incoming(call.slot)
+        // The options, once, when video first flows.
+        let pending: PJSUA.VideoOptions? = lock.withLock {
+            guard let wanted = options[call], !applied.contains(call), hasActiveVideo(call.slot) else { return nil }
+            applied.insert(call)
+            return wanted
+        }
+        if let pending { apply(pending, to: call.slot) }
+        // The counter follows the decoding port; subscriptions end when it changes or goes.
+        let (stale, endedSubscriptions): (Tap?, [Subscription]) = lock.withLock {
+            let current = counters[call]
+            let stale = current.flatMap { $0.source == incoming?.decoder ? nil : $0 }
+            if stale != nil { counters[call] = nil }
+            let ended = subscriptions.filter { $0.value.call == call && $0.value.tap.source != incoming?.decoder }
+            for key in ended.keys { subscriptions[key] = nil }
+            return (stale, Array(ended.values))
+        }
+        if let stale { retire(stale, of: call) }
+        for subscription in endedSubscriptions { end(subscription) }
+        if let incoming, lock.withLock({ counters[call] == nil }) {
+            var pointer: OpaquePointer?
+            let status = cpjsua_video_tap_attach(incoming.decoder, UInt32(incoming.size.width), UInt32(incoming.size.height),
+                                                 UInt32(incoming.frameRate), nil, nil, nil, &pointer)
+            if status == pjSuccess, let pointer {
+                lock.withLock { counters[call] = Tap(pointer: pointer, source: incoming.decoder, size: incoming.size) }
+                followDecodedSize(of: call)
+            }
+        }
+    }
+
+    /// The counter starts at the decoding port's pre-decode format (the fmtp's bound, e.g.
+    /// 1088x1088 for VP8), which the bridge copies without scaling. Once pjmedia knows the real
+    /// size (its first decoded picture), the counter moves to it, so that the bridge does not
+    /// scale every picture up for a counter (docs/KNOWN-LIMITS.md KL-29). Checked every 100 ms
+    /// for at most 10 s.
+    private static func followDecodedSize(of call: PJSUA.Call, attempt: Int = 0) {
+        guard attempt < 100 else { return }
+        Task {
+            try? await Task.sleep(for: .milliseconds(100))
+            CallbackContext.onEngineThread {
+                guard let tap = lock.withLock({ counters[call] }), let incoming = incoming(call.slot), incoming.decoder == tap.source else { return }
+                guard incoming.size != tap.size else { return followDecodedSize(of: call, attempt: attempt + 1) }
+                var pointer: OpaquePointer?
+                guard cpjsua_video_tap_attach(incoming.decoder, UInt32(incoming.size.width), UInt32(incoming.size.height),
+                                              UInt32(incoming.frameRate), nil, nil, nil, &pointer) == pjSuccess, let pointer
+                else { return }
+                lock.withLock { counters[call] = Tap(pointer: pointer, source: incoming.decoder, size: incoming.size) }
+                retire(tap, of: call)
+            }
+        }
+    }
+
+    /// Whether the engine has anything to do for this call's video: it asked for video, or the
+    /// call has (or had) a video stream.
+    private static func isVideoCall(_ call: PJSUA.Call) -> Bool {
+        if lock.withLock({ options[call] != nil || counters[call] != nil }) { return true }
+        return withCallInfo(call.slot) { !media(PJMEDIA_TYPE_VIDEO, of: $0).isEmpty } ?? false
+    }
+
+    private static func hasActiveVideo(_ slot: pjsua_call_id) -> Bool {
+        withCallInfo(slot) { SwiftPJSUA.hasActiveVideo($0) } ?? false
+    }
+
+    private static func apply(_ options: PJSUA.VideoOptions, to slot: pjsua_call_id) {
+        var parameters = pjsua_call_vid_strm_op_param()
+        pjsua_call_vid_strm_op_param_default(&parameters)
+        if let device = options.captureDevice, options.direction.sends {
+            parameters.cap_dev = pjmedia_vid_dev_index(device.rawValue)
+            _ = pjsua_call_set_vid_strm(slot, PJSUA_CALL_VID_STRM_CHANGE_CAP_DEV, &parameters)
+        }
+        if !options.transmitsAtOnce, options.direction.sends {
+            _ = pjsua_call_set_vid_strm(slot, PJSUA_CALL_VID_STRM_STOP_TRANSMIT, &parameters)
+        }
+    }
+
+    private static func retire(_ tap: Tap, of call: PJSUA.Call) {
+        let frames = Int(cpjsua_video_tap_frames(tap.pointer))
+        cpjsua_video_tap_detach(tap.pointer)
+        lock.withLock { counted[call, default: 0] += frames }
+    }
+
+    private static func end(_ subscription: Subscription) {
+        cpjsua_video_tap_detach(subscription.tap.pointer)
+        subscription.sink.continuation.finish()
+    }
+
+    /// Frames decoded for a call so far. Executor thread only.
+    static func framesReceived(_ call: PJSUA.Call) -> Int {
+        let (tap, before) = lock.withLock { (counters[call], counted[call] ?? 0) }
+        return before + (tap.map { Int(cpjsua_video_tap_frames($0.pointer)) } ?? 0)
+    }
+
+    /// Starts copying a call's decoded pictures to a new frame sequence. Executor thread only.
+    static func subscribe(_ call: PJSUA.Call, bufferingNewest limit: Int) throws(PJSUAError) -> PJSUA.VideoFrames {
+        guard let incoming = incoming(call.slot) else {
+            throw PJSUAError(.mediaNotActive, "\(call) receives no video (none negotiated, or not active yet)")
+        }
+        let (stream, continuation) = AsyncStream<PJSUA.VideoFrame>.makeStream(bufferingPolicy: .bufferingNewest(limit))
+        let sink = FrameSink(continuation)
+        let context = Unmanaged.passRetained(sink).toOpaque()
+        var pointer: OpaquePointer?
+        let status = cpjsua_video_tap_attach(incoming.decoder, UInt32(incoming.size.width), UInt32(incoming.size.height),
+                                             UInt32(incoming.frameRate), deliverFrame, context, releaseSink, &pointer)
+        guard status == pjSuccess, let pointer else {
+            continuation.finish()
+            throw PJSUAError(status: status, operation: "cannot tap the video of \(call)")
+        }
+        let id: PJSUA.VideoSubscription = lock.withLock {
+            nextSubscription += 1
+            let id = PJSUA.VideoSubscription(call: call, number: nextSubscription)
+            subscriptions[id] = Subscription(call: call, tap: Tap(pointer: pointer, source: incoming.decoder, size: incoming.size), sink: sink)
+            return id
+        }
+        return PJSUA.VideoFrames(stream: stream, id: id, size: incoming.size)
+    }
+
+    /// Ends a subscription; false when it had ended already. Executor thread only.
+    @discardableResult
+    static func unsubscribe(_ id: PJSUA.VideoSubscription) -> Bool {
+        guard let subscription = lock.withLock({ subscriptions.removeValue(forKey: id) }) else { return false }
+        end(subscription)
+        return true
+    }
+
+    /// A call ended: its taps go, on the executor thread (this runs in pjsua's callback).
+    static func callEnded(_ call: PJSUA.Call) {
+        CallbackContext.onEngineThread {
+            let (tap, ended): (Tap?, [Subscription]) = lock.withLock {
+                let tap = counters.removeValue(forKey: call)
+                let ended = subscriptions.filter { $0.value.call == call }
+                for key in ended.keys { subscriptions[key] = nil }
+                options[call] = nil
+                applied.remove(call)
+                counted[call] = nil
+                return (tap, Array(ended.values))
+            }
+            if let tap { cpjsua_video_tap_detach(tap.pointer) }
+            ended.forEach(end)
+        }
+    }
+
+    /// Removes every tap; before pjsua is destroyed, on the executor thread.
+    static func detachAll() {
+        let (taps, ended): ([Tap], [Subscription]) = lock.withLock {
+            let taps = Array(counters.values)
+            let ended = Array(subscriptions.values)
+            counters = [:]
+            subscriptions = [:]
+            options = [:]
+            applied = []
+            counted = [:]
+            return (taps, ended)
+        }
+        for tap in taps { cpjsua_video_tap_detach(tap.pointer) }
+        ended.forEach(end)
+    }
+}
+
+/// The tap's notify: runs on the video bridge's clock thread; copies and yields, never waits.
+private func deliverFrame(_ context: UnsafeMutableRawPointer?, _ data: UnsafePointer<UInt8>, _ size: UInt32, _ width: UInt32,
+                          _ height: UInt32, _ timestamp: UInt64) {
+    guard let context else { return }
+    let sink = Unmanaged<VideoWiring.FrameSink>.fromOpaque(context).takeUnretainedValue()
+    let bytes = Array(UnsafeBufferPointer(start: data, count: Int(size)))
+    sink.continuation.yield(PJSUA.VideoFrame(size: PJSUA.VideoSize(width: Int(width), height: Int(height)), timestamp: timestamp, bytes: bytes))
+}
+
+/// Releases the tap's reference on its sink once the port is destroyed.
+private func releaseSink(_ context: UnsafeMutableRawPointer?) {
+    guard let context else { return }
+    let sink = Unmanaged<VideoWiring.FrameSink>.fromOpaque(context).takeRetainedValue()
+    sink.continuation.finish()
+}

@@ -1,0 +1,255 @@
+import Foundation
+import PJSUATestSupport
+@testable import SwiftPJSUA
+import Testing
+
+/// An engine on loopback whose SIP messages land in `lines` (for the SDP).
+private func loggingEngine(_ lines: LineLog) -> PJSUA.Configuration {
+    var configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null)
+    configuration.logLevel = .verbose
+    configuration.logSIPMessages = true
+    configuration.logHandler = { _, message in lines.append(message) }
+    return configuration
+}
+
+/// The SIP messages of a log whose first line starts with `start` (e.g. `INVITE sip:`, `SIP/2.0 200`),
+/// with the CSeq method `method`.
+private func messages(_ lines: LineLog, startingWith start: String, method: String) -> [String] {
+    lines.values.compactMap { entry in
+        guard let first = entry.range(of: "\n") else { return nil }
+        let body = entry[first.upperBound...]
+        guard body.hasPrefix(start), body.contains(try! Regex("CSeq: \\d+ \(method)")) else { return nil }
+        return String(body)
+    }
+}
+
+/// The `m=video` lines of an SDP-carrying message.
+private func videoLines(_ message: String) -> [String] {
+    message.split(whereSeparator: \.isNewline).map(String.init).filter { $0.hasPrefix("m=video") }
+}
+
+extension EventLog {
+    /// Waits for a `videoMedia` event of `call` whose first stream satisfies `match`.
+    func video(_ call: PJSUA.Call, _ what: String, timeout: Duration = .seconds(10),
+               _ match: @escaping (PJSUA.VideoStream?) -> Bool) async throws -> [PJSUA.VideoStream] {
+        try await first("\(call) video \(what)", timeout: timeout) { event in
+            if case let .videoMedia(c, streams) = event, c == call, match(streams.first) { return streams }
+            return nil
+        }
+    }
+}
+
+/// The eight vertical bars of pjmedia's colour-bar generator (colorbar_dev.c), left to right.
+private let colourBars: [(name: String, red: Int, green: Int, blue: Int)] = [
+    ("white", 255, 255, 255), ("yellow", 255, 255, 0), ("cyan", 0, 255, 255), ("green", 0, 255, 0),
+    ("magenta", 255, 0, 255), ("red", 255, 0, 0), ("blue", 0, 0, 255), ("black", 0, 0, 0),
+]
+
+/// The colour of each bar's centre, halfway down `frame`, and whether it is within `tolerance`
+/// of the bar it should be.
+private func barsMatch(_ frame: PJSUA.VideoFrame, tolerance: Int = 60) -> (matches: Bool, seen: [String]) {
+    var matches = true
+    var seen: [String] = []
+    for (index, bar) in colourBars.enumerated() {
+        let x = (2 * index + 1) * frame.size.width / 16
+        guard let pixel = frame.rgb(x: x, y: frame.size.height / 2) else { return (false, ["no pixel at x \(x)"]) }
+        seen.append("\(bar.name)=(\(pixel.red),\(pixel.green),\(pixel.blue))")
+        if abs(Int(pixel.red) - bar.red) > tolerance || abs(Int(pixel.green) - bar.green) > tolerance
+            || abs(Int(pixel.blue) - bar.blue) > tolerance {
+            matches = false
+        }
+    }
+    return (matches, seen)
+}
+
+/// The `count`th frame of a sequence (nil if it ends before).
+private func lastOf(_ frames: PJSUA.VideoFrames, count: Int) async -> PJSUA.VideoFrame? {
+    var seen = 0
+    for await frame in frames {
+        seen += 1
+        if seen == count { return frame }
+    }
+    return nil
+}
+
+/// Expects `body` to throw a ``PJSUAError`` with `code`.
+private func expectError(_ code: PJSUAError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> some Any) async {
+    do {
+        _ = try await body()
+        Issue.record("no error thrown, expected \(code)", sourceLocation: sourceLocation)
+    } catch let error as PJSUAError {
+        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+    } catch {
+        Issue.record("unexpected \(error)", sourceLocation: sourceLocation)
+    }
+}
+
+@Suite("Video calls: engine to engine (a softphone answer --video child)", .serialized)
+struct VideoTests {
+    @Test(arguments: ["VP8", "H264"])
+    func aVideoCallNegotiatesTheCodecAndColourBarsArriveBothWays(codec: String) async throws {
+        let (child, port) = try await answeringSoftphone(["--video", "--video-codecs", codec, "--video-size", "352x288", "--stats-interval", "1", "--exit-after", "1"],
+                                                         name: "softphone-video-\(codec)")
+        defer { child.stop() }
+        let lines = LineLog()
+        try await withEngine(loggingEngine(lines)) { phone, _, log in
+            try await phone.useVideoCodecs([codec])
+            // CIF (the colour-bar generator's own size) keeps the encoders cheap on a loaded machine.
+            var settings = try await phone.videoCodecSettings(codec)
+            settings.size = PJSUA.VideoSize(width: 352, height: 288)
+            try await phone.setVideoCodecSettings(codec, settings)
+            #expect(try await phone.videoCodecSettings(codec).size == settings.size)
+            #expect(try await phone.videoCodecs().first?.id.hasPrefix(codec) == true)
+            let call = try await phone.makeCall(to: "sip:video@127.0.0.1:\(port)", video: .sendReceive)
+            try await log.state(call, .confirmed)
+            let streams = try await log.video(call, "active") { $0?.isActive == true }
+            #expect(streams.first?.direction == .sendReceive)
+
+            // The pictures: the child's colour bars, decoded here.
+            let frames = try await phone.receiveVideo(from: call)
+            let frame = try #require(await lastOf(frames, count: 20))
+            #expect(frame.size == frames.size)
+            #expect(frame.bytes.count == frame.size.width * frame.size.height * 3 / 2)
+            let bars = barsMatch(frame)
+            let row = stride(from: 0, to: frame.size.width, by: frame.size.width / 32).map { x in
+                frame.rgb(x: x, y: frame.size.height / 2).map { "\(x):\($0.red),\($0.green),\($0.blue)" } ?? ""
+            }
+            #expect(bars.matches, "\(bars.seen) \(frame.size) row \(row)")
+            try await phone.stopReceivingVideo(frames.id)
+
+            let statistics = try await phone.videoStatistics(of: call)
+            #expect(statistics.codec.hasPrefix(codec))
+            #expect(statistics.framesReceived >= 20)
+            #expect(statistics.received.packets > 0 && statistics.sent.packets > 0)
+            #expect(statistics.sendSize == PJSUA.VideoSize(width: 352, height: 288))
+            #expect(statistics.receiveSize == frame.size)
+            #expect(try await phone.quality(of: call).video?.codec == statistics.codec)
+            #expect(try await phone.info(call).hasVideo)
+
+            // The child decodes ours: its stats lines count frames.
+            let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+            while ContinuousClock.now < deadline, !jsonLines(child.output).contains(where: { ($0["videoFramesReceived"] as? Int ?? 0) > 0 }) {
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            try await phone.hangup(call)
+            try await log.state(call, .disconnected)
+        }
+        #expect(try await child.waitForExit() == 0, "\(child.output)")
+        let childStats = jsonLines(child.output).filter { $0["event"] as? String == "stats" }
+        let lastStats = try #require(childStats.last, "\(child.output)")
+        #expect((lastStats["videoCodec"] as? String)?.hasPrefix(codec) == true, "\(lastStats)")
+        #expect((lastStats["videoFramesReceived"] as? Int ?? 0) > 0, "\(lastStats)")
+
+        // The SDP both ways: m=video with the codec, and only that codec.
+        let invite = try #require(messages(lines, startingWith: "INVITE sip:", method: "INVITE").first)
+        #expect(videoLines(invite).count == 1 && invite.contains(" \(codec)/90000"), "\(invite)")
+        let ok = try #require(messages(lines, startingWith: "SIP/2.0 200", method: "INVITE").first)
+        let answered = try #require(videoLines(ok).first, "\(ok)")
+        #expect(!answered.hasPrefix("m=video 0 "), "\(answered)")
+        #expect(ok.contains(" \(codec)/90000"), "\(ok)")
+    }
+
+    @Test func videoIsAddedToAnAudioCallByReInviteAndRemovedAgain() async throws {
+        let (child, port) = try await answeringSoftphone(["--video", "--video-codecs", "H264", "--video-size", "352x288", "--exit-after", "1"], name: "softphone-video-add")
+        defer { child.stop() }
+        let lines = LineLog()
+        try await withEngine(loggingEngine(lines)) { phone, _, log in
+            var settings = try await phone.videoCodecSettings("H264")
+            settings.size = PJSUA.VideoSize(width: 352, height: 288)
+            try await phone.setVideoCodecSettings("H264", settings)
+            let call = try await phone.makeCall(to: "sip:video@127.0.0.1:\(port)")
+            try await log.state(call, .confirmed)
+            try await log.mediaActive(call)
+            #expect(try await phone.videoStreams(of: call).isEmpty)
+            #expect(try await phone.info(call).hasVideo == false)
+            await #expect(throws: PJSUAError.self) { try await phone.receiveVideo(from: call) }
+
+            try await phone.addVideo(to: call)
+            _ = try await log.video(call, "added") { $0?.isActive == true && $0?.isReceiving == true }
+            let frames = try await phone.receiveVideo(from: call)
+            var received = 0
+            for await _ in frames {
+                received += 1
+                if received == 5 { break }
+            }
+            #expect(received == 5)
+            #expect(try await phone.info(call).hasVideo)
+            // At most one keyframe a second (the stream sends its own at start-up): ours is
+            // taken within a few seconds.
+            var keyframeTaken = false
+            for _ in 0..<25 where !keyframeTaken {
+                keyframeTaken = try await phone.sendKeyframe(on: call)
+                if !keyframeTaken { try await Task.sleep(for: .milliseconds(200)) }
+            }
+            #expect(keyframeTaken)
+
+            try await phone.removeVideo(from: call)
+            _ = try await log.video(call, "removed") { $0 != nil && $0?.isActive == false }
+            #expect(try await phone.info(call).hasVideo == false)
+            // The frame sequence ended with the stream.
+            var after = 0
+            for await _ in frames { after += 1 }
+            #expect(after < 30)
+            try await phone.hangup(call)
+            try await log.state(call, .disconnected)
+        }
+        _ = try await child.waitForExit()
+
+        // The first INVITE had no m=video; the re-INVITE that added it had one, the one that
+        // removed it a disabled one (port 0).
+        let invites = messages(lines, startingWith: "INVITE sip:", method: "INVITE")
+        #expect(invites.count >= 3, "\(invites.count) INVITEs")
+        #expect(invites.first.map(videoLines) == [], "\(invites.first ?? "")")
+        #expect(invites.dropFirst().first.map(videoLines)?.first?.hasPrefix("m=video 0 ") == false)
+        #expect(invites.last.map(videoLines)?.first?.hasPrefix("m=video 0 ") == true, "\(invites.last ?? "")")
+    }
+
+    @Test func videoOperationsOnAnAudioCallOrWithBadInputThrowTypedErrors() async throws {
+        try await withEngine { phone, transport, log in
+            let devices = try await phone.videoDevices()
+            #expect(devices.contains { $0.isColorBars && $0.canCapture }, "\(devices)")
+            let call = try await phone.makeCall(to: transport.uri(user: "self"))
+            try await log.state(call, .calling)
+            await expectError(.mediaNotActive) { try await phone.sendKeyframe(on: call) }
+            await expectError(.mediaNotActive) { try await phone.videoStatistics(of: call) }
+            await expectError(.invalidArgument) {
+                try await phone.setVideoCaptureDevice(PJSUA.VideoDevice.ID(rawValue: 999), of: call)
+            }
+            await expectError(.invalidArgument) { try await phone.useVideoCodecs(["NOPE"]) }
+            await expectError(.invalidArgument) { try await phone.setVideoCodecPriority("VP8", 300) }
+            try await phone.hangup(call)
+        }
+    }
+}
+
+@Suite("Video calls against the reference pjsua app", .serialized)
+struct PjsuaAppVideoTests {
+    @Test func aCallToThePjsuaAppWithVideoCarriesColourBarsBothWays() async throws {
+        // With its legacy console (fed one late hang-up) the app logs to stdout all along; without
+        // a console, its log stops reaching stdout once the CLI has started.
+        try await withEngine { phone, _, log in
+            // Started once this test holds the engine turn: the app quits 45 s after starting.
+            let app = try PjsuaApp(name: "pjsua-app-video", arguments: ["--video", "--auto-answer=200"],
+                                   console: [.init(after: 40, "h")], linger: 5)
+            defer { app.stop() }
+            try await app.waitForLog("transport started", timeout: .seconds(15))
+            try await phone.useVideoCodecs(["H264"])
+            let call = try await phone.makeCall(to: app.uri(), video: .sendReceive)
+            try await log.state(call, .confirmed)
+            _ = try await log.video(call, "active") { $0?.isActive == true && $0?.isReceiving == true }
+            let frames = try await phone.receiveVideo(from: call, timeout: .seconds(10))
+            let frame = try #require(await lastOf(frames, count: 10))
+            let bars = barsMatch(frame)
+            #expect(bars.matches, "\(bars.seen) \(frame.size)")
+            try await Task.sleep(for: .seconds(1))
+            let statistics = try await phone.videoStatistics(of: call)
+            #expect(statistics.codec.hasPrefix("H264"))
+            #expect(statistics.sent.packets > 0)
+            // The app decoded our pictures: pjmedia logs the decoder's real format once its first
+            // picture is decoded (vid_stream.c, "Decoding format changed: WxH I420<-H264").
+            try await app.waitForLog("Decoding format changed", timeout: .seconds(10))
+            try await phone.hangup(call)
+            try await log.state(call, .disconnected)
+        }
+    }
+}
