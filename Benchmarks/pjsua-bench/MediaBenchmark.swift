@@ -38,6 +38,9 @@ enum MediaBenchmark {
         Setting(name: "pcmu_16k_high", codec: .pcmu, softphone: [], pjsua: []),
         Setting(name: "pcmu_16k_fast", codec: .pcmu, softphone: ["--resampler", "fast"], pjsua: ["--quality=2"]),
         Setting(name: "pcmu_8k", codec: .pcmu, softphone: ["--clock-rate", "8000"], pjsua: ["--clock-rate=8000"]),
+        // A bot's configuration: the pjsua app under --auto-play links calls to the player only,
+        // never to the (null) sound device, which is what --no-device-link does for softphone.
+        Setting(name: "pcmu_8k_bot", codec: .pcmu, softphone: ["--clock-rate", "8000", "--no-device-link"], pjsua: ["--clock-rate=8000"]),
         Setting(name: "opus_16k_high", codec: .opus, softphone: [], pjsua: []),
         Setting(name: "opus_16k_fast", codec: .opus, softphone: ["--resampler", "fast"], pjsua: ["--quality=2"]),
     ]

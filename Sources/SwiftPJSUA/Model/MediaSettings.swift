@@ -22,10 +22,23 @@ extension PJSUA {
         /// How calls at another clock rate are resampled; ``ResamplerQuality/high`` by default.
         public var resamplerQuality: ResamplerQuality
 
+        /// Whether each call's audio is connected both ways to the bridge's slot 0 (the sound
+        /// device; the null device or nothing when there is none) once it is active. On by
+        /// default: a phone's calls are heard on its device.
+        ///
+        /// Off for a server or bot that talks to calls only through players, recorders, frames
+        /// (``PJSUA/receiveAudio(from:format:)``) or conferences. The bridge then reads a call's
+        /// received audio only while something listens to it, and mixes nothing into slot 0:
+        /// without a device that slot is a sink, yet wired calls are decoded (and resampled, at
+        /// a bridge rate other than the codec's) into it every 20 ms. ``PJSUA/setMuted(_:_:)``
+        /// has nothing to cut then (it acts on the slot 0 links).
+        public var connectsCallsToAudioDevice: Bool
+
         /// Creates media settings; the defaults are pjsua's.
-        public init(clockRate: Int = 16000, resamplerQuality: ResamplerQuality = .high) {
+        public init(clockRate: Int = 16000, resamplerQuality: ResamplerQuality = .high, connectsCallsToAudioDevice: Bool = true) {
             self.clockRate = clockRate
             self.resamplerQuality = resamplerQuality
+            self.connectsCallsToAudioDevice = connectsCallsToAudioDevice
         }
 
         /// The bridge at 8 kHz: PCMU/PCMA calls are never resampled. For servers and bots.
