@@ -78,6 +78,7 @@ bench: deps peers
 	$(BENCH) idle --seconds 10
 	$(BENCH) soak --calls 1000
 	$(BENCH) load --rate 20 --seconds 10 --hold-ms 1000 --repeat 3 --overload --overload-seconds 10
+	$(BENCH) media --calls 100 --opus-calls 10 --seconds 8 --pin
 
 clean:
 	rm -rf .build

@@ -26,29 +26,35 @@ enum MediaBenchmark {
         }
     }
 
-    /// One media configuration, as the same flags for both servers.
+    /// One media configuration, as the same flags for both servers; `pjsua` nil measures the
+    /// Swift side alone.
     struct Setting {
         var name: String
         var codec: Codec
         var softphone: [String]
-        var pjsua: [String]
+        var pjsua: [String]?
+
+        var sides: [LoadBenchmark.Side] { pjsua == nil ? [.swift] : LoadBenchmark.Side.allCases }
     }
 
+    /// The pjsua app under `--auto-play` links each call to the player only, never to the (null)
+    /// sound device: `--no-device-link` is the same wiring for softphone, so every compared row
+    /// has it. One more row shows what softphone's default wiring (calls linked to slot 0 both
+    /// ways, as a phone needs) costs on top.
     static let settings: [Setting] = [
-        Setting(name: "pcmu_16k_high", codec: .pcmu, softphone: [], pjsua: []),
-        Setting(name: "pcmu_16k_fast", codec: .pcmu, softphone: ["--resampler", "fast"], pjsua: ["--quality=2"]),
-        Setting(name: "pcmu_8k", codec: .pcmu, softphone: ["--clock-rate", "8000"], pjsua: ["--clock-rate=8000"]),
-        // A bot's configuration: the pjsua app under --auto-play links calls to the player only,
-        // never to the (null) sound device, which is what --no-device-link does for softphone.
-        Setting(name: "pcmu_8k_bot", codec: .pcmu, softphone: ["--clock-rate", "8000", "--no-device-link"], pjsua: ["--clock-rate=8000"]),
-        Setting(name: "opus_16k_high", codec: .opus, softphone: [], pjsua: []),
-        Setting(name: "opus_16k_fast", codec: .opus, softphone: ["--resampler", "fast"], pjsua: ["--quality=2"]),
+        Setting(name: "pcmu_16k_high", codec: .pcmu, softphone: ["--no-device-link"], pjsua: []),
+        Setting(name: "pcmu_16k_high_device_linked", codec: .pcmu, softphone: [], pjsua: nil),
+        Setting(name: "pcmu_16k_fast", codec: .pcmu, softphone: ["--no-device-link", "--resampler", "fast"], pjsua: ["--quality=2"]),
+        // The bot's configuration (MediaSettings.bot).
+        Setting(name: "pcmu_8k", codec: .pcmu, softphone: ["--no-device-link", "--clock-rate", "8000"], pjsua: ["--clock-rate=8000"]),
+        Setting(name: "opus_16k_high", codec: .opus, softphone: ["--no-device-link"], pjsua: []),
+        Setting(name: "opus_16k_fast", codec: .opus, softphone: ["--no-device-link", "--resampler", "fast"], pjsua: ["--quality=2"]),
     ]
 
     struct Options {
         var calls = 100
         /// Opus costs far more per call: fewer calls keep one core from saturating.
-        var opusCalls = 20
+        var opusCalls = 10
         var seconds = 8
         var repetitions = 1
     }
@@ -82,7 +88,7 @@ enum MediaBenchmark {
             let calls = setting.codec == .opus ? options.opusCalls : options.calls
             var samples: [LoadBenchmark.Side: [Sample]] = [:]
             for repetition in 1...options.repetitions {
-                for side in LoadBenchmark.Side.allCases {
+                for side in setting.sides {
                     let sample = try await measure(side, setting, calls: calls, seconds: options.seconds, tone: tone)
                     samples[side, default: []].append(sample)
                     if !sample.complete { allComplete = false }
@@ -93,7 +99,7 @@ enum MediaBenchmark {
                 }
             }
             var line: [String] = []
-            for side in LoadBenchmark.Side.allCases {
+            for side in setting.sides {
                 let runs = samples[side] ?? []
                 let key = "\(setting.name)_\(side.rawValue)"
                 let cpu = LoadBenchmark.median(runs.map(\.cpuMillisecondsPerCallSecond))
@@ -168,12 +174,18 @@ enum MediaBenchmark {
                              "--max-calls=\(calls + 8)", "--log-level=0", "--app-log-level=0", "--no-vad", "--thread-cnt=1",
                              "--play-file=\(tone)", "--auto-play",
                              // No console: with stdin closed the app would quit at once.
-                             "--use-cli", "--no-cli-console", "--cli-telnet-port=0"] + setting.pjsua
+                             "--use-cli", "--no-cli-console", "--cli-telnet-port=0"] + (setting.pjsua ?? [])
             let (executable, pinned) = try CPUPinning.command("pjsua", arguments, cpu: CPUPinning.serverCPU)
             let child = try ChildProcess(executable, pinned, name: "pjsua-app")
-            // The pjsua app has no "ready" line at log level 0; give it a moment to bind.
-            try await Task.sleep(for: .milliseconds(700))
-            if child.exited != nil { throw BenchError("the pjsua app exited:\n\(child.output.suffix(2000))") }
+            // The pjsua app has no "ready" line at log level 0: wait until its SIP port is bound
+            // (a fixed pause was too short on a loaded machine: the first calls failed).
+            let deadline = ContinuousClock.now.advanced(by: .seconds(15))
+            while !udpPortIsBound(port), child.exited == nil, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            if child.exited != nil || !udpPortIsBound(port) { throw BenchError("the pjsua app did not start:\n\(child.output.suffix(2000))") }
+            // Its media and the player are set up in the same start-up step, just after.
+            try await Task.sleep(for: .milliseconds(300))
             return child
         }
     }
@@ -192,8 +204,19 @@ enum MediaBenchmark {
         defer { sipp.stop() }
         try await during()
         let status = try await sipp.waitForExit(timeout: .seconds(budget + 30))
-        if status != 0 { progress("sipp exited with \(status):\n\(sipp.output.suffix(1200))") }
+        if status != 0 {
+            // The message table of sipp's last scenario screen says which step failed.
+            let table = sipp.output.split(separator: "\n").filter { $0.contains("---->") || $0.contains("<----") || $0.contains("Pause") }
+            progress("sipp exited with \(status) (\(calls) calls):\n" + table.suffix(8).joined(separator: "\n"))
+        }
         return status == 0
+    }
+
+    /// Whether some process has a UDP socket bound to 127.0.0.1:`port` (from /proc/net/udp, where
+    /// the local address reads `0100007F:PORT` in hex), without binding it ourselves.
+    static func udpPortIsBound(_ port: Int) -> Bool {
+        guard let table = readText("/proc/net/udp") else { return false }
+        return table.contains(" 0100007F:" + String(format: "%04X", port) + " ")
     }
 
     /// VmRSS and VmHWM of a process in kB, from /proc/<pid>/status.

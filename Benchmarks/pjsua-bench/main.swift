@@ -22,8 +22,9 @@ usage: pjsua-bench <hop|events|setup|load|media|idle|soak> [options]
   media  [--calls N] [--opus-calls N] [--seconds T] [--repeat N] [--pin]
                                    N concurrent calls from sipp (RTP echoed back) against softphone
                                    answer --play and the pjsua app --auto-play at the same media
-                                   settings (16 kHz high/fast, 8 kHz; PCMU and Opus), interleaved:
-                                   ms CPU per call-second and kB of memory per concurrent call
+                                   settings (16 kHz high/fast, 8 kHz; PCMU, and Opus with fewer
+                                   calls), interleaved: ms CPU per call-second and kB of memory
+                                   per concurrent call (VmHWM growth from 2 calls to N)
   idle   [--seconds N]             CPU of a started engine with one registered account
   soak   [--calls N]               RSS and file descriptors before/after N self-calls
 """
@@ -54,7 +55,7 @@ do {
                                           overloadSeconds: option("overload-seconds", default: 5),
                                           rateLimit: !arguments.contains("--no-rate-limit")))
     case "media":
-        try await MediaBenchmark.run(.init(calls: max(3, option("calls", default: 100)), opusCalls: max(3, option("opus-calls", default: 20)),
+        try await MediaBenchmark.run(.init(calls: max(3, option("calls", default: 100)), opusCalls: max(3, option("opus-calls", default: 10)),
                                            seconds: option("seconds", default: 8), repetitions: option("repeat", default: 1)))
     case "idle": try await IdleBenchmark.run(seconds: option("seconds", default: 10))
     case "soak": try await SoakBenchmark.run(calls: option("calls", default: 1000))

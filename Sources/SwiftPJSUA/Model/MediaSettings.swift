@@ -27,7 +27,7 @@ extension PJSUA {
         /// default: a phone's calls are heard on its device.
         ///
         /// Off for a server or bot that talks to calls only through players, recorders, frames
-        /// (``PJSUA/receiveAudio(from:format:)``) or conferences. The bridge then reads a call's
+        /// (``PJSUA/receiveAudio(from:format:bufferedFrames:)``) or conferences. The bridge then reads a call's
         /// received audio only while something listens to it, and mixes nothing into slot 0:
         /// without a device that slot is a sink, yet wired calls are decoded (and resampled, at
         /// a bridge rate other than the codec's) into it every 20 ms. ``PJSUA/setMuted(_:_:)``
@@ -43,6 +43,12 @@ extension PJSUA {
 
         /// The bridge at 8 kHz: PCMU/PCMA calls are never resampled. For servers and bots.
         public static let telephony = MediaSettings(clockRate: 8000, resamplerQuality: .fast)
+
+        /// ``telephony`` with calls left unlinked from the sound device's slot
+        /// (``connectsCallsToAudioDevice`` off): for a bot or server that talks to its calls only
+        /// through players, recorders, frames or conferences and never opens a device. The
+        /// cheapest setting for PCMU/PCMA calls (see the README's "Media cost at scale").
+        public static let bot = MediaSettings(clockRate: 8000, resamplerQuality: .fast, connectsCallsToAudioDevice: false)
 
         /// The clock rates the bridge may run at.
         public static let clockRates = [8000, 16000, 32000, 48000]
