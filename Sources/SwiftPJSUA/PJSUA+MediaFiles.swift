@@ -79,11 +79,12 @@ extension PJSUA {
     public func disconnect(_ player: Player, from call: Call) throws {
         let port = try playerPort(player)
         let callPort = try audioPort(of: call)
-        guard try listeners(of: port).contains(callPort) else { return }
         try check(pjsua_conf_disconnect(port, callPort), "cannot disconnect \(player) from \(call)")
     }
 
-    /// The calls a player feeds now (`pjsua_conf_get_port_info` of the player's port).
+    /// The calls a player feeds (`pjsua_conf_get_port_info` of the player's port). The bridge
+    /// applies connections and disconnections at its next clock tick (pjmedia 2.14 and later
+    /// queue them), so a change shows here up to one frame (20 ms) after the call that made it.
     public func calls(fedBy player: Player) throws -> Set<Call> {
         let ports = Set(try listeners(of: try playerPort(player)))
         var fed: Set<Call> = []
