@@ -49,6 +49,8 @@ enum MediaBenchmark {
         Setting(name: "pcmu_8k", codec: .pcmu, softphone: ["--no-device-link", "--clock-rate", "8000"], pjsua: ["--clock-rate=8000"]),
         Setting(name: "opus_16k_high", codec: .opus, softphone: ["--no-device-link"], pjsua: []),
         Setting(name: "opus_16k_fast", codec: .opus, softphone: ["--no-device-link", "--resampler", "fast"], pjsua: ["--quality=2"]),
+        // Opus at the bridge's rate: no resampling (the pjsua app has no flag for it).
+        Setting(name: "opus_16k_opus16k", codec: .opus, softphone: ["--no-device-link", "--opus-rate", "16000"], pjsua: nil),
     ]
 
     struct Options {

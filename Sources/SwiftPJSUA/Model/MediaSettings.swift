@@ -1,3 +1,4 @@
+import CPJSUASupport
 import PJSIP
 
 extension PJSUA {
@@ -34,11 +35,24 @@ extension PJSUA {
         /// has nothing to cut then (it acts on the slot 0 links).
         public var connectsCallsToAudioDevice: Bool
 
+        /// The Opus codec's internal sample rate in Hz (8000, 12000, 16000, 24000 or 48000); nil
+        /// keeps pjmedia's 48000. pjmedia's Opus port runs at this rate, so at 48000 every Opus
+        /// call on a 16 kHz bridge is resampled 48 <-> 16 kHz both ways, which costs more than
+        /// the codec (see the README's "Media cost at scale"); the bridge's rate here removes
+        /// that resampling and bounds the audio band to what the bridge carries anyway. The SDP
+        /// still says `opus/48000/2` (RFC 7587); `maxplaybackrate` tells the far end. Builds
+        /// without Opus (the iOS binary) refuse a rate with ``PJSUAError/Code/unsupported``.
+        ///
+        /// Drives `pjmedia_codec_opus_set_default_param()`.
+        public var opusSampleRate: Int?
+
         /// Creates media settings; the defaults are pjsua's.
-        public init(clockRate: Int = 16000, resamplerQuality: ResamplerQuality = .high, connectsCallsToAudioDevice: Bool = true) {
+        public init(clockRate: Int = 16000, resamplerQuality: ResamplerQuality = .high, connectsCallsToAudioDevice: Bool = true,
+                    opusSampleRate: Int? = nil) {
             self.clockRate = clockRate
             self.resamplerQuality = resamplerQuality
             self.connectsCallsToAudioDevice = connectsCallsToAudioDevice
+            self.opusSampleRate = opusSampleRate
         }
 
         /// The bridge at 8 kHz: PCMU/PCMA calls are never resampled. For servers and bots.
@@ -53,9 +67,24 @@ extension PJSUA {
         /// The clock rates the bridge may run at.
         public static let clockRates = [8000, 16000, 32000, 48000]
 
+        /// The sample rates Opus encodes at.
+        public static let opusSampleRates = [8000, 12000, 16000, 24000, 48000]
+
         func validate() throws(PJSUAError) {
             guard Self.clockRates.contains(clockRate) else {
                 throw PJSUAError(.invalidArgument, "media clock rate \(clockRate) Hz is not one of 8000, 16000, 32000, 48000")
+            }
+            if let opusSampleRate, !Self.opusSampleRates.contains(opusSampleRate) {
+                throw PJSUAError(.invalidArgument, "Opus sample rate \(opusSampleRate) Hz is not one of 8000, 12000, 16000, 24000, 48000")
+            }
+        }
+
+        /// Sets what lives in the codec manager (after pjsua_init, on the engine's thread).
+        func applyToCodecs() throws(PJSUAError) {
+            guard let opusSampleRate else { return }
+            let status = cpjsua_opus_set_sample_rate(UInt32(opusSampleRate))
+            guard status == pjSuccess else {
+                throw PJSUAError(status: status, operation: "cannot set the Opus sample rate to \(opusSampleRate) Hz", as: .unsupported)
             }
         }
 

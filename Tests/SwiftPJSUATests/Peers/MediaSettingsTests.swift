@@ -63,4 +63,33 @@ struct MediaSettingsTests {
             try await phone.hangup(call)
         }
     }
+
+    @Test(arguments: [0, 11025, 44100, 96000])
+    func anOpusSampleRateOpusCannotEncodeAtIsRefusedAtStart(rate: Int) async throws {
+        await EngineTurns.shared.acquire()
+        defer { Task { await EngineTurns.shared.release() } }
+        var configuration = PJSUA.Configuration(port: 0, bindAddress: "127.0.0.1", audioDevice: .null)
+        configuration.media.opusSampleRate = rate
+        let error = await startError(PJSUA(), configuration)
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.message.contains("Opus sample rate") == true, "\(String(describing: error))")
+    }
+
+    /// `opusSampleRate`: both ends run Opus at 16 kHz inside (this engine through the setting,
+    /// the child through `--opus-rate`); the call's codec reports that rate and the child's tone
+    /// arrives at its frequency.
+    @Test func opusRunsAtTheConfiguredSampleRateAndAToneCrossesIt() async throws {
+        var configuration = PJSUA.Configuration(port: 0, bindAddress: "127.0.0.1", audioDevice: .null)
+        configuration.media.opusSampleRate = 16000
+        try await withEngine(configuration) { phone, _, log in
+            let (child, call) = try await callSoftphonePlayingTone(phone, log, ["--codecs", "opus", "--opus-rate", "16000"],
+                                                                   name: "softphone-opus-rate")
+            defer { child.stop() }
+            #expect(try await phone.quality(of: call).codec.lowercased() == "opus/16000")
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            #expect(try await hearsTone(phone, call, at: directory + "/heard.wav"))
+            try await phone.hangup(call)
+        }
+    }
 }
