@@ -6,17 +6,34 @@ extension PJSUA {
     /// codec runs at another rate. These settings decide most of a call's media CPU and memory.
     ///
     /// Every call's audio passes through pjsua's conference bridge. A call whose codec's clock
-    /// rate differs from the bridge's is resampled both ways, every 20 ms, for the whole call.
-    /// Measured on this project's Linux build (libsamplerate, 100 concurrent PCMU calls, see the
-    /// README's performance section): the bridge at 16 kHz with ``ResamplerQuality/high`` costs
-    /// about 30 ms of CPU and 1 MB of memory per call-second and call; ``ResamplerQuality/fast``
-    /// about 6 ms; the bridge at 8 kHz (no resampling for PCMU/PCMA) under 1 ms and about
-    /// 0.16 MB per call.
+    /// rate differs from the bridge's gets two resamplers (one each way) that run every 20 ms for
+    /// the whole call. Measured on this project's Linux build (libsamplerate; `pjsua-bench media`:
+    /// 100 concurrent PCMU calls with RTP both ways and a WAV played into each, the same figures
+    /// for `softphone answer` and the pjsua app; see the README's "Media cost at scale"):
+    ///
+    /// | bridge | CPU per call-second | memory per call |
+    /// |---|---|---|
+    /// | 16 kHz, ``ResamplerQuality/high`` (the default) | ~9.5 ms | ~1,020 kB |
+    /// | 16 kHz, ``ResamplerQuality/fast`` | ~2.3 ms | ~280 kB |
+    /// | 8 kHz (``telephony``) | ~0.7 ms | ~155 kB |
+    ///
+    /// At 16 kHz and high quality, 880 kB of a call's memory are its two libsamplerate states
+    /// (`src_new` under `pjmedia_conf_add_port`, measured with massif on the pjsua app); at 8 kHz
+    /// what is left is the SIP dialog and SDP copies, the RTP transport's buffers, the stream and
+    /// its jitter buffer (8 kB): no single knob gives back more. Opus runs at 48 kHz inside
+    /// unless ``opusSampleRate`` says otherwise, so on a 16 kHz bridge it is resampled from 48
+    /// kHz: ~50 ms per call-second at high quality, ~20 ms at fast.
     ///
     /// - The default (16 kHz, ``ResamplerQuality/high``, pjsua's own) suits phones: wideband
     ///   codecs (Opus, G.722) keep their bandwidth and a phone has one or two calls.
     /// - ``telephony`` (8 kHz) suits servers and bots whose calls are PCMU/PCMA (most trunks
     ///   and PBXs): nothing is resampled. Wideband calls are then narrowed to 4 kHz of audio.
+    /// - A server for wideband calls: 16 kHz, ``ResamplerQuality/fast`` and ``opusSampleRate``
+    ///   16000.
+    ///
+    /// To play one prompt into many calls, share one player (``PJSUA/makePlayer(_:loop:)``,
+    /// ``PJSUA/connect(_:to:)``): a player whose file's rate differs from the bridge's has its
+    /// own pair of resamplers too.
     public struct MediaSettings: Sendable, Hashable {
         /// The bridge's clock rate in Hz: 8000, 16000, 32000 or 48000. 16000 by default.
         public var clockRate: Int
