@@ -7,15 +7,17 @@ import Testing
 /// the rate asked for, and a call's audio still arrives whole at every rate and quality.
 @Suite("Media settings: bridge clock rate and resampler", .serialized)
 struct MediaSettingsTests {
-    @Test(arguments: [0, 11025, 44100, 96000])
-    func aClockRateTheBridgeCannotRunAtIsRefusedAtStart(rate: Int) async throws {
+    /// A bridge rate or Opus rate PJSIP cannot run at is refused at start, naming the setting.
+    @Test(arguments: [0, 11025, 44100, 96000].map { (PJSUA.MediaSettings(clockRate: $0), "clock rate") }
+        + [0, 11025, 44100, 96000].map { (PJSUA.MediaSettings(opusSampleRate: $0), "Opus sample rate") })
+    func aRateTheBridgeOrOpusCannotRunAtIsRefusedAtStart(media: PJSUA.MediaSettings, setting: String) async throws {
         await EngineTurns.shared.acquire()
         defer { Task { await EngineTurns.shared.release() } }
         var configuration = PJSUA.Configuration(port: 0, bindAddress: "127.0.0.1", audioDevice: .null)
-        configuration.media.clockRate = rate
+        configuration.media = media
         let error = await startError(PJSUA(), configuration)
         #expect(error?.code == .invalidArgument)
-        #expect(error?.message.contains("clock rate") == true, "\(String(describing: error))")
+        #expect(error?.message.contains(setting) == true, "\(String(describing: error))")
     }
 
     /// Both ends of a PCMU call at the settings under test (this engine through
@@ -40,17 +42,6 @@ struct MediaSettingsTests {
             #expect(try await hearsTone(phone, call, at: directory + "/heard.wav"), "\(media)")
             try await phone.hangup(call)
         }
-    }
-
-    @Test(arguments: [0, 11025, 44100, 96000])
-    func anOpusSampleRateOpusCannotEncodeAtIsRefusedAtStart(rate: Int) async throws {
-        await EngineTurns.shared.acquire()
-        defer { Task { await EngineTurns.shared.release() } }
-        var configuration = PJSUA.Configuration(port: 0, bindAddress: "127.0.0.1", audioDevice: .null)
-        configuration.media.opusSampleRate = rate
-        let error = await startError(PJSUA(), configuration)
-        #expect(error?.code == .invalidArgument)
-        #expect(error?.message.contains("Opus sample rate") == true, "\(String(describing: error))")
     }
 
     /// `opusSampleRate`: both ends run Opus at 16 kHz inside (this engine through the setting,
