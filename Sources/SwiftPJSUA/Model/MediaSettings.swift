@@ -28,8 +28,10 @@ extension PJSUA {
     ///   codecs (Opus, G.722) keep their bandwidth and a phone has one or two calls.
     /// - ``telephony`` (8 kHz) suits servers and bots whose calls are PCMU/PCMA (most trunks
     ///   and PBXs): nothing is resampled. Wideband calls are then narrowed to 4 kHz of audio.
-    /// - A server for wideband calls: 16 kHz, ``ResamplerQuality/fast`` and ``opusSampleRate``
-    ///   16000.
+    /// - ``bot``: ``telephony`` with calls unlinked from the sound device's slot
+    ///   (``connectsCallsToAudioDevice`` off), for a process that never opens a device.
+    /// - A server for wideband calls: 16 kHz, ``ResamplerQuality/fast``, ``opusSampleRate``
+    ///   16000 and ``connectsCallsToAudioDevice`` off.
     ///
     /// To play one prompt into many calls, share one player (``PJSUA/makePlayer(_:loop:)``,
     /// ``PJSUA/connect(_:to:)``): a player whose file's rate differs from the bridge's has its
@@ -39,6 +41,18 @@ extension PJSUA {
         public var clockRate: Int
         /// How calls at another clock rate are resampled; ``ResamplerQuality/high`` by default.
         public var resamplerQuality: ResamplerQuality
+
+        /// Whether each call's audio is connected both ways to the bridge's slot 0 (the sound
+        /// device; the null device or nothing when there is none) once it is active. On by
+        /// default: a phone's calls are heard on its device.
+        ///
+        /// Off for a server or bot that talks to calls only through players, recorders, frames
+        /// (``PJSUA/receiveAudio(from:format:bufferedFrames:)``) or conferences. The bridge then reads a call's
+        /// received audio only while something listens to it, and mixes nothing into slot 0:
+        /// without a device that slot is a sink, yet wired calls are decoded (and resampled, at
+        /// a bridge rate other than the codec's) into it every 20 ms. ``PJSUA/setMuted(_:_:)``
+        /// has nothing to cut then (it acts on the slot 0 links).
+        public var connectsCallsToAudioDevice: Bool
 
         /// The Opus codec's internal sample rate in Hz (8000, 12000, 16000, 24000 or 48000); nil
         /// keeps pjmedia's 48000. pjmedia's Opus port runs at this rate, so at 48000 every Opus
@@ -52,14 +66,22 @@ extension PJSUA {
         public var opusSampleRate: Int?
 
         /// Creates media settings; the defaults are pjsua's.
-        public init(clockRate: Int = 16000, resamplerQuality: ResamplerQuality = .high, opusSampleRate: Int? = nil) {
+        public init(clockRate: Int = 16000, resamplerQuality: ResamplerQuality = .high, connectsCallsToAudioDevice: Bool = true,
+                    opusSampleRate: Int? = nil) {
             self.clockRate = clockRate
             self.resamplerQuality = resamplerQuality
+            self.connectsCallsToAudioDevice = connectsCallsToAudioDevice
             self.opusSampleRate = opusSampleRate
         }
 
         /// The bridge at 8 kHz: PCMU/PCMA calls are never resampled. For servers and bots.
         public static let telephony = MediaSettings(clockRate: 8000, resamplerQuality: .fast)
+
+        /// ``telephony`` with calls left unlinked from the sound device's slot
+        /// (``connectsCallsToAudioDevice`` off): for a bot or server that talks to its calls only
+        /// through players, recorders, frames or conferences and never opens a device. The
+        /// cheapest setting for PCMU/PCMA calls (see the README's "Media cost at scale").
+        public static let bot = MediaSettings(clockRate: 8000, resamplerQuality: .fast, connectsCallsToAudioDevice: false)
 
         /// The clock rates the bridge may run at.
         public static let clockRates = [8000, 16000, 32000, 48000]

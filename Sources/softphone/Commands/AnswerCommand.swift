@@ -7,7 +7,7 @@ enum AnswerCommand {
     usage: softphone answer [--listen <udp|tcp|tls>:<host>:<port>] [--auto-answer CODE] [--answer-after MS] [--max-cps R]
                             [--max-calls N] [--exit-after N] [--hangup-after SECONDS] [--play FILE.wav] [--record-dir DIR]
                             [--codecs opus,PCMU] [--stats-interval S] [--detect-inband] [--echo MS]
-                            [--clock-rate HZ] [--resampler fast|medium|high] [--opus-rate HZ]
+                            [--clock-rate HZ] [--resampler fast|medium|high] [--no-device-link] [--opus-rate HZ]
                             [--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR] [--json | --quiet]
                             [--stun HOST[:PORT],...] [--ice] [--turn HOST[:PORT] --turn-user U --turn-password-env VAR]
                             [--header 'Name: value']... [--accept-transfer | --refuse-transfer]
@@ -27,6 +27,9 @@ enum AnswerCommand {
       as for `softphone call`. --echo MS sends each caller's audio back to them MS milliseconds
       later (0...10000; an echo bot, built on the frames API). --clock-rate and --resampler as for
       `softphone call` (--clock-rate 8000: no resampling of PCMU/PCMA calls, for servers and bots).
+      --no-device-link leaves calls unconnected to the sound device's bridge slot: the bridge then
+      decodes a caller's audio only for what listens to it (--record-dir, --echo, --detect-inband),
+      not into a device this agent never opens (a bot: --clock-rate 8000 --no-device-link).
       --opus-rate HZ runs Opus at HZ inside (8000...48000; pjmedia's default 48000): at the bridge's
       rate an Opus call is not resampled (--clock-rate 16000 --opus-rate 16000).
     \(SecurityOptions.usage)

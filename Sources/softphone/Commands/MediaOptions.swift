@@ -4,11 +4,12 @@ import SwiftPJSUA
 /// per call every S seconds), `--redirect follow|report` and, where DTMF is sent,
 /// `--dtmf-method rfc4733|info|inband`; `--detect-inband` recognises DTMF tones in the audio;
 /// `--clock-rate HZ` and `--resampler fast|medium|high` set the conference bridge (see
-/// `PJSUA.MediaSettings`); `--opus-rate HZ` sets Opus's internal sample rate
-/// (`MediaSettings.opusSampleRate`).
+/// `PJSUA.MediaSettings`); `--no-device-link` leaves calls unconnected to the sound device's
+/// bridge slot (`MediaSettings.connectsCallsToAudioDevice`); `--opus-rate HZ` sets Opus's internal
+/// sample rate (`MediaSettings.opusSampleRate`).
 struct MediaOptions {
     static let valued: Set<String> = ["codecs", "stats-interval", "redirect", "dtmf-method", "clock-rate", "resampler", "opus-rate"]
-    static let flags: Set<String> = ["detect-inband"]
+    static let flags: Set<String> = ["detect-inband", "no-device-link"]
 
     var codecs: [String]?
     var statisticsInterval: Duration?
@@ -19,6 +20,7 @@ struct MediaOptions {
 
     init(_ arguments: Arguments) throws(UsageError) {
         detectInband = arguments.has("detect-inband")
+        media.connectsCallsToAudioDevice = !arguments.has("no-device-link")
         if let list = arguments.string("codecs") {
             let ids = list.split(separator: ",").map { String($0) }
             guard !ids.isEmpty, ids.allSatisfy({ !$0.isEmpty && $0.count <= 64 }) else {

@@ -44,6 +44,28 @@ struct MediaSettingsTests {
         }
     }
 
+    /// `connectsCallsToAudioDevice`: on (the default), a call's bridge port and slot 0 are linked
+    /// both ways; off, neither way, and the far end's tone still reaches what listens to the
+    /// call (a recorder).
+    @Test(arguments: [true, false])
+    func callsAreLinkedToTheDeviceSlotOnlyWhenAsked(linked: Bool) async throws {
+        var configuration = PJSUA.Configuration(port: 0, bindAddress: "127.0.0.1", audioDevice: .null)
+        configuration.media = .telephony
+        configuration.media.connectsCallsToAudioDevice = linked
+        try await withEngine(configuration) { phone, _, log in
+            let (child, call) = try await callSoftphonePlayingTone(phone, log, ["--codecs", "PCMU"], name: "softphone-device-link")
+            defer { child.stop() }
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            #expect(try await hearsTone(phone, call, at: directory + "/heard.wav"))
+            // Read after the tone: the bridge applies links at its next tick, long past by now.
+            let port = try await phone.audioPort(of: call)
+            #expect(try await phone.listeners(of: 0).contains(port) == linked)
+            #expect(try await phone.listeners(of: port).contains(0) == linked)
+            try await phone.hangup(call)
+        }
+    }
+
     /// `opusSampleRate`: both ends run Opus at 16 kHz inside (this engine through the setting,
     /// the child through `--opus-rate`); the call's codec reports that rate and the child's tone
     /// arrives at its frequency.

@@ -85,7 +85,7 @@ struct SharedPlayerTests {
     /// it both carry the tone.
     @Test func softphoneAnswerPlaysIntoTwoConcurrentCalls() async throws {
         try await withEngine { phone, _, log in
-            let (child, first) = try await callSoftphonePlayingTone(phone, log, ["--clock-rate", "8000"],
+            let (child, first) = try await callSoftphonePlayingTone(phone, log, ["--no-device-link", "--clock-rate", "8000"],
                                                                      name: "softphone-shared-player")
             defer { child.stop() }
             let port = try #require(jsonLines(child.output).first { $0["event"] as? String == "listening" }?["port"] as? Int)
