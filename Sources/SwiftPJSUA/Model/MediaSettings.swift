@@ -9,7 +9,8 @@ extension PJSUA {
     /// rate differs from the bridge's gets two resamplers (one each way) that run every 20 ms for
     /// the whole call. Measured on this project's Linux build (libsamplerate; `pjsua-bench media`:
     /// 100 concurrent PCMU calls with RTP both ways and a WAV played into each, the same figures
-    /// for `softphone answer` and the pjsua app; see the README's "Media cost at scale"):
+    /// for `softphone answer` and the pjsua app with calls linked to the player only; see the
+    /// README's "Media cost at scale"):
     ///
     /// | bridge | CPU per call-second | memory per call |
     /// |---|---|---|
@@ -22,7 +23,8 @@ extension PJSUA {
     /// what is left is the SIP dialog and SDP copies, the RTP transport's buffers, the stream and
     /// its jitter buffer (8 kB): no single knob gives back more. Opus runs at 48 kHz inside
     /// unless ``opusSampleRate`` says otherwise, so on a 16 kHz bridge it is resampled from 48
-    /// kHz: ~50 ms per call-second at high quality, ~20 ms at fast.
+    /// kHz: ~50 ms per call-second at high quality, ~20 ms at fast; at 16 kHz inside, 14 ms.
+    /// Calls linked to slot 0 (``connectsCallsToAudioDevice``, the default) cost up to 1.7x that.
     ///
     /// - The default (16 kHz, ``ResamplerQuality/high``, pjsua's own) suits phones: wideband
     ///   codecs (Opus, G.722) keep their bandwidth and a phone has one or two calls.
