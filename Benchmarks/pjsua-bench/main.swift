@@ -6,7 +6,7 @@ import Foundation
 /// pjsua-bench: speed and memory of the Swift engine against baselines measured in the same run.
 /// Each subcommand prints human-readable lines and, last, one JSON object.
 let usage = """
-usage: pjsua-bench <hop|events|setup|load|idle|soak|frames> [options]
+usage: pjsua-bench <hop|events|setup|load|media|idle|soak|frames> [options]
   hop    [--iterations N]          awaited engine round trip vs default actor vs DispatchQueue
   events [--iterations N]          callback -> for-await consumer latency, 1 and 4 subscribers
   setup  [--calls N]               self-call cycles, Swift engine vs the same loop in C
@@ -20,6 +20,12 @@ usage: pjsua-bench <hop|events|setup|load|idle|soak|frames> [options]
                                    admission control (--max-cps its maximum) if softphone has it;
                                    --pin: the server on CPU 0, sipp on CPU 1 (taskset);
                                    --clock-rate: both servers' audio bridge rate (8000: no resampling)
+  media  [--calls N] [--opus-calls N] [--seconds T] [--repeat N] [--pin]
+                                   N concurrent calls from sipp (RTP echoed back) against softphone
+                                   answer --play and the pjsua app --auto-play at the same media
+                                   settings (16 kHz high/fast, 8 kHz; PCMU, and Opus with fewer
+                                   calls), interleaved: ms CPU per call-second and kB of memory
+                                   per concurrent call (VmHWM growth from 2 calls to N)
   idle   [--seconds N]             CPU of a started engine with one registered account
   soak   [--calls N]               RSS and file descriptors before/after N self-calls
   frames [--calls N] [--seconds T] [--clock-rate HZ] [--resampler fast|medium|high] [--frame-rate HZ]
@@ -61,6 +67,9 @@ do {
                                           overloadSeconds: option("overload-seconds", default: 5),
                                           rateLimit: !arguments.contains("--no-rate-limit"),
                                           clockRate: arguments.contains("--clock-rate") ? option("clock-rate", default: 16000) : nil))
+    case "media":
+        try await MediaBenchmark.run(.init(calls: max(3, option("calls", default: 100)), opusCalls: max(3, option("opus-calls", default: 10)),
+                                           seconds: option("seconds", default: 8), repetitions: option("repeat", default: 1)))
     case "idle": try await IdleBenchmark.run(seconds: option("seconds", default: 10))
     case "soak": try await SoakBenchmark.run(calls: option("calls", default: 1000))
     case "frames":

@@ -20,6 +20,7 @@ extension PJSUA {
         MediaCallbacks.activate(redirectPolicy: configuration.redirectPolicy)
         InbandDTMF.activate(configuration.detectsInbandDTMF)
         try preferCodecs(configuration.preferredCodecs)
+        try configuration.media.applyToCodecs()
         startStatistics(every: configuration.statisticsInterval)
     }
 

@@ -70,11 +70,7 @@ extension PJSUA {
     func hears(_ listener: Call, _ speaker: Call) throws(PJSUAError) -> Bool {
         let from = try audioPort(of: speaker)
         let to = try audioPort(of: listener)
-        var info = pjsua_conf_port_info()
-        try check(pjsua_conf_get_port_info(from, &info), "pjsua_conf_get_port_info")
-        return withUnsafeBytes(of: info.listeners) { raw in
-            raw.bindMemory(to: pjsua_conf_port_id.self).prefix(Int(info.listener_cnt)).contains(to)
-        }
+        return try listeners(of: from).contains(to)
     }
 }
 

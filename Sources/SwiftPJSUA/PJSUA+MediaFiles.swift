@@ -2,7 +2,9 @@ import Foundation
 import PJSIP
 
 extension PJSUA {
-    /// Plays a WAV file (16-bit PCM) into a call; the remote party hears it.
+    /// Plays a WAV file (16-bit PCM) into a call; the remote party hears it. The player is the
+    /// call's own: the file starts from its beginning. To play one file into many calls, make
+    /// one player with ``makePlayer(_:loop:)`` and ``connect(_:to:)`` it to each call.
     ///
     /// Drives `pjsua_player_create()` and `pjsua_conf_connect()`.
     /// - Parameters:
@@ -11,6 +13,32 @@ extension PJSUA {
     ///   - loop: whether to start over at the end (otherwise the player goes silent).
     public func play(_ path: String, into call: Call, loop: Bool = false) throws -> Player {
         let callPort = try audioPort(of: call)
+        let player = try makePlayer(path, loop: loop)
+        do {
+            try check(pjsua_conf_connect(pjsua_player_get_conf_port(player.id), callPort), "cannot connect player to \(call)")
+        } catch {
+            try? stop(player)
+            throw error
+        }
+        return player
+    }
+
+    /// Opens a WAV file (16-bit PCM) as a player on the conference bridge, connected to nothing
+    /// yet: ``connect(_:to:)`` feeds it into calls. One player shared by many calls (a bot's
+    /// prompt or hold music) costs one file reader, one buffer and, when the file's rate differs
+    /// from the bridge's, one resampler, where a player per call costs that per call (and pjsua
+    /// holds at most `PJSUA_MAX_PLAYERS` players: 64 in this project's Linux build). Every
+    /// connected call hears the same position in the file. ``stop(_:)`` closes it.
+    ///
+    /// Drives `pjsua_player_create()`.
+    /// - Parameters:
+    ///   - path: the WAV file.
+    ///   - loop: whether to start over at the end (otherwise the player goes silent); on by
+    ///     default, as a shared player usually plays for as long as calls come.
+    /// - Throws: ``PJSUAError/Code/file`` for a path that cannot be read or is not a WAV file
+    ///   pjmedia can play, or when pjsua has no player slot left.
+    public func makePlayer(_ path: String, loop: Bool = true) throws -> Player {
+        try requireRunning()
         try Self.checkPath(path)
         guard FileManager.default.isReadableFile(atPath: path) else {
             throw PJSUAError(.file, "cannot read WAV file \(Validation.quoted(path))")
@@ -24,15 +52,64 @@ extension PJSUA {
                 throw PJSUAError(status: status, operation: "cannot play \(Validation.quoted(path))", as: .file)
             }
         }
-        do {
-            try check(pjsua_conf_connect(pjsua_player_get_conf_port(id), callPort), "cannot connect player to \(call)")
-        } catch {
-            pjsua_player_destroy(id)
-            throw error
-        }
         let token = HandleToken.next()
         players[id] = token
         return Player(id: id, token: token)
+    }
+
+    /// Feeds a player into a call: the remote party hears it, from wherever the player is in
+    /// its file. Connecting a player to a call it already feeds does nothing. The connection
+    /// ends with the call, with ``disconnect(_:from:)`` or when the player is stopped; a call
+    /// whose media is renegotiated (hold, re-INVITE) may get a new bridge port, so connect
+    /// again when ``Event/callMedia(_:_:_:)`` reports its audio active.
+    ///
+    /// Drives `pjsua_conf_connect()` from the player's port to the call's.
+    /// - Throws: ``PJSUAError/Code/staleHandle`` for a stopped player or an ended call,
+    ///   ``PJSUAError/Code/mediaNotActive`` for a call with no audio yet.
+    public func connect(_ player: Player, to call: Call) throws {
+        let port = try playerPort(player)
+        let callPort = try audioPort(of: call)
+        try check(pjsua_conf_connect(port, callPort), "cannot connect \(player) to \(call)")
+    }
+
+    /// Stops feeding a player into a call; the player keeps playing into its other calls.
+    /// Disconnecting a call the player does not feed does nothing.
+    ///
+    /// Drives `pjsua_conf_disconnect()`.
+    public func disconnect(_ player: Player, from call: Call) throws {
+        let port = try playerPort(player)
+        let callPort = try audioPort(of: call)
+        try check(pjsua_conf_disconnect(port, callPort), "cannot disconnect \(player) from \(call)")
+    }
+
+    /// The calls a player feeds (`pjsua_conf_get_port_info` of the player's port). The bridge
+    /// applies connections and disconnections at its next clock tick (pjmedia 2.14 and later
+    /// queue them), so a change shows here up to one frame (20 ms) after the call that made it.
+    public func calls(fedBy player: Player) throws -> Set<Call> {
+        let ports = Set(try listeners(of: try playerPort(player)))
+        var fed: Set<Call> = []
+        for call in try activeCalls() where (try? audioPort(of: call)).map(ports.contains) == true {
+            fed.insert(call)
+        }
+        return fed
+    }
+
+    /// A live player's conference slot.
+    private func playerPort(_ player: Player) throws(PJSUAError) -> pjsua_conf_port_id {
+        try requireRunning()
+        guard players[player.id] == player.token else {
+            throw PJSUAError(.staleHandle, "\(player) is not a live player")
+        }
+        return pjsua_player_get_conf_port(player.id)
+    }
+
+    /// The slots a conference slot transmits to.
+    func listeners(of port: pjsua_conf_port_id) throws(PJSUAError) -> [pjsua_conf_port_id] {
+        var info = pjsua_conf_port_info()
+        try check(pjsua_conf_get_port_info(port, &info), "pjsua_conf_get_port_info")
+        return withUnsafeBytes(of: info.listeners) { raw in
+            Array(raw.bindMemory(to: pjsua_conf_port_id.self).prefix(Int(info.listener_cnt)))
+        }
     }
 
     /// Stops a player and releases its file.

@@ -288,6 +288,7 @@ public actor PJSUA {
             pjsua_media_config_default(&media)
             media.no_vad = 1
             configuration.media.apply(to: &media)
+            AudioWiring.wiresCallsToSlotZero = configuration.media.connectsCallsToAudioDevice
             // RTP shares SIP's ioqueue and worker thread unless asked otherwise: pjmedia's own
             // worker polls every 10 ms even when idle (measured: half of an idle engine's CPU).
             media.has_ioqueue = configuration.dedicatedMediaThread ? 1 : 0

@@ -63,6 +63,13 @@ typedef struct cpjsua_admission_policy {
     int32_t retry_after_seconds;  /* the Retry-After value */
 } cpjsua_admission_policy;
 
+/* Sets the Opus codec's internal sample rate (8000, 12000, 16000, 24000 or 48000) for calls made
+ * from now on; returns a pj_status_t (PJ_ENOTSUP where the build has no Opus). After pjsua_init,
+ * on a thread PJLIB knows. */
+int32_t cpjsua_opus_set_sample_rate(unsigned rate);
+/* The Opus codec's internal sample rate now, or 0 where the build has no Opus. */
+unsigned cpjsua_opus_sample_rate(void);
+
 /* Registers the admission module with pjsua's endpoint (after pjsua_init, on a thread PJLIB
  * knows). Returns 0 or a pj_status_t. pjsua_destroy unregisters it. */
 int cpjsua_admission_install(void);

@@ -11,6 +11,10 @@ import PJSIP
 /// never interleave, and each wiring reads the call's media and its mute flag fresh, in one step:
 /// the microphone is never live while ``PJSUA/isMuted(_:)`` says true.
 enum AudioWiring {
+    /// Whether calls are wired to slot 0 at all (``PJSUA/MediaSettings/connectsCallsToAudioDevice``).
+    /// Set by `PJSUA.start` and read by ``rewire(_:)``, both on the executor thread only.
+    nonisolated(unsafe) static var wiresCallsToSlotZero = true
+
     /// Rewires `call` from its current media if it is still the call in its slot. Executor
     /// thread only.
     static func rewire(_ call: PJSUA.Call) {
@@ -19,11 +23,13 @@ enum AudioWiring {
         let muted = CallbackContext.isMuted(call)
         _ = withCallInfo(call.slot) { info in
             for slot in activeAudioSlots(info) {
-                pjsua_conf_connect(slot, 0)
-                if muted {
-                    pjsua_conf_disconnect(0, slot)
-                } else {
-                    pjsua_conf_connect(0, slot)
+                if wiresCallsToSlotZero {
+                    pjsua_conf_connect(slot, 0)
+                    if muted {
+                        pjsua_conf_disconnect(0, slot)
+                    } else {
+                        pjsua_conf_connect(0, slot)
+                    }
                 }
                 FrameTaps.wire(call, callSlot: slot)
             }

@@ -1,3 +1,4 @@
+import CPJSUASupport
 import PJSIP
 
 extension PJSUA {
@@ -5,17 +6,38 @@ extension PJSUA {
     /// codec runs at another rate. These settings decide most of a call's media CPU and memory.
     ///
     /// Every call's audio passes through pjsua's conference bridge. A call whose codec's clock
-    /// rate differs from the bridge's is resampled both ways, every 20 ms, for the whole call.
-    /// Measured on this project's Linux build (libsamplerate, 100 concurrent PCMU calls, see the
-    /// README's performance section): the bridge at 16 kHz with ``ResamplerQuality/high`` costs
-    /// about 30 ms of CPU and 1 MB of memory per call-second and call; ``ResamplerQuality/fast``
-    /// about 6 ms; the bridge at 8 kHz (no resampling for PCMU/PCMA) under 1 ms and about
-    /// 0.16 MB per call.
+    /// rate differs from the bridge's gets two resamplers (one each way) that run every 20 ms for
+    /// the whole call. Measured on this project's Linux build (libsamplerate; `pjsua-bench media`:
+    /// 100 concurrent PCMU calls with RTP both ways and a WAV played into each, the same figures
+    /// for `softphone answer` and the pjsua app with calls linked to the player only; see the
+    /// README's "Media cost at scale"):
+    ///
+    /// | bridge | CPU per call-second | memory per call |
+    /// |---|---|---|
+    /// | 16 kHz, ``ResamplerQuality/high`` (the default) | ~9.5 ms | ~1,020 kB |
+    /// | 16 kHz, ``ResamplerQuality/fast`` | ~2.3 ms | ~280 kB |
+    /// | 8 kHz (``telephony``) | ~0.7 ms | ~155 kB |
+    ///
+    /// At 16 kHz and high quality, 880 kB of a call's memory are its two libsamplerate states
+    /// (`src_new` under `pjmedia_conf_add_port`, measured with massif on the pjsua app); at 8 kHz
+    /// what is left is the SIP dialog and SDP copies, the RTP transport's buffers, the stream and
+    /// its jitter buffer (8 kB): no single knob gives back more. Opus runs at 48 kHz inside
+    /// unless ``opusSampleRate`` says otherwise, so on a 16 kHz bridge it is resampled from 48
+    /// kHz: ~50 ms per call-second at high quality, ~20 ms at fast; at 16 kHz inside, 14 ms.
+    /// Calls linked to slot 0 (``connectsCallsToAudioDevice``, the default) cost up to 1.7x that.
     ///
     /// - The default (16 kHz, ``ResamplerQuality/high``, pjsua's own) suits phones: wideband
     ///   codecs (Opus, G.722) keep their bandwidth and a phone has one or two calls.
     /// - ``telephony`` (8 kHz) suits servers and bots whose calls are PCMU/PCMA (most trunks
     ///   and PBXs): nothing is resampled. Wideband calls are then narrowed to 4 kHz of audio.
+    /// - ``bot``: ``telephony`` with calls unlinked from the sound device's slot
+    ///   (``connectsCallsToAudioDevice`` off), for a process that never opens a device.
+    /// - A server for wideband calls: 16 kHz, ``ResamplerQuality/fast``, ``opusSampleRate``
+    ///   16000 and ``connectsCallsToAudioDevice`` off.
+    ///
+    /// To play one prompt into many calls, share one player (``PJSUA/makePlayer(_:loop:)``,
+    /// ``PJSUA/connect(_:to:)``): a player whose file's rate differs from the bridge's has its
+    /// own pair of resamplers too.
     public struct MediaSettings: Sendable, Hashable {
         /// The bridge's clock rate in Hz: 8000, 16000, 32000 or 48000. 16000 by default.
         public var clockRate: Int
@@ -30,18 +52,53 @@ extension PJSUA {
         /// of dropping audio that arrives later than the bound. 40...5000.
         public var jitterBufferMaxMilliseconds: Int?
 
+        /// Whether each call's audio is connected both ways to the bridge's slot 0 (the sound
+        /// device; the null device or nothing when there is none) once it is active. On by
+        /// default: a phone's calls are heard on its device.
+        ///
+        /// Off for a server or bot that talks to calls only through players, recorders, frames
+        /// (``PJSUA/receiveAudio(from:format:bufferedFrames:)``) or conferences. The bridge then reads a call's
+        /// received audio only while something listens to it, and mixes nothing into slot 0:
+        /// without a device that slot is a sink, yet wired calls are decoded (and resampled, at
+        /// a bridge rate other than the codec's) into it every 20 ms. ``PJSUA/setMuted(_:_:)``
+        /// has nothing to cut then (it acts on the slot 0 links).
+        public var connectsCallsToAudioDevice: Bool
+
+        /// The Opus codec's internal sample rate in Hz (8000, 12000, 16000, 24000 or 48000); nil
+        /// keeps pjmedia's 48000. pjmedia's Opus port runs at this rate, so at 48000 every Opus
+        /// call on a 16 kHz bridge is resampled 48 <-> 16 kHz both ways, which costs more than
+        /// the codec (see the README's "Media cost at scale"); the bridge's rate here removes
+        /// that resampling and bounds the audio band to what the bridge carries anyway. The SDP
+        /// still says `opus/48000/2` (RFC 7587); `maxplaybackrate` tells the far end. Builds
+        /// without Opus (the iOS binary) refuse a rate with ``PJSUAError/Code/unsupported``.
+        ///
+        /// Drives `pjmedia_codec_opus_set_default_param()`.
+        public var opusSampleRate: Int?
+
         /// Creates media settings; the defaults are pjsua's.
-        public init(clockRate: Int = 16000, resamplerQuality: ResamplerQuality = .high, jitterBufferMaxMilliseconds: Int? = nil) {
+        public init(clockRate: Int = 16000, resamplerQuality: ResamplerQuality = .high, jitterBufferMaxMilliseconds: Int? = nil,
+                    connectsCallsToAudioDevice: Bool = true, opusSampleRate: Int? = nil) {
             self.clockRate = clockRate
             self.resamplerQuality = resamplerQuality
             self.jitterBufferMaxMilliseconds = jitterBufferMaxMilliseconds
+            self.connectsCallsToAudioDevice = connectsCallsToAudioDevice
+            self.opusSampleRate = opusSampleRate
         }
 
         /// The bridge at 8 kHz: PCMU/PCMA calls are never resampled. For servers and bots.
         public static let telephony = MediaSettings(clockRate: 8000, resamplerQuality: .fast)
 
+        /// ``telephony`` with calls left unlinked from the sound device's slot
+        /// (``connectsCallsToAudioDevice`` off): for a bot or server that talks to its calls only
+        /// through players, recorders, frames or conferences and never opens a device. The
+        /// cheapest setting for PCMU/PCMA calls (see the README's "Media cost at scale").
+        public static let bot = MediaSettings(clockRate: 8000, resamplerQuality: .fast, connectsCallsToAudioDevice: false)
+
         /// The clock rates the bridge may run at.
         public static let clockRates = [8000, 16000, 32000, 48000]
+
+        /// The sample rates Opus encodes at.
+        public static let opusSampleRates = [8000, 12000, 16000, 24000, 48000]
 
         func validate() throws(PJSUAError) {
             guard Self.clockRates.contains(clockRate) else {
@@ -49,6 +106,18 @@ extension PJSUA {
             }
             if let bound = jitterBufferMaxMilliseconds, !(40...5000).contains(bound) {
                 throw PJSUAError(.invalidArgument, "the jitter buffer's bound must be 40...5000 ms, not \(bound)")
+            }
+            if let opusSampleRate, !Self.opusSampleRates.contains(opusSampleRate) {
+                throw PJSUAError(.invalidArgument, "Opus sample rate \(opusSampleRate) Hz is not one of 8000, 12000, 16000, 24000, 48000")
+            }
+        }
+
+        /// Sets what lives in the codec manager (after pjsua_init, on the engine's thread).
+        func applyToCodecs() throws(PJSUAError) {
+            guard let opusSampleRate else { return }
+            let status = cpjsua_opus_set_sample_rate(UInt32(opusSampleRate))
+            guard status == pjSuccess else {
+                throw PJSUAError(status: status, operation: "cannot set the Opus sample rate to \(opusSampleRate) Hz", as: .unsupported)
             }
         }
 

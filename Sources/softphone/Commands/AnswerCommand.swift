@@ -7,13 +7,14 @@ enum AnswerCommand {
     usage: softphone answer [--listen <udp|tcp|tls>:<host>:<port>] [--auto-answer CODE] [--answer-after MS] [--max-cps R]
                             [--max-calls N] [--exit-after N] [--hangup-after SECONDS] [--play FILE.wav] [--record-dir DIR]
                             [--codecs opus,PCMU] [--stats-interval S] [--detect-inband] [--echo MS]
-                            [--clock-rate HZ] [--resampler fast|medium|high]
+                            [--clock-rate HZ] [--resampler fast|medium|high] [--no-device-link] [--opus-rate HZ]
                             [--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR] [--json | --quiet]
                             [--stun HOST[:PORT],...] [--ice] [--turn HOST[:PORT] --turn-user U --turn-password-env VAR]
                             [--header 'Name: value']... [--accept-transfer | --refuse-transfer]
                             [--video [--video-codecs VP8,H264] [--video-device N|colorbar] [--video-size WxH] [--video-fps N] [--video-kbps N]]
       Answers every incoming call with CODE (default 200; 180/183 only ring, 4xx-6xx reject), optionally
-      after MS milliseconds; plays FILE into and records each call into DIR; hangs up after SECONDS;
+      after MS milliseconds; plays FILE into (one looping player shared by all calls, as the pjsua app's
+      --auto-play) and records each call into DIR; hangs up after SECONDS;
       holds at most --max-calls calls at once (as the pjsua app's flag: more are refused with 503 and
       Retry-After); exits after --exit-after calls have ended (status 0), or on SIGINT/SIGTERM (130/143). Prints a "listening" line first;
       --quiet prints nothing else (for load tests); --media-thread gives RTP its own worker thread;
@@ -27,6 +28,11 @@ enum AnswerCommand {
       as for `softphone call`. --echo MS sends each caller's audio back to them MS milliseconds
       later (0...10000; an echo bot, built on the frames API). --clock-rate and --resampler as for
       `softphone call` (--clock-rate 8000: no resampling of PCMU/PCMA calls, for servers and bots).
+      --no-device-link leaves calls unconnected to the sound device's bridge slot: the bridge then
+      decodes a caller's audio only for what listens to it (--record-dir, --echo, --detect-inband),
+      not into a device this agent never opens (a bot: --clock-rate 8000 --no-device-link).
+      --opus-rate HZ runs Opus at HZ inside (8000...48000; pjmedia's default 48000): at the bridge's
+      rate an Opus call is not resampled (--clock-rate 16000 --opus-rate 16000).
     \(VideoCLIOptions.usage)
     \(SecurityOptions.usage)
     """
@@ -101,8 +107,10 @@ enum AnswerCommand {
         if let configuration = account.configuration {
             try await phone.addAccount(configuration)
         }
+        // One player for every call: one file reader and resampler however many calls there are.
+        let player: PJSUA.Player? = if let play { try await phone.makePlayer(play, loop: true) } else { nil }
         let agent = Agent(phone: phone, output: output, quiet: quiet, code: engineAnswers ? nil : code, delay: delay, exitAfter: exitAfter,
-                          hangupAfter: hangupAfter, play: play, recordDirectory: recordDirectory, headers: headers, echo: echo,
+                          hangupAfter: hangupAfter, player: player, recordDirectory: recordDirectory, headers: headers, echo: echo,
                           video: video)
         let loop = Task { if let events { await agent.run(events) } }
         // Whichever comes first ends the agent: enough calls handled, or a signal.
@@ -112,6 +120,7 @@ enum AnswerCommand {
             await agent.finish()
         }
         await agent.waitUntilDone()
+        if let player { try? await phone.stop(player) }
         await phone.shutdown()
         await loop.value
         output.emit("done", ["calls": await agent.completed], human: "done: \(await agent.completed) call(s)")
@@ -130,7 +139,8 @@ actor Agent {
     /// Ends the agent once this many calls have ended.
     let exitAfter: Int?
     let hangupAfter: Double?
-    let play: String?
+    /// The shared player fed into every answered call.
+    let player: PJSUA.Player?
     let recordDirectory: String?
     /// Extra headers on every answer.
     let headers: [PJSUA.SIPHeader]
@@ -147,7 +157,7 @@ actor Agent {
     private var doneWaiters: [CheckedContinuation<Void, Never>] = []
     private var recordingNumber = 0
 
-    init(phone: PJSUA, output: Output, quiet: Bool, code: Int?, delay: Int, exitAfter: Int?, hangupAfter: Double?, play: String?, recordDirectory: String?,
+    init(phone: PJSUA, output: Output, quiet: Bool, code: Int?, delay: Int, exitAfter: Int?, hangupAfter: Double?, player: PJSUA.Player?, recordDirectory: String?,
          headers: [PJSUA.SIPHeader] = [], echo: Int? = nil, video: PJSUA.VideoOptions? = nil) {
         self.phone = phone
         self.output = output
@@ -156,7 +166,7 @@ actor Agent {
         self.delay = delay
         self.exitAfter = exitAfter
         self.hangupAfter = hangupAfter
-        self.play = play
+        self.player = player
         self.recordDirectory = recordDirectory
         self.headers = headers
         self.echo = echo
@@ -208,7 +218,7 @@ actor Agent {
             ours.insert(newCall)
             handedOver.insert(call)
         case let .callMedia(call, .active, _) where ours.contains(call):
-            if let play { _ = try? await phone.play(play, into: call, loop: true) }
+            if let player { try? await phone.connect(player, to: call) }
             if let echo, echoing.insert(call).inserted { await startEcho(call, delay: echo) }
             if let recordDirectory, recorders[call] == nil {
                 recordingNumber += 1

@@ -4,10 +4,12 @@ import SwiftPJSUA
 /// per call every S seconds), `--redirect follow|report` and, where DTMF is sent,
 /// `--dtmf-method rfc4733|info|inband`; `--detect-inband` recognises DTMF tones in the audio;
 /// `--clock-rate HZ` and `--resampler fast|medium|high` set the conference bridge (see
-/// `PJSUA.MediaSettings`).
+/// `PJSUA.MediaSettings`); `--no-device-link` leaves calls unconnected to the sound device's
+/// bridge slot (`MediaSettings.connectsCallsToAudioDevice`); `--opus-rate HZ` sets Opus's internal
+/// sample rate (`MediaSettings.opusSampleRate`).
 struct MediaOptions {
-    static let valued: Set<String> = ["codecs", "stats-interval", "redirect", "dtmf-method", "clock-rate", "resampler"]
-    static let flags: Set<String> = ["detect-inband"]
+    static let valued: Set<String> = ["codecs", "stats-interval", "redirect", "dtmf-method", "clock-rate", "resampler", "opus-rate"]
+    static let flags: Set<String> = ["detect-inband", "no-device-link"]
 
     var codecs: [String]?
     var statisticsInterval: Duration?
@@ -18,6 +20,7 @@ struct MediaOptions {
 
     init(_ arguments: Arguments) throws(UsageError) {
         detectInband = arguments.has("detect-inband")
+        media.connectsCallsToAudioDevice = !arguments.has("no-device-link")
         if let list = arguments.string("codecs") {
             let ids = list.split(separator: ",").map { String($0) }
             guard !ids.isEmpty, ids.allSatisfy({ !$0.isEmpty && $0.count <= 64 }) else {
@@ -45,6 +48,12 @@ struct MediaOptions {
                 throw UsageError("--clock-rate must be 8000, 16000, 32000 or 48000, got \(rate)")
             }
             media.clockRate = rate
+        }
+        if let rate = try arguments.integer("opus-rate", in: 8000...48000) {
+            guard PJSUA.MediaSettings.opusSampleRates.contains(rate) else {
+                throw UsageError("--opus-rate must be 8000, 12000, 16000, 24000 or 48000, got \(rate)")
+            }
+            media.opusSampleRate = rate
         }
         if let text = arguments.string("resampler") {
             guard let quality = PJSUA.ResamplerQuality(rawValue: text) else {

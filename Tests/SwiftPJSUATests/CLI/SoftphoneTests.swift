@@ -54,6 +54,7 @@ struct SoftphoneTests {
         (["call", "sip:a@127.0.0.1", "--play", "/nonexistent.wav"], "nonexistent.wav"),
         (["answer", "--max-cps", "0"], "--max-cps"),
         (["answer", "--clock-rate", "11025"], "--clock-rate"),
+        (["answer", "--opus-rate", "11025"], "--opus-rate"),
         (["call", "sip:a@127.0.0.1", "--resampler", "best"], "--resampler"),
         (["answer", "--listen", "udp:nowhere"], "--listen"),
         (["answer", "--auto-answer", "99"], "--auto-answer"),

@@ -7,15 +7,17 @@ import Testing
 /// the rate asked for, and a call's audio still arrives whole at every rate and quality.
 @Suite("Media settings: bridge clock rate and resampler", .serialized)
 struct MediaSettingsTests {
-    @Test(arguments: [0, 11025, 44100, 96000])
-    func aClockRateTheBridgeCannotRunAtIsRefusedAtStart(rate: Int) async throws {
+    /// A bridge rate or Opus rate PJSIP cannot run at is refused at start, naming the setting.
+    @Test(arguments: [0, 11025, 44100, 96000].map { (PJSUA.MediaSettings(clockRate: $0), "clock rate") }
+        + [0, 11025, 44100, 96000].map { (PJSUA.MediaSettings(opusSampleRate: $0), "Opus sample rate") })
+    func aRateTheBridgeOrOpusCannotRunAtIsRefusedAtStart(media: PJSUA.MediaSettings, setting: String) async throws {
         await EngineTurns.shared.acquire()
         defer { Task { await EngineTurns.shared.release() } }
         var configuration = PJSUA.Configuration(port: 0, bindAddress: "127.0.0.1", audioDevice: .null)
-        configuration.media.clockRate = rate
+        configuration.media = media
         let error = await startError(PJSUA(), configuration)
         #expect(error?.code == .invalidArgument)
-        #expect(error?.message.contains("clock rate") == true, "\(String(describing: error))")
+        #expect(error?.message.contains(setting) == true, "\(String(describing: error))")
     }
 
     /// Both ends of a PCMU call at the settings under test (this engine through
@@ -50,6 +52,46 @@ struct MediaSettingsTests {
             defer { child.stop() }
             let directory = try temporaryDirectory()
             #expect(try await hearsTone(phone, call, at: directory + "/heard.wav"), "\(media)")
+            try await phone.hangup(call)
+        }
+    }
+
+    /// `connectsCallsToAudioDevice`: on (the default), a call's bridge port and slot 0 are linked
+    /// both ways; off, neither way, and the far end's tone still reaches what listens to the
+    /// call (a recorder).
+    @Test(arguments: [true, false])
+    func callsAreLinkedToTheDeviceSlotOnlyWhenAsked(linked: Bool) async throws {
+        var configuration = PJSUA.Configuration(port: 0, bindAddress: "127.0.0.1", audioDevice: .null)
+        configuration.media = .telephony
+        configuration.media.connectsCallsToAudioDevice = linked
+        try await withEngine(configuration) { phone, _, log in
+            let (child, call) = try await callSoftphonePlayingTone(phone, log, ["--codecs", "PCMU"], name: "softphone-device-link")
+            defer { child.stop() }
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            #expect(try await hearsTone(phone, call, at: directory + "/heard.wav"))
+            // Read after the tone: the bridge applies links at its next tick, long past by now.
+            let port = try await phone.audioPort(of: call)
+            #expect(try await phone.listeners(of: 0).contains(port) == linked)
+            #expect(try await phone.listeners(of: port).contains(0) == linked)
+            try await phone.hangup(call)
+        }
+    }
+
+    /// `opusSampleRate`: both ends run Opus at 16 kHz inside (this engine through the setting,
+    /// the child through `--opus-rate`); the call's codec reports that rate and the child's tone
+    /// arrives at its frequency.
+    @Test func opusRunsAtTheConfiguredSampleRateAndAToneCrossesIt() async throws {
+        var configuration = PJSUA.Configuration(port: 0, bindAddress: "127.0.0.1", audioDevice: .null)
+        configuration.media.opusSampleRate = 16000
+        try await withEngine(configuration) { phone, _, log in
+            let (child, call) = try await callSoftphonePlayingTone(phone, log, ["--codecs", "opus", "--opus-rate", "16000"],
+                                                                   name: "softphone-opus-rate")
+            defer { child.stop() }
+            #expect(try await phone.quality(of: call).codec.lowercased() == "opus/16000")
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            #expect(try await hearsTone(phone, call, at: directory + "/heard.wav"))
             try await phone.hangup(call)
         }
     }
