@@ -117,6 +117,8 @@ struct VideoTests {
             #expect(bars.matches, "\(bars.seen) \(frame.size) row \(row)")
             try await phone.stopReceivingVideo(frames.id)
 
+            // The statistics count with a tap of their own, which may be a picture behind ours.
+            try await waitUntil("20 decoded pictures in the statistics") { try await phone.videoStatistics(of: call).framesReceived >= 20 }
             let statistics = try await phone.videoStatistics(of: call)
             #expect(statistics.codec.hasPrefix(codec))
             #expect(statistics.framesReceived >= 20)
