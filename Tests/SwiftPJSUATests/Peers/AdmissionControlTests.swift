@@ -20,14 +20,7 @@ struct AdmissionControlTests {
     }
 
     @Test func callsPastTheInProgressLimitAreRefusedUntilOneEnds() async throws {
-        let configuration = PJSUA.Configuration(port: 0, bindAddress: "127.0.0.1", audioDevice: .null,
-                                                admission: .init(maxCallsInProgress: 2))
-        try await withEngine(configuration) { phone, transport, log in
-            // A self-call holds two calls in progress (our outgoing leg and the incoming one).
-            let caller = try await phone.makeCall(to: transport.uri(user: "first"))
-            let callee = try await log.incomingCall().call
-            try await phone.answer(callee)
-            try await log.state(caller, .confirmed)
+        try await withEngineHoldingTwoCalls { phone, transport, log, caller, callee in
             let refused = try sipp(["-sf", scenario("uac-expect-503.xml"), "-s", "full", "127.0.0.1:\(transport.port)"], name: "sipp-full")
             #expect(try await refused.waitForExit() == 0, "\(refused.output.suffix(2000))")
             try await phone.hangup(caller)
@@ -49,14 +42,7 @@ struct AdmissionControlTests {
     /// call its caller already saw refused. The test sends the INVITE itself, twice, byte for byte
     /// (sipp takes a second identical 503 for a retransmitted response and loops).
     @Test func aRetransmissionOfARefusedInviteIsRefusedAgainAfterASlotFreesUp() async throws {
-        let configuration = PJSUA.Configuration(port: 0, bindAddress: "127.0.0.1", audioDevice: .null,
-                                                admission: .init(maxCallsInProgress: 2))
-        try await withEngine(configuration) { phone, transport, log in
-            let caller = try await phone.makeCall(to: transport.uri(user: "first"))
-            let callee = try await log.incomingCall().call
-            try await phone.answer(callee)
-            try await log.state(caller, .confirmed)
-
+        try await withEngineHoldingTwoCalls { phone, transport, log, caller, callee in
             let socket = try LoopbackSocket(udp: true)
             let sdp = "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 6000 RTP/AVP 0\r\na=rtpmap:0 PCMU/8000\r\n"
             let invite = [
@@ -135,5 +121,21 @@ struct AdmissionControlTests {
                 }
             }
         }
+    }
+}
+
+/// An engine whose admission allows two calls in progress, holding both with a self-call (our
+/// outgoing leg and the incoming one, answered and confirmed).
+func withEngineHoldingTwoCalls(
+    _ body: (PJSUA, PJSUA.Transport, EventLog, _ caller: PJSUA.Call, _ callee: PJSUA.Call) async throws -> Void
+) async throws {
+    let configuration = PJSUA.Configuration(port: 0, bindAddress: "127.0.0.1", audioDevice: .null,
+                                            admission: .init(maxCallsInProgress: 2))
+    try await withEngine(configuration) { phone, transport, log in
+        let caller = try await phone.makeCall(to: transport.uri(user: "first"))
+        let callee = try await log.incomingCall().call
+        try await phone.answer(callee)
+        try await log.state(caller, .confirmed)
+        try await body(phone, transport, log, caller, callee)
     }
 }
