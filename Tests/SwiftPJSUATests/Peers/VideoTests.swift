@@ -188,10 +188,11 @@ struct VideoTests {
             try await phone.removeVideo(from: call)
             _ = try await log.video(call, "removed") { $0 != nil && $0?.isActive == false }
             #expect(try await phone.info(call).hasVideo == false)
-            // The frame sequence ended with the stream.
+            // The frame sequence ended with the stream: what is left is at most what it buffers
+            // (the newest 30 pictures, `receiveVideo`'s default; a slow keyframe above fills it).
             var after = 0
             for await _ in frames { after += 1 }
-            #expect(after < 30)
+            #expect(after <= 30)
             try await phone.hangup(call)
             try await log.state(call, .disconnected)
         }
