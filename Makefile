@@ -42,9 +42,11 @@ asan: deps peers
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests $(ASAN)
 	$(SWIFT) test $(SWIFT_FLAGS) --skip-build --disable-xctest $(ASAN)
 
+# The video suites run in `make test`'s main pass, not here: in-process video calls start SDL,
+# whose dlopen'ed (and unloaded) backends leave allocations LeakSanitizer reports without symbols.
 asan-engine: deps peers
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests $(ASAN)
-	$(SWIFT) test $(SWIFT_FLAGS) --skip-build --disable-xctest $(ASAN) --filter SwiftPJSUATests
+	$(SWIFT) test $(SWIFT_FLAGS) --skip-build --disable-xctest $(ASAN) --filter SwiftPJSUATests --skip VideoTests
 
 tsan: deps peers
 	$(SWIFT) build $(SWIFT_FLAGS) --product softphone  # the tests run it as a child process
