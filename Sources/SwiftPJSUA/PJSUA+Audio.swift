@@ -43,9 +43,7 @@ extension PJSUA {
     public func activateAudioDevice() throws {
         try requireRunning()
         // Re-opening from a clean state is what CallKit needs after an interruption.
-        cpjsua_null_clock_stop()
-        pjsua_set_no_snd_dev()
-        nullDeviceActive = false
+        detachSoundDevice()
         let status = pjsua_set_snd_dev(cpjsua_snd_default_capture_dev, cpjsua_snd_default_playback_dev)
         guard status == pjSuccess else {
             pjsua_set_no_snd_dev()
@@ -60,9 +58,7 @@ extension PJSUA {
     /// Drives `pjsua_set_no_snd_dev()`.
     public func deactivateAudioDevice() {
         guard phase == .running else { return }
-        cpjsua_null_clock_stop()
-        pjsua_set_no_snd_dev()
-        nullDeviceActive = false
+        detachSoundDevice()
     }
 
     /// Uses a clocked null device: audio flows between calls, players and recorders with no
@@ -73,8 +69,7 @@ extension PJSUA {
     /// pjmedia master port between a null port and the bridge, after `pjsua_set_no_snd_dev()`.
     public func useNullAudioDevice() throws {
         try requireRunning()
-        try check(cpjsua_null_clock_start(), "starting the null audio device")
-        nullDeviceActive = true
+        try setAudioDevice(.null)
         reconnectCallsToDevice()
     }
 
@@ -85,12 +80,19 @@ extension PJSUA {
 
     func setAudioDevice(_ mode: AudioDeviceMode) throws(PJSUAError) {
         switch mode {
-        case .none:
-            cpjsua_null_clock_stop()
-            pjsua_set_no_snd_dev()
-        case .null: try check(cpjsua_null_clock_start(), "starting the null audio device")
+        case .none: detachSoundDevice()
+        case .null:
+            try check(cpjsua_null_clock_start(), "starting the null audio device")
+            nullDeviceActive = true
         }
-        nullDeviceActive = mode == .null
+    }
+
+    /// Closes whatever clocks the bridge: our null device's clock first (it must stop before
+    /// pjsua touches the bridge's port 0), then pjsua's sound device.
+    private func detachSoundDevice() {
+        cpjsua_null_clock_stop()
+        pjsua_set_no_snd_dev()
+        nullDeviceActive = false
     }
 
     private func reconnectCallsToDevice() {
