@@ -40,6 +40,8 @@ final class FrameCallers: Sendable {
         var serverCPUSeconds: Double
         /// The server's resident memory at the end of the media phase (kB).
         var serverRSSKilobytes: Int
+        /// The server's threads' context switches over the media phase.
+        var serverContextSwitches: Int
     }
 
     static let packetNanoseconds: UInt64 = 20_000_000
@@ -98,10 +100,12 @@ final class FrameCallers: Sendable {
         receiver.start()
 
         let cpuBefore = processCPUSeconds(pid: serverPID) ?? .nan
+        let switchesBefore = processContextSwitches(pid: serverPID) ?? 0
         let started = nanoseconds()
         sendMedia(packets: seconds * 50, start: started, hiccupPackets: hiccupMilliseconds / 20)
         let ended = nanoseconds()
         let cpuAfter = processCPUSeconds(pid: serverPID) ?? .nan
+        let switchesAfter = processContextSwitches(pid: serverPID) ?? 0
         let rss = residentKilobytes(pid: serverPID)
         usleep(300_000)  // the last echoes
         receiving.store(false, ordering: .relaxed)
@@ -110,7 +114,8 @@ final class FrameCallers: Sendable {
         let byeDeadline = nanoseconds() + 5_000_000_000
         while nanoseconds() < byeDeadline, !state.withLock({ $0.allSatisfy { $0.byeAnswered || $0.hungUpByServer } }) { usleep(10_000) }
         return Result(calls: state.withLock { $0 }, mediaSeconds: Double(ended - started) / 1e9,
-                      serverCPUSeconds: cpuAfter - cpuBefore, serverRSSKilobytes: rss)
+                      serverCPUSeconds: cpuAfter - cpuBefore, serverRSSKilobytes: rss,
+                      serverContextSwitches: switchesAfter - switchesBefore)
     }
 
     // MARK: RTP

@@ -39,6 +39,7 @@ enum FramesBenchmark {
         var cpuSeconds = Double.nan
         var mediaSeconds = Double.nan
         var rssKilobytes = -1
+        var contextSwitches = 0
         var callsUp = 0
         var deliveryP50 = Double.nan
         var deliveryP99 = Double.nan
@@ -60,6 +61,7 @@ enum FramesBenchmark {
 
         /// Server CPU milliseconds per call-second.
         func cpuPerCallSecond(calls: Int) -> Double { cpuSeconds * 1000 / (Double(calls) * mediaSeconds) }
+        func switchesPerCallSecond(calls: Int) -> Double { Double(contextSwitches) / (Double(calls) * mediaSeconds) }
     }
 
     static var ownPath: String { Bundle.main.executablePath ?? CommandLine.arguments[0] }
@@ -97,7 +99,8 @@ enum FramesBenchmark {
                 var line = "frames \(side.rawValue) run \(repetition)/\(options.repetitions): \(outcome.callsUp)/\(options.calls) calls up, "
                     + "server CPU \(format(outcome.cpuSeconds, 3)) s over \(format(outcome.mediaSeconds, 1)) s = "
                     + "\(format(outcome.cpuPerCallSecond(calls: options.calls), 2)) ms per call-second "
-                    + "(\(format(outcome.cpuSeconds / outcome.mediaSeconds * 100, 1)) % of a core), RSS \(outcome.rssKilobytes / 1024) MB, "
+                    + "(\(format(outcome.cpuSeconds / outcome.mediaSeconds * 100, 1)) % of a core), "
+                    + "\(format(outcome.switchesPerCallSecond(calls: options.calls), 1)) context switches per call-second, RSS \(outcome.rssKilobytes / 1024) MB, "
                     + "RTP back: fewest \(outcome.fewestPackets)/\(options.seconds * 50) packets, longest gap \(format(outcome.longestGap, 0)) ms; "
                     + "load average \(format(outcome.loadAverage, 2))"
                 if side == .swift {
@@ -126,10 +129,12 @@ enum FramesBenchmark {
             fields["\(key)_core_percent"] = LoadBenchmark.median(runs.map { $0.cpuSeconds / $0.mediaSeconds * 100 })
             fields["\(key)_calls_up_runs"] = runs.map(\.callsUp)
             fields["\(key)_rss_kb_runs"] = runs.map(\.rssKilobytes)
+            fields["\(key)_context_switches_per_call_s"] = LoadBenchmark.median(runs.map { $0.switchesPerCallSecond(calls: options.calls) })
             fields["\(key)_longest_gap_ms_runs"] = LoadBenchmark.jsonNumbers(runs.map(\.longestGap))
             fields["\(key)_load_average_runs"] = LoadBenchmark.jsonNumbers(runs.map(\.loadAverage))
             progress("frames \(key): \(format(medians[side] ?? .nan, 2)) ms CPU per call-second (median of "
-                     + perCallSecond.map { format($0, 2) }.joined(separator: ", ") + ")")
+                     + perCallSecond.map { format($0, 2) }.joined(separator: ", ") + "), "
+                     + "\(format(fields["\(key)_context_switches_per_call_s"] as? Double ?? .nan, 1)) context switches per call-second")
         }
         let ratio = (medians[.swift] ?? .nan) / (medians[.c] ?? .nan)
         fields["cpu_ratio"] = ratio
@@ -185,7 +190,8 @@ enum FramesBenchmark {
         let result = try await onThread { try callers.run(seconds: options.seconds, serverPID: agent.pid, hiccupMilliseconds: options.hiccupMilliseconds) }
         try await agent.waitForOutput("agent done", timeout: .seconds(20))
 
-        var outcome = Outcome(cpuSeconds: result.serverCPUSeconds, mediaSeconds: result.mediaSeconds, rssKilobytes: result.serverRSSKilobytes)
+        var outcome = Outcome(cpuSeconds: result.serverCPUSeconds, mediaSeconds: result.mediaSeconds, rssKilobytes: result.serverRSSKilobytes,
+                              contextSwitches: result.serverContextSwitches)
         outcome.loadAverage = loadAverage
         let expectedPackets = Double(options.seconds * 50)
         outcome.longestGap = Double(result.calls.map(\.longestGap).max() ?? 0) / 1e6

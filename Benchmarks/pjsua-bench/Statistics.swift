@@ -44,6 +44,21 @@ func processCPUSeconds(pid: Int32) -> Double? {
     return (user + system) / ticks
 }
 
+/// Context switches (voluntary and not) of all of another process's threads so far, from
+/// /proc/<pid>/task/*/status; nil if unreadable. Thread wake-ups cost more than their CPU time
+/// shows: this counts them.
+func processContextSwitches(pid: Int32) -> Int? {
+    guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") else { return nil }
+    var total = 0
+    for task in tasks {
+        guard let status = readText("/proc/\(pid)/task/\(task)/status") else { continue }
+        for line in status.split(separator: "\n") where line.contains("ctxt_switches:") {
+            total += Int(line.split(separator: "\t").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0
+        }
+    }
+    return total
+}
+
 /// Resident set size of this process in kB.
 func residentKilobytes() -> Int {
     // readText, not String(contentsOfFile:), which leaks in this toolchain.

@@ -82,7 +82,7 @@ extension PJSUA {
         switch mode {
         case .none: detachSoundDevice()
         case .null:
-            try check(cpjsua_null_clock_start(), "starting the null audio device")
+            try check(cpjsua_null_clock_start(FrameWakeUps.tickEnded), "starting the null audio device")
             nullDeviceActive = true
         }
     }

@@ -161,9 +161,14 @@ void cpjsua_thread_free(cpjsua_thread *_Nullable thread);
  * pjsua_set_null_snd_dev() but with the clock thread at normal priority (NullClock.c says why).
  * Start detaches any sound device first (pjsua_set_no_snd_dev) and replaces a running clock.
  * Returns 0 or a pj_status_t. Stop before any other sound-device change and before pjsua_destroy;
- * stopping when none runs does nothing. Engine thread only. */
-int cpjsua_null_clock_start(void);
+ * stopping when none runs does nothing. Engine thread only.
+ * `hook`, if any, runs on the clock thread at the end of every tick, after the bridge has run
+ * every port; cpjsua_null_clock_in_tick() is 1 on the clock thread between a tick's start and
+ * that hook, 0 elsewhere (other threads, or a sound device's clock). */
+typedef void (*cpjsua_tick_hook)(void);
+int cpjsua_null_clock_start(cpjsua_tick_hook _Nullable hook);
 void cpjsua_null_clock_stop(void);
+int32_t cpjsua_null_clock_in_tick(void);
 
 
 /* Video taps (VideoTap.c): an I420 sink on pjsua's video bridge, connected from a call's

@@ -7,8 +7,9 @@ import PJSIP
 ///
 /// Threading: the conference bridge's clock thread calls ``handle(_:_:_:_:_:)`` through the C
 /// notify function, after the C side released its mutex. From there this class only copies
-/// samples into an array, yields to an `AsyncStream` continuation (which never blocks: the
-/// streams buffer with a bound and drop the oldest) and resumes waiting writers under `lock`,
+/// samples into an array, queues it in ``received`` (bounded, drops the oldest, never blocks;
+/// ``ReceivedFrames`` says how the app's task is woken), yields writer events to an
+/// `AsyncStream` continuation (bounded too) and resumes waiting writers under `lock`,
 /// which is held for a few instructions and never across a call out. Nothing on the clock thread
 /// awaits, hops to an actor or enters PJSIP. Attaching and detaching the port enter PJSIP and run
 /// on the engine's executor thread only.
@@ -24,8 +25,8 @@ final class FrameChannel: @unchecked Sendable {
     let executor: PJSUAExecutor
     let capacityFrames: Int
     private(set) var buffer: OpaquePointer?
-    let frames: AsyncStream<PJSUA.AudioFrame>
-    private let framesContinuation: AsyncStream<PJSUA.AudioFrame>.Continuation
+    /// A reader's frames (its queue and the app's waiting task).
+    let received: ReceivedFrames
     let events: AsyncStream<PJSUA.AudioFrameWriter.Event>
     private let eventsContinuation: AsyncStream<PJSUA.AudioFrameWriter.Event>.Continuation
 
@@ -33,7 +34,6 @@ final class FrameChannel: @unchecked Sendable {
     private var spaceWaiters: [CheckedContinuation<Void, Never>] = []  // guarded by `lock`
     private var spaceSignalled = false  // guarded by `lock`
     private var isClosed = false  // guarded by `lock`
-    private var framesDropped = 0  // guarded by `lock`
     private var lastMark: UInt64 = 0  // guarded by `lock`
     /// Marks placed and not yet played or flushed.
     private var pendingMarks: Set<UInt64> = []  // guarded by `lock`
@@ -48,25 +48,18 @@ final class FrameChannel: @unchecked Sendable {
         self.direction = direction
         self.executor = executor
         self.capacityFrames = capacityFrames
-        // A reader's stream holds at most `capacityFrames` frames the app has not taken yet; a
+        // A reader's queue holds at most `capacityFrames` frames the app has not taken yet; a
         // writer's events are few (marks, underruns) but bounded all the same.
-        (frames, framesContinuation) = AsyncStream.makeStream(of: PJSUA.AudioFrame.self,
-                                                              bufferingPolicy: .bufferingNewest(direction == .receive ? capacityFrames : 0))
+        received = ReceivedFrames(capacity: direction == .receive ? capacityFrames : 1)
         (events, eventsContinuation) = AsyncStream.makeStream(of: PJSUA.AudioFrameWriter.Event.self, bufferingPolicy: .bufferingNewest(4096))
         guard let buffer = cpjsua_frame_buffer_create(UInt32(format.samplesPerFrame), UInt32(direction == .send ? capacityFrames : 1),
                                                       frameNotify, Unmanaged.passUnretained(self).toOpaque())
         else { return nil }
         self.buffer = buffer
-        // A reader whose iterating task was cancelled needs no port any more.
-        let executor = executor
-        framesContinuation.onTermination = { [weak self] _ in
-            guard let self else { return }
-            executor.execute { FrameTaps.detach(self) }
-        }
     }
 
     deinit {
-        framesContinuation.finish()
+        received.finish()
         eventsContinuation.finish()
         cpjsua_frame_buffer_free(buffer)
     }
@@ -106,13 +99,23 @@ final class FrameChannel: @unchecked Sendable {
         }
         waiters.forEach { $0.resume() }
         markWaiting.forEach { $0.resume(returning: nil) }
-        framesContinuation.finish()
+        received.finish()
         eventsContinuation.finish()
     }
 
     var closed: Bool { lock.withLock { isClosed } }
 
-    var droppedFrames: Int { lock.withLock { framesDropped } }
+    var droppedFrames: Int { received.droppedFrames }
+
+    /// The reader's next frame; nil once it is stopped. A reader whose iterating task was
+    /// cancelled needs no port any more: it leaves the bridge.
+    func nextFrame() async -> PJSUA.AudioFrame? {
+        await received.next { [weak self] in
+            guard let self else { return }
+            let executor = self.executor
+            executor.execute { FrameTaps.detach(self) }
+        }
+    }
 
     /// The C side's counters.
     var stats: cpjsua_frame_stats {
@@ -204,9 +207,7 @@ final class FrameChannel: @unchecked Sendable {
             guard let samples else { return }
             let frame = PJSUA.AudioFrame(unchecked: Array(UnsafeBufferPointer(start: samples, count: Int(count))),
                                          format: format, timestamp: value, bridgeNanoseconds: played)
-            if case .dropped = framesContinuation.yield(frame) {
-                lock.withLock { framesDropped += 1 }
-            }
+            received.add(frame)
         case CPJSUA_FRAME_EVENT_MARK_PLAYED:
             let milliseconds = format.milliseconds(ofSamples: played)
             resolveMark(value, played: milliseconds)

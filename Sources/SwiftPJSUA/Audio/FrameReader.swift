@@ -23,15 +23,15 @@ extension PJSUA {
         public var droppedFrames: Int { channel.droppedFrames }
 
         public func makeAsyncIterator() -> AsyncIterator {
-            AsyncIterator(base: channel.frames.makeAsyncIterator())
+            AsyncIterator(channel: channel)
         }
 
         /// Iterates the frames.
         public struct AsyncIterator: AsyncIteratorProtocol {
-            var base: AsyncStream<AudioFrame>.Iterator
+            let channel: FrameChannel
 
             public mutating func next() async -> AudioFrame? {
-                await base.next()
+                await channel.nextFrame()
             }
         }
     }
