@@ -7,7 +7,7 @@ enum AnswerCommand {
     usage: softphone answer [--listen <udp|tcp|tls>:<host>:<port>] [--auto-answer CODE] [--answer-after MS] [--max-cps R]
                             [--max-calls N] [--exit-after N] [--hangup-after SECONDS] [--play FILE.wav] [--record-dir DIR]
                             [--codecs opus,PCMU] [--stats-interval S] [--detect-inband] [--echo MS]
-                            [--clock-rate HZ] [--resampler fast|medium|high] [--no-device-link] [--opus-rate HZ]
+                            [--clock-rate HZ] [--resampler fast|medium|high] [--no-device-link] [--opus-rate HZ] [--jitter-buffer-max MS]
                             [--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR] [--json | --quiet]
                             [--stun HOST[:PORT],...] [--ice] [--turn HOST[:PORT] --turn-user U --turn-password-env VAR]
                             [--header 'Name: value']... [--accept-transfer | --refuse-transfer]
@@ -33,6 +33,9 @@ enum AnswerCommand {
       not into a device this agent never opens (a bot: --clock-rate 8000 --no-device-link).
       --opus-rate HZ runs Opus at HZ inside (8000...48000; pjmedia's default 48000): at the bridge's
       rate an Opus call is not resampled (--clock-rate 16000 --opus-rate 16000).
+      --jitter-buffer-max MS (40...5000) bounds each call's receive jitter buffer: after a network
+      hiccup the audio (and an echo bot's reply) is at most about that late (e.g. 100 for a bot on
+      a LAN); audio arriving later is dropped.
     \(VideoCLIOptions.usage)
     \(SecurityOptions.usage)
     """

@@ -6,9 +6,11 @@ import SwiftPJSUA
 /// `--clock-rate HZ` and `--resampler fast|medium|high` set the conference bridge (see
 /// `PJSUA.MediaSettings`); `--no-device-link` leaves calls unconnected to the sound device's
 /// bridge slot (`MediaSettings.connectsCallsToAudioDevice`); `--opus-rate HZ` sets Opus's internal
-/// sample rate (`MediaSettings.opusSampleRate`).
+/// sample rate (`MediaSettings.opusSampleRate`); `--jitter-buffer-max MS` bounds the receive
+/// jitter buffer (`MediaSettings.jitterBufferMaxMilliseconds`).
 struct MediaOptions {
-    static let valued: Set<String> = ["codecs", "stats-interval", "redirect", "dtmf-method", "clock-rate", "resampler", "opus-rate"]
+    static let valued: Set<String> = ["codecs", "stats-interval", "redirect", "dtmf-method", "clock-rate", "resampler", "opus-rate",
+                                         "jitter-buffer-max"]
     static let flags: Set<String> = ["detect-inband", "no-device-link"]
 
     var codecs: [String]?
@@ -55,6 +57,7 @@ struct MediaOptions {
             }
             media.opusSampleRate = rate
         }
+        media.jitterBufferMaxMilliseconds = try arguments.integer("jitter-buffer-max", in: 40...5000)
         if let text = arguments.string("resampler") {
             guard let quality = PJSUA.ResamplerQuality(rawValue: text) else {
                 throw UsageError("--resampler must be fast, medium or high, got '\(text)'")

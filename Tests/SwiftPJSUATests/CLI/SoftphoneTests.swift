@@ -55,6 +55,7 @@ struct SoftphoneTests {
         (["answer", "--max-cps", "0"], "--max-cps"),
         (["answer", "--clock-rate", "11025"], "--clock-rate"),
         (["answer", "--opus-rate", "11025"], "--opus-rate"),
+        (["answer", "--jitter-buffer-max", "20"], "--jitter-buffer-max"),
         (["call", "sip:a@127.0.0.1", "--resampler", "best"], "--resampler"),
         (["answer", "--listen", "udp:nowhere"], "--listen"),
         (["answer", "--auto-answer", "99"], "--auto-answer"),

@@ -47,7 +47,8 @@ struct MediaSettingsTests {
         try await withEngine(configuration) { phone, _, log in
             #expect(try await phone.bridgeClockRate() == media.clockRate)
             let (child, call) = try await callSoftphonePlayingTone(
-                phone, log, ["--codecs", "PCMU", "--clock-rate", "\(media.clockRate)", "--resampler", media.resamplerQuality.rawValue],
+                phone, log, ["--codecs", "PCMU", "--clock-rate", "\(media.clockRate)", "--resampler", media.resamplerQuality.rawValue]
+                    + (media.jitterBufferMaxMilliseconds.map { ["--jitter-buffer-max", "\($0)"] } ?? []),
                 name: "softphone-media-\(media.clockRate)")
             defer { child.stop() }
             let directory = try temporaryDirectory()
