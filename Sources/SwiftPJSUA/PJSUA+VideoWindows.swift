@@ -5,11 +5,25 @@ extension PJSUA {
     /// renderer's `int` arithmetic.
     static let maxVideoWindowSide = 16_384
 
-    /// A window's pjsua id, once checked against pjsua's table: pjsua asserts (and aborts the
-    /// process) on an id outside it, and ``VideoWindow`` can be made from any number.
+    /// A window's pjsua id, once checked to be one pjsua has open: pjsua asserts (and aborts the
+    /// process) on an id outside its table, and on an id inside it whose window is not open, and
+    /// ``VideoWindow`` can be made from any number.
+    ///
+    /// PJSIP defect (2.17, pjsua_vid.c): `pjsua_vid_win_set_show()`, `_set_pos()` and `_set_size()`
+    /// call `pjmedia_vid_port_get_stream(w->vp_rend ? w->vp_rend : w->vp_cap)` without checking
+    /// that either is set; for a closed window that is `PJ_ASSERT_RETURN(vp, NULL)` in vid_port.c,
+    /// which aborts in a build with assertions (ours) and returns `PJ_EINVAL` only without them.
+    /// `pjsua_vid_win_get_info()` checks `vp_rend` first. Reproduce: start pjsua with video, no
+    /// call, and call `pjsua_vid_win_set_show(0, PJ_TRUE)`. We ask `pjsua_vid_enum_wins()` first.
     static func windowID(_ window: VideoWindow) throws(PJSUAError) -> pjsua_vid_win_id {
         guard (0..<Int(PJSUA_MAX_VID_WINS)).contains(window.rawValue) else {
             throw PJSUAError(.invalidArgument, "\(window) does not exist (pjsua has windows 0..<\(PJSUA_MAX_VID_WINS))")
+        }
+        var open = [pjsua_vid_win_id](repeating: PJSUA_INVALID_ID.rawValue, count: Int(PJSUA_MAX_VID_WINS))
+        var count = UInt32(open.count)
+        try check(pjsua_vid_enum_wins(&open, &count), "pjsua_vid_enum_wins")
+        guard open.prefix(Int(count)).contains(pjsua_vid_win_id(window.rawValue)) else {
+            throw PJSUAError(.invalidArgument, "\(window) is not open (pjsua opens one per incoming video stream)")
         }
         return pjsua_vid_win_id(window.rawValue)
     }
