@@ -15,11 +15,12 @@ public struct XWDImage: Sendable {
     private let masks: (red: UInt32, green: UInt32, blue: UInt32)
 
     public init(_ data: Data) throws {
-        bytes = [UInt8](data)
-        guard bytes.count >= 100 else { throw ChildProcessError("XWD: \(bytes.count) bytes is shorter than the header") }
+        let raw = [UInt8](data)
+        guard raw.count >= 100 else { throw ChildProcessError("XWD: \(raw.count) bytes is shorter than the header") }
         let fields = (0..<25).map { index -> Int in
-            bytes[(4 * index)..<(4 * index + 4)].reduce(0) { $0 << 8 | Int($1) }
+            raw[(4 * index)..<(4 * index + 4)].reduce(0) { $0 << 8 | Int($1) }
         }
+        bytes = raw
         let (headerSize, version, format, bitsPerPixel) = (fields[0], fields[1], fields[2], fields[11])
         guard version == 7, format == 2 else { throw ChildProcessError("XWD: version \(version), format \(format); expected 7 and ZPixmap (2)") }
         guard bitsPerPixel == 24 || bitsPerPixel == 32 else { throw ChildProcessError("XWD: \(bitsPerPixel) bits per pixel; expected 24 or 32") }
