@@ -105,7 +105,13 @@ enum VideoDemo {
             try await Task.sleep(for: .milliseconds(20))
         }
         guard let window else { return false }
-        if let size { try await phone.resizeVideoWindow(window.window, to: size) }
+        // pjsua opens the window at the codec's bound (656x656 for H.264 level 3.1) and keeps
+        // that size when the first picture turns out smaller: without a size asked for, the
+        // window takes the picture's.
+        let received = try? await phone.videoStatistics(of: call).receiveSize
+        if let wanted = size ?? received, wanted.width > 0, wanted.height > 0 {
+            try await phone.resizeVideoWindow(window.window, to: wanted)
+        }
         if let position { try await phone.moveVideoWindow(window.window, x: position.x, y: position.y) }
         try await phone.setVideoWindowShown(window.window, true)
         let info = try await phone.videoWindowInfo(window.window)
