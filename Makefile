@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 
-.PHONY: all deps peers build demo test asan asan-engine tsan manifest-check apple-check bench fuzz fuzz-smoke clean
+.PHONY: all deps peers build demo demo-video test asan asan-engine tsan manifest-check apple-check bench fuzz fuzz-smoke clean
 
 all: build
 
@@ -19,6 +19,14 @@ build: deps
 demo: deps
 	$(SWIFT) build $(SWIFT_FLAGS) --product softphone
 	$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)/softphone demo
+
+## make demo-video: the same call with video; pjsua shows the far end's colour bars in its own
+## (SDL) window on $DISPLAY for DEMO_SECONDS (off-screen without a display). The test runs it
+## under Xvfb and checks the bars in a screenshot (Tests/SwiftPJSUATests/CLI/DemoVideoTests.swift).
+DEMO_SECONDS ?= 10
+demo-video: deps
+	$(SWIFT) build $(SWIFT_FLAGS) --product softphone
+	$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)/softphone demo --video --seconds $(DEMO_SECONDS)
 
 ## make test: the whole test suite against real PJSIP and real peers (sipp, kamailio).
 test: deps peers

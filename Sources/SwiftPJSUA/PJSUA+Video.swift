@@ -171,7 +171,7 @@ extension PJSUA {
         let slot = try resolve(call)
         try Self.requireVideo()
         let found: (index: Int, direction: VideoDirection)? = try withLiveCallInfo(call) { info in
-            media(PJMEDIA_TYPE_VIDEO, of: info).first { $0.media.status == PJSUA_CALL_MEDIA_ACTIVE }
+            media(PJMEDIA_TYPE_VIDEO, of: info).first { videoFlows($0.media) }
                 .map { ($0.index, VideoDirection($0.media.dir)) }
         }
         guard let found else { throw PJSUAError(.mediaNotActive, "\(call) has no active video stream") }
@@ -262,7 +262,7 @@ extension PJSUA {
         try requireRunning()
         try Self.requireVideo()
         var info = pjsua_vid_win_info()
-        try check(pjsua_vid_win_get_info(pjsua_vid_win_id(window.rawValue), &info), "pjsua_vid_win_get_info(\(window))")
+        try check(pjsua_vid_win_get_info(try Self.windowID(window), &info), "pjsua_vid_win_get_info(\(window))")
         let handle = UInt(bitPattern: info.hwnd.info.window)
         return VideoWindowInfo(window: window, renderer: VideoDevice.ID(rawValue: Int(info.rdr_dev)), isShown: info.show != 0,
                                size: VideoSize(width: Int(info.size.w), height: Int(info.size.h)), nativeHandle: handle == 0 ? nil : handle)
@@ -274,7 +274,7 @@ extension PJSUA {
     public func setVideoWindowShown(_ window: VideoWindow, _ shown: Bool) throws {
         try requireRunning()
         try Self.requireVideo()
-        try check(pjsua_vid_win_set_show(pjsua_vid_win_id(window.rawValue), shown ? 1 : 0), "pjsua_vid_win_set_show(\(window))")
+        try check(pjsua_vid_win_set_show(try Self.windowID(window), shown ? 1 : 0), "pjsua_vid_win_set_show(\(window))")
     }
 
     /// Every account's video settings. Only calls given ``VideoOptions`` have a video stream
@@ -298,7 +298,7 @@ extension PJSUA {
 func readVideoStreams(_ slot: pjsua_call_id, _ info: UnsafePointer<pjsua_call_info>) -> [PJSUA.VideoStream] {
     media(PJMEDIA_TYPE_VIDEO, of: info).map { item in
         let video = item.media.stream.vid
-        let active = item.media.status == PJSUA_CALL_MEDIA_ACTIVE
+        let active = videoFlows(item.media)
         let direction = PJSUA.VideoDirection(item.media.dir)
         return PJSUA.VideoStream(
             index: item.index, state: PJSUA.MediaState(item.media.status), direction: direction,

@@ -61,7 +61,7 @@ enum VideoWiring {
     static func incoming(_ slot: pjsua_call_id) -> Incoming? {
         let found: (index: Int, decoder: Int32)? = withCallInfo(slot) { info in
             guard let video = media(PJMEDIA_TYPE_VIDEO, of: info).first(where: {
-                $0.media.status == PJSUA_CALL_MEDIA_ACTIVE && PJSUA.VideoDirection($0.media.dir).receives
+                videoFlows($0.media) && PJSUA.VideoDirection($0.media.dir).receives
             }) else { return nil }
             let decoder = video.media.stream.vid.dec_slot
             return decoder == PJSUA_INVALID_ID.rawValue ? nil : (video.index, decoder)

@@ -31,9 +31,16 @@ func audioMedia(_ info: UnsafePointer<pjsua_call_info>) -> [(index: Int, media: 
     media(PJMEDIA_TYPE_AUDIO, of: info)
 }
 
-/// Whether a call has an active video stream.
+/// Whether a call has a video stream carrying pictures (``videoFlows(_:)``).
 func hasActiveVideo(_ info: UnsafePointer<pjsua_call_info>) -> Bool {
-    media(PJMEDIA_TYPE_VIDEO, of: info).contains { $0.media.status == PJSUA_CALL_MEDIA_ACTIVE && $0.media.dir != PJMEDIA_DIR_NONE }
+    media(PJMEDIA_TYPE_VIDEO, of: info).contains { videoFlows($0.media) && $0.media.dir != PJMEDIA_DIR_NONE }
+}
+
+/// Whether a video stream carries pictures: active, or held by the peer, which is how pjsua marks
+/// a stream the peer answered `sendonly` (our `recvonly` offer, a viewer's): its pictures still
+/// arrive and are decoded.
+func videoFlows(_ media: pjsua_call_media_info) -> Bool {
+    media.status == PJSUA_CALL_MEDIA_ACTIVE || (media.status == PJSUA_CALL_MEDIA_REMOTE_HOLD && media.dir == PJMEDIA_DIR_DECODING)
 }
 
 /// The audio conference slots of a call whose audio is flowing (active or held by the peer).

@@ -10,12 +10,15 @@ enum DemoCommand {
       Starts `softphone answer` as a second process, calls it over loopback UDP, plays a 1 kHz tone
       for N seconds (default 3) and checks that the far end recorded it. Prints call states, the
       codec, RTP statistics and the verdict. Exits 0 only if the call connected and the tone arrived.
+    \(VideoDemo.usage)
     """
 
-    static let spec = OptionSpec(valued: ["seconds"], flags: ["json"])
+    static let spec = OptionSpec(valued: Set(["seconds"]).union(VideoDemo.valued), flags: ["json", "video"])
     static let toneFrequency = 1000.0
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
+        if arguments.has("video") { return try await VideoDemo.run(arguments) }
+        try VideoDemo.refuseVideoOptions(arguments)
         let output = Output(json: arguments.has("json"))
         let seconds = try arguments.seconds("seconds", in: 1...600, default: 3) ?? 3
         let directory = NSTemporaryDirectory() + "softphone-demo-\(UUID().uuidString.prefix(8))"
@@ -89,9 +92,13 @@ final class Callee: @unchecked Sendable {
     private var buffer = ""
     private var closed = false
 
-    init(arguments: [String]) throws {
+    /// Starts `softphone` with `arguments`; `environment` adds to (or overrides) ours.
+    init(arguments: [String], environment: [String: String] = [:]) throws {
         process.executableURL = URL(fileURLWithPath: Bundle.main.executablePath ?? CommandLine.arguments[0])
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         process.standardOutput = pipe
         process.standardError = pipe
         process.standardInput = FileHandle.nullDevice

@@ -39,29 +39,6 @@ extension EventLog {
     }
 }
 
-/// The eight vertical bars of pjmedia's colour-bar generator (colorbar_dev.c), left to right.
-private let colourBars: [(name: String, red: Int, green: Int, blue: Int)] = [
-    ("white", 255, 255, 255), ("yellow", 255, 255, 0), ("cyan", 0, 255, 255), ("green", 0, 255, 0),
-    ("magenta", 255, 0, 255), ("red", 255, 0, 0), ("blue", 0, 0, 255), ("black", 0, 0, 0),
-]
-
-/// The colour of each bar's centre, halfway down `frame`, and whether it is within `tolerance`
-/// of the bar it should be.
-private func barsMatch(_ frame: PJSUA.VideoFrame, tolerance: Int = 60) -> (matches: Bool, seen: [String]) {
-    var matches = true
-    var seen: [String] = []
-    for (index, bar) in colourBars.enumerated() {
-        let x = (2 * index + 1) * frame.size.width / 16
-        guard let pixel = frame.rgb(x: x, y: frame.size.height / 2) else { return (false, ["no pixel at x \(x)"]) }
-        seen.append("\(bar.name)=(\(pixel.red),\(pixel.green),\(pixel.blue))")
-        if abs(Int(pixel.red) - bar.red) > tolerance || abs(Int(pixel.green) - bar.green) > tolerance
-            || abs(Int(pixel.blue) - bar.blue) > tolerance {
-            matches = false
-        }
-    }
-    return (matches, seen)
-}
-
 /// The `count`th frame of a sequence (nil if it ends before).
 private func lastOf(_ frames: PJSUA.VideoFrames, count: Int) async -> PJSUA.VideoFrame? {
     var seen = 0
@@ -110,7 +87,7 @@ struct VideoTests {
             let frame = try #require(await lastOf(frames, count: 20))
             #expect(frame.size == frames.size)
             #expect(frame.bytes.count == frame.size.width * frame.size.height * 3 / 2)
-            let bars = barsMatch(frame)
+            let bars = ColourBars.match(frame)
             let row = stride(from: 0, to: frame.size.width, by: frame.size.width / 32).map { x in
                 frame.rgb(x: x, y: frame.size.height / 2).map { "\(x):\($0.red),\($0.green),\($0.blue)" } ?? ""
             }
@@ -242,7 +219,7 @@ struct PjsuaAppVideoTests {
             _ = try await log.video(call, "active") { $0?.isActive == true && $0?.isReceiving == true }
             let frames = try await phone.receiveVideo(from: call, timeout: .seconds(10))
             let frame = try #require(await lastOf(frames, count: 10))
-            let bars = barsMatch(frame)
+            let bars = ColourBars.match(frame)
             #expect(bars.matches, "\(bars.seen) \(frame.size)")
             try await Task.sleep(for: .seconds(1))
             let statistics = try await phone.videoStatistics(of: call)
