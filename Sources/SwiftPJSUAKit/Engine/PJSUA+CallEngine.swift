@@ -25,9 +25,9 @@ extension PJSUA: CallEngine {
         video ? try makeCall(to: destination, from: nil, video: .sendReceive) : try makeCall(to: destination, from: nil)
     }
 
-    /// Answers with 180 Ringing.
+    /// Calls ``PJSUA/ring(_:code:headers:)``: 180 Ringing that leaves audio or video to the answer.
     public func ringCall(_ call: PJSUA.Call) async throws {
-        try answer(call, code: 180)
+        try ring(call)
     }
 
     /// Answers with 200 OK, with `video` through ``PJSUA/answer(_:code:headers:video:)`` (video
