@@ -86,6 +86,48 @@ struct RealEngineVideoTests {
         }
     }
 
+    /// pjsua fixes a call's settings at the first answer that carries them: the core's 180 must
+    /// leave them open, or this audio answer would get the video the ringing was sent with (or,
+    /// ringing audio-only, the previous test's video answer would get none).
+    @Test func aRungVideoCallAnsweredAudioOnlyThroughTheCoreHasNoVideoAndIsShownSo() async throws {
+        try await withStartedEngine { phone, transport in
+            try await useCheapVideo(phone)
+            let provider = FakeProvider()
+            let core = CallOrchestrator(engine: phone, provider: provider, audioSession: FakeAudioSession(),
+                                        configuration: .init(supportsVideo: true))
+            await core.start()
+            let child = try ChildProcess(try softphone(), ["call", transport.uri(user: "kit"), "--json", "--seconds", "20"] + childVideo,
+                                         name: "kit-video-call-audio-answer")
+            defer { child.stop() }
+            guard await eventually("the INVITE is reported", timeout: .seconds(15), { provider.newIncomingUUIDs.count == 1 }) else { return }
+            let uuid = try #require(provider.newIncomingUUIDs.first)
+            try await core.answerCall(uuid: uuid, video: false)
+            await eventually("the call is established", timeout: .seconds(10)) { await core.call(uuid)?.isConnected == true }
+            await eventually("the call UI is told the call has no video", timeout: .seconds(10)) { lastUpdate(provider, uuid)?.hasVideo == false }
+            let handle = try #require(await core.call(uuid)?.handle)
+            #expect(try await !phone.info(handle).hasVideo)
+            try await core.endCall(uuid: uuid)
+            await core.stop()
+        }
+    }
+
+    @Test func ringingRefusesCodesThatCarrySDPOrAreNotProvisional() async throws {
+        try await withStartedEngine { phone, transport in
+            var events = phone.events.makeAsyncIterator()
+            _ = try await phone.makeCall(to: transport.uri(user: "kit"))
+            var incoming: PJSUA.Call?
+            while incoming == nil, let event = await events.next() {
+                if case let .incomingCall(_, call, _, _, _, _) = event { incoming = call }
+            }
+            let call = try #require(incoming)
+            for code in [100, 183, 200, 486] {
+                await #expect(throws: PJSUAError.self, "\(code)") { try await phone.ring(call, code: code) }
+            }
+            try await phone.ring(call)
+            try await phone.reject(call, code: 603)
+        }
+    }
+
     @Test func aVideoStartIsRefusedOnTheRealEngineWhenSupportsVideoIsFalse() async throws {
         try await withStartedEngine { phone, transport in
             let provider = FakeProvider()
