@@ -20,6 +20,27 @@ private func lastUpdate(_ provider: FakeProvider, _ uuid: UUID) -> CallUpdate? {
     provider.updates.last { $0.0 == uuid }?.1
 }
 
+/// A video-capable core on the real engine, called by a `softphone call --video` child; runs
+/// `body` with the incoming call's UUID once it was reported, then stops the core.
+private func withIncomingVideoCall(_ name: String,
+                                   _ body: (PJSUA, CallOrchestrator<PJSUA, FakeProvider, FakeAudioSession>, FakeProvider, UUID) async throws -> Void) async throws {
+    try await withStartedEngine { phone, transport in
+        try await useCheapVideo(phone)
+        let provider = FakeProvider()
+        let core = CallOrchestrator(engine: phone, provider: provider, audioSession: FakeAudioSession(),
+                                    configuration: .init(supportsVideo: true))
+        await core.start()
+        let child = try ChildProcess(try softphone(), ["call", transport.uri(user: "kit"), "--json", "--seconds", "20"] + childVideo,
+                                     name: name)
+        defer { child.stop() }
+        if await eventually("the INVITE is reported", timeout: .seconds(15), { provider.newIncomingUUIDs.count == 1 }),
+           let uuid = provider.newIncomingUUIDs.first {
+            try await body(phone, core, provider, uuid)
+        }
+        await core.stop()
+    }
+}
+
 @Suite("Real engine: Kit video calls through PJSUA against a softphone child", .serialized)
 struct RealEngineVideoTests {
     @Test func aKitVideoCallToASoftphoneHasVideoAndRemovingAndAddingItIsReportedToTheProvider() async throws {
@@ -60,17 +81,7 @@ struct RealEngineVideoTests {
     }
 
     @Test func anIncomingVideoCallIsShownAsVideoAndAnsweredWithVideoThroughTheCore() async throws {
-        try await withStartedEngine { phone, transport in
-            try await useCheapVideo(phone)
-            let provider = FakeProvider()
-            let core = CallOrchestrator(engine: phone, provider: provider, audioSession: FakeAudioSession(),
-                                        configuration: .init(supportsVideo: true))
-            await core.start()
-            let child = try ChildProcess(try softphone(), ["call", transport.uri(user: "kit"), "--json", "--seconds", "20"] + childVideo,
-                                         name: "kit-video-call")
-            defer { child.stop() }
-            guard await eventually("the INVITE is reported", timeout: .seconds(15), { provider.newIncomingUUIDs.count == 1 }) else { return }
-            let uuid = try #require(provider.newIncomingUUIDs.first)
+        try await withIncomingVideoCall("kit-video-call") { phone, core, provider, uuid in
             let shown = provider.reports.compactMap { if case let .newIncoming(_, update) = $0 { update } else { nil } }
             #expect(shown.first?.hasVideo == true, "the INVITE offers video and the app answers video with video")
             #expect(await core.call(uuid)?.offersVideo == true)
@@ -82,7 +93,6 @@ struct RealEngineVideoTests {
             await eventually("the call is established", timeout: .seconds(10)) { await core.call(uuid)?.isConnected == true }
             #expect(provider.updates.isEmpty, "shown as video from the start, and the media agrees")
             try await core.endCall(uuid: uuid)
-            await core.stop()
         }
     }
 
@@ -90,24 +100,13 @@ struct RealEngineVideoTests {
     /// leave them open, or this audio answer would get the video the ringing was sent with (or,
     /// ringing audio-only, the previous test's video answer would get none).
     @Test func aRungVideoCallAnsweredAudioOnlyThroughTheCoreHasNoVideoAndIsShownSo() async throws {
-        try await withStartedEngine { phone, transport in
-            try await useCheapVideo(phone)
-            let provider = FakeProvider()
-            let core = CallOrchestrator(engine: phone, provider: provider, audioSession: FakeAudioSession(),
-                                        configuration: .init(supportsVideo: true))
-            await core.start()
-            let child = try ChildProcess(try softphone(), ["call", transport.uri(user: "kit"), "--json", "--seconds", "20"] + childVideo,
-                                         name: "kit-video-call-audio-answer")
-            defer { child.stop() }
-            guard await eventually("the INVITE is reported", timeout: .seconds(15), { provider.newIncomingUUIDs.count == 1 }) else { return }
-            let uuid = try #require(provider.newIncomingUUIDs.first)
+        try await withIncomingVideoCall("kit-video-call-audio-answer") { phone, core, provider, uuid in
             try await core.answerCall(uuid: uuid, video: false)
             await eventually("the call is established", timeout: .seconds(10)) { await core.call(uuid)?.isConnected == true }
             await eventually("the call UI is told the call has no video", timeout: .seconds(10)) { lastUpdate(provider, uuid)?.hasVideo == false }
             let handle = try #require(await core.call(uuid)?.handle)
             #expect(try await !phone.info(handle).hasVideo)
             try await core.endCall(uuid: uuid)
-            await core.stop()
         }
     }
 
