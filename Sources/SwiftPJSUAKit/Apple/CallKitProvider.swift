@@ -11,12 +11,14 @@ import Foundation
 ///
 /// It decides nothing: every action is fulfilled when the core succeeds and failed when it throws.
 public final class CallKitProvider: NSObject, CallProvider, CXProviderDelegate, @unchecked Sendable {
-    // @unchecked Sendable: `handler` and `outstanding` are guarded by `lock`; `provider` and
-    // `controller` are immutable references to CallKit objects that CallKit documents as usable
-    // from any thread.
+    // @unchecked Sendable: `handler`, `outstanding` and `answerVideo` are guarded by `lock`;
+    // `provider` and `controller` are immutable references to CallKit objects that CallKit
+    // documents as usable from any thread.
     private let lock = NSLock()
     private var handler: (any CallActionHandling)?
     private var outstanding: [UUID: CXAction] = [:]
+    /// The video choice of answers the app requested (``requestAnswer(of:video:)``), by call.
+    private var answerVideo: [UUID: Bool] = [:]
     /// Audio-session, hold and mute events, delivered to the core in CallKit's order.
     private let ordered = OrderedWork()
 
@@ -32,19 +34,47 @@ public final class CallKitProvider: NSObject, CallProvider, CXProviderDelegate, 
         provider.setDelegate(self, queue: queue)
     }
 
+    /// Creates the adapter with the app's provider configuration, its `supportsVideo` set from
+    /// the orchestrator's ``OrchestratorConfiguration/supportsVideo``, so CallKit and the core
+    /// agree on whether video calls exist; delegate callbacks arrive on `queue`.
+    public convenience init<AccountHandle>(configuration: CXProviderConfiguration,
+                                           orchestration: OrchestratorConfiguration<AccountHandle>,
+                                           queue: DispatchQueue? = nil) {
+        configuration.supportsVideo = orchestration.supportsVideo
+        self.init(configuration: configuration, queue: queue)
+    }
+
     /// Sets where provider actions go (normally the app's ``CallOrchestrator``).
     public func setActionHandler(_ handler: any CallActionHandling) {
         lock.withLock { self.handler = handler }
     }
 
-    /// Asks CallKit to start an outgoing call to `destination` (a SIP URI); CallKit then performs
-    /// the start-call action, which reaches the core. Returns the call's UUID.
-    public func requestCall(to destination: String, displayName: String? = nil) async throws -> UUID {
+    /// Asks CallKit to start an outgoing call to `destination` (a SIP URI), a video call with
+    /// `video` (`CXStartCallAction.isVideo`); CallKit then performs the start-call action, which
+    /// reaches the core. Returns the call's UUID.
+    public func requestCall(to destination: String, displayName: String? = nil, video: Bool = false) async throws -> UUID {
         let uuid = UUID()
         let action = CXStartCallAction(call: uuid, handle: CXHandle(type: .generic, value: destination))
         action.contactIdentifier = displayName
+        action.isVideo = video
         try await controller.request(CXTransaction(action: action))
         return uuid
+    }
+
+    /// Asks CallKit to answer an incoming call from the app's own UI, with video or not.
+    ///
+    /// CallKit's answer action carries no video flag: the choice is kept here until CallKit
+    /// performs the action, then handed to ``CallActionHandling/answerCall(uuid:video:)``. An
+    /// answer from the system's call UI carries none (nil: the core's
+    /// ``OrchestratorConfiguration/answersWithVideo`` decides).
+    public func requestAnswer(of uuid: UUID, video: Bool) async throws {
+        lock.withLock { answerVideo[uuid] = video }
+        do {
+            try await controller.request(CXTransaction(action: CXAnswerCallAction(call: uuid)))
+        } catch {
+            _ = lock.withLock { answerVideo.removeValue(forKey: uuid) }
+            throw error
+        }
     }
 
     /// Asks CallKit to end a call the user hangs up in the app.
@@ -91,18 +121,22 @@ public final class CallKitProvider: NSObject, CallProvider, CXProviderDelegate, 
     public func provider(_ provider: CXProvider, perform action: CXStartCallAction) {
         let uuid = action.callUUID
         let destination = action.handle.value
-        run(action) { handler in try await handler.startCall(uuid: uuid, to: destination) }
+        let video = action.isVideo
+        run(action) { handler in try await handler.startCall(uuid: uuid, to: destination, video: video) }
     }
 
-    /// Forwards an answer action to the core.
+    /// Forwards an answer action to the core, with the video choice of ``requestAnswer(of:video:)``
+    /// when the app requested it.
     public func provider(_ provider: CXProvider, perform action: CXAnswerCallAction) {
         let uuid = action.callUUID
-        run(action) { handler in try await handler.answerCall(uuid: uuid) }
+        let video = lock.withLock { answerVideo.removeValue(forKey: uuid) }
+        run(action) { handler in try await handler.answerCall(uuid: uuid, video: video) }
     }
 
     /// Forwards an end action to the core.
     public func provider(_ provider: CXProvider, perform action: CXEndCallAction) {
         let uuid = action.callUUID
+        lock.withLock { answerVideo[uuid] = nil }
         run(action) { handler in try await handler.endCall(uuid: uuid) }
     }
 

@@ -12,12 +12,17 @@ public protocol CallEngine: Sendable {
     /// when the engine shuts down; one made while the engine is stopped receives the events of its
     /// next run (the core subscribes again as soon as a subscription finishes).
     func callEvents() -> AsyncStream<CallEngineEvent<CallHandle>>
-    /// Places an outgoing call to `destination` (a SIP URI).
-    func placeCall(to destination: String) async throws -> CallHandle
+    /// Places an outgoing call to `destination` (a SIP URI); with `video`, the offer carries video
+    /// too, otherwise audio alone.
+    func placeCall(to destination: String, video: Bool) async throws -> CallHandle
     /// Sends a provisional response (180 Ringing) for an incoming call.
     func ringCall(_ call: CallHandle) async throws
-    /// Answers an incoming call with 200 OK.
-    func answerCall(_ call: CallHandle) async throws
+    /// Answers an incoming call with 200 OK; with `video`, accepting the video it offers (and
+    /// video the peer adds later), otherwise audio alone.
+    func answerCall(_ call: CallHandle, video: Bool) async throws
+    /// Adds video to a live call (`enabled`) or removes it: a re-INVITE. Does nothing when the
+    /// call already has (or has no) active video. The outcome arrives as a media event.
+    func setCallVideo(_ call: CallHandle, enabled: Bool) async throws
     /// Ends a call (BYE, CANCEL, or 603 for an unanswered incoming call).
     func hangUpCall(_ call: CallHandle) async throws
     /// Rejects an incoming call with a final status `code` (300...699).

@@ -18,19 +18,38 @@ extension PJSUA: CallEngine {
         return stream
     }
 
-    /// Calls ``PJSUA/makeCall(to:from:)`` from the local account.
-    public func placeCall(to destination: String) async throws -> PJSUA.Call {
-        try makeCall(to: destination, from: nil)
+    /// Calls ``PJSUA/makeCall(to:from:)`` from the local account, or with `video`
+    /// ``PJSUA/makeCall(to:from:headers:video:)`` with video both ways from the default capture
+    /// device (switch it with ``PJSUA/setVideoCaptureDevice(_:of:)``).
+    public func placeCall(to destination: String, video: Bool) async throws -> PJSUA.Call {
+        video ? try makeCall(to: destination, from: nil, video: .sendReceive) : try makeCall(to: destination, from: nil)
     }
 
-    /// Answers with 180 Ringing.
+    /// Calls ``PJSUA/ring(_:code:headers:)``: 180 Ringing that leaves audio or video to the answer.
     public func ringCall(_ call: PJSUA.Call) async throws {
-        try answer(call, code: 180)
+        try ring(call)
     }
 
-    /// Answers with 200 OK.
-    public func answerCall(_ call: PJSUA.Call) async throws {
-        try answer(call, code: 200)
+    /// Answers with 200 OK, with `video` through ``PJSUA/answer(_:code:headers:video:)`` (video
+    /// both ways from the default capture device).
+    public func answerCall(_ call: PJSUA.Call, video: Bool) async throws {
+        if video {
+            try answer(call, code: 200, video: .sendReceive)
+        } else {
+            try answer(call, code: 200)
+        }
+    }
+
+    /// Calls ``PJSUA/addVideo(to:_:)`` (both ways) or ``PJSUA/removeVideo(from:)`` unless the
+    /// call already is (or is not) a video call (``PJSUA/CallInfo/hasVideo``): adding a second
+    /// stream, or removing none, would be a useless re-INVITE.
+    public func setCallVideo(_ call: PJSUA.Call, enabled: Bool) async throws {
+        guard try info(call).hasVideo != enabled else { return }
+        if enabled {
+            try addVideo(to: call, .sendReceive)
+        } else {
+            try removeVideo(from: call)
+        }
     }
 
     /// Calls ``PJSUA/hangup(_:code:)`` with the default code.

@@ -3,10 +3,10 @@ import Foundation
 /// The provider actions a platform call UI forwards to the orchestration core; the Apple
 /// adapters talk to ``CallOrchestrator`` through this, so they need not know its generic types.
 public protocol CallActionHandling: Sendable {
-    /// Places an outgoing call to `destination` (a SIP URI).
-    func startCall(uuid: UUID, to destination: String) async throws
-    /// Answers an incoming call.
-    func answerCall(uuid: UUID) async throws
+    /// Places an outgoing call to `destination` (a SIP URI), with video or not.
+    func startCall(uuid: UUID, to destination: String, video: Bool) async throws
+    /// Answers an incoming call; `video` nil leaves the choice to the configuration.
+    func answerCall(uuid: UUID, video: Bool?) async throws
     /// Ends a call.
     func endCall(uuid: UUID) async throws
     /// Puts a call on hold or takes it off.

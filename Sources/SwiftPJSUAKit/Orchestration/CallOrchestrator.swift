@@ -146,7 +146,7 @@ public actor CallOrchestrator<Engine: CallEngine, Provider: CallProvider, Audio:
     ///
     /// Always posts a new incoming call to the provider first (see ``PushOutcome``).
     public func handleIncomingPush(_ payload: VoIPPushPayload) async -> PushOutcome {
-        switch registry.notePush(payload) {
+        switch registry.notePush(payload, showsOfferedVideo: configuration.showsOfferedVideo) {
         case let .newCall(call):
             startInviteTimer(call.uuid)
             do {
@@ -188,9 +188,16 @@ public actor CallOrchestrator<Engine: CallEngine, Provider: CallProvider, Audio:
 
     // MARK: - Provider actions
 
-    /// Places an outgoing call (CallKit's start-call action) to `destination`, a SIP URI.
-    public func startCall(uuid: UUID, to destination: String) async throws(CallOrchestratorError) {
-        guard registry.beginOutgoing(uuid: uuid, destination: destination) else { throw .duplicateCall(uuid) }
+    /// Places an outgoing call (CallKit's start-call action) to `destination`, a SIP URI; with
+    /// `video` (CallKit's `isVideo`) the offer carries video too.
+    ///
+    /// The call is recorded with `hasVideo == video`, what the call UI was told when the call
+    /// started; the media event then says whether the peer took the video.
+    /// - Throws: ``CallOrchestratorError/videoNotSupported(_:)`` for a video call when
+    ///   ``OrchestratorConfiguration/supportsVideo`` is false (nothing is sent).
+    public func startCall(uuid: UUID, to destination: String, video: Bool = false) async throws(CallOrchestratorError) {
+        if video, !configuration.supportsVideo { throw .videoNotSupported(uuid) }
+        guard registry.beginOutgoing(uuid: uuid, destination: destination, video: video) else { throw .duplicateCall(uuid) }
         do {
             try await audioSession.configureForVoiceCall()
         } catch {
@@ -199,7 +206,7 @@ public actor CallOrchestrator<Engine: CallEngine, Provider: CallProvider, Audio:
         }
         let handle: Handle
         do {
-            handle = try await engine.placeCall(to: destination)
+            handle = try await engine.placeCall(to: destination, video: video)
         } catch {
             forget(uuid)
             throw .engineFailure(String(describing: error))
@@ -216,9 +223,18 @@ public actor CallOrchestrator<Engine: CallEngine, Provider: CallProvider, Audio:
 
     /// Answers an incoming call (CallKit's answer action); waits for the INVITE when the push
     /// came first.
-    public func answerCall(uuid: UUID) async throws(CallOrchestratorError) {
+    ///
+    /// The call is answered with video when its INVITE offers video and `video` says so, or,
+    /// `video` being nil (CallKit's answer action has no video flag),
+    /// ``OrchestratorConfiguration/answersWithVideo`` does; never when
+    /// ``OrchestratorConfiguration/supportsVideo`` is false. An INVITE without video is answered
+    /// with audio alone whatever `video` says: add video afterwards with ``setVideo(uuid:enabled:)``.
+    /// - Throws: ``CallOrchestratorError/videoNotSupported(_:)`` when `video` is true and
+    ///   ``OrchestratorConfiguration/supportsVideo`` is false.
+    public func answerCall(uuid: UUID, video: Bool? = nil) async throws(CallOrchestratorError) {
         guard let call = registry.call(uuid) else { throw .unknownCall(uuid) }
         guard call.direction == .incoming else { throw .wrongDirection(uuid) }
+        if video == true, !configuration.supportsVideo { throw .videoNotSupported(uuid) }
         do {
             try await audioSession.configureForVoiceCall()
         } catch {
@@ -226,9 +242,9 @@ public actor CallOrchestrator<Engine: CallEngine, Provider: CallProvider, Audio:
         }
         guard let current = registry.call(uuid), !current.isEndingLocally else { throw .callEnded(uuid) }
         if let handle = current.handle {
-            try await perform(.answer, on: uuid, handle: handle).get()
+            try await perform(.answer(video: video), on: uuid, handle: handle).get()
         } else {
-            try await waitForHandle(.answer, uuid).get()
+            try await waitForHandle(.answer(video: video), uuid).get()
         }
     }
 
@@ -262,6 +278,21 @@ public actor CallOrchestrator<Engine: CallEngine, Provider: CallProvider, Audio:
         let handle = try readyHandle(uuid)
         do {
             try await engine.setCallMuted(handle, muted: muted)
+        } catch {
+            throw .engineFailure(String(describing: error))
+        }
+    }
+
+    /// Adds video to a live call or removes it (the app's camera button; CallKit has no action for
+    /// it): a re-INVITE. The call UI's `hasVideo` follows once the engine reports the new media,
+    /// so a peer that declines the video leaves the call shown as audio-only.
+    /// - Throws: ``CallOrchestratorError/videoNotSupported(_:)`` when
+    ///   ``OrchestratorConfiguration/supportsVideo`` is false.
+    public func setVideo(uuid: UUID, enabled: Bool) async throws(CallOrchestratorError) {
+        guard configuration.supportsVideo else { throw .videoNotSupported(uuid) }
+        let handle = try readyHandle(uuid)
+        do {
+            try await engine.setCallVideo(handle, enabled: enabled)
         } catch {
             throw .engineFailure(String(describing: error))
         }
@@ -350,8 +381,8 @@ public actor CallOrchestrator<Engine: CallEngine, Provider: CallProvider, Audio:
     /// Handles one engine event (the event pump started by ``start()`` calls this).
     func process(_ event: CallEngineEvent<Handle>) async {
         switch event {
-        case let .incomingCall(handle, sipCallID, from, _):
-            await handleInvite(handle: handle, sipCallID: sipCallID, from: from)
+        case let .incomingCall(handle, sipCallID, from, offeredVideo):
+            await handleInvite(handle: handle, sipCallID: sipCallID, from: from, offeredVideo: offeredVideo)
         case let .callState(handle, state, sipCallID, lastStatus):
             guard let call = registry.call(handle: handle) else {
                 bufferOrphan(event, of: handle)
@@ -369,8 +400,10 @@ public actor CallOrchestrator<Engine: CallEngine, Provider: CallProvider, Audio:
         }
     }
 
-    private func handleInvite(handle: Handle, sipCallID: String, from: String) async {
-        switch registry.noteInvite(handle: handle, sipCallID: sipCallID, from: from) {
+    private func handleInvite(handle: Handle, sipCallID: String, from: String, offeredVideo: Bool) async {
+        let pushedVideo = registry.call(sipCallID: sipCallID)?.update.hasVideo
+        switch registry.noteInvite(handle: handle, sipCallID: sipCallID, from: from, offeredVideo: offeredVideo,
+                                   showsOfferedVideo: configuration.showsOfferedVideo) {
         case let .newCall(call):
             do {
                 try await provider.reportNewIncomingCall(uuid: call.uuid, update: call.update)
@@ -383,6 +416,10 @@ public actor CallOrchestrator<Engine: CallEngine, Provider: CallProvider, Audio:
             await replayOrphans(of: handle)
         case let .matchedPush(call):
             stopInviteTimer(call.uuid)
+            if let pushedVideo, pushedVideo != call.update.hasVideo {
+                // The push said video and the INVITE does not (or the reverse): the SDP decides.
+                await provider.reportCallUpdated(uuid: call.uuid, update: call.update)
+            }
             if pending[call.uuid]?.isEmpty ?? true {
                 await ringIfStillWaiting(call.uuid, handle: handle)
             } else {
@@ -421,9 +458,11 @@ public actor CallOrchestrator<Engine: CallEngine, Provider: CallProvider, Audio:
 
     private func perform(_ kind: PendingAction.Kind, on uuid: UUID, handle: Handle) async -> Result<Void, CallOrchestratorError> {
         switch kind {
-        case .answer:
+        case let .answer(video):
+            let wanted = configuration.supportsVideo && (video ?? configuration.answersWithVideo)
+            let withVideo = wanted && registry.call(uuid)?.offersVideo == true
             do {
-                try await engine.answerCall(handle)
+                try await engine.answerCall(handle, video: withVideo)
                 return .success(())
             } catch {
                 return .failure(.engineFailure(String(describing: error)))

@@ -18,6 +18,8 @@ public enum CallOrchestratorError: Error, Sendable, Hashable, CustomStringConver
     case engineFailure(String)
     /// The audio session could not be configured; the text is the platform's error.
     case audioSessionFailure(String)
+    /// Video was asked for, but ``OrchestratorConfiguration/supportsVideo`` is false.
+    case videoNotSupported(UUID)
 
     /// A one-line explanation.
     public var description: String {
@@ -30,6 +32,7 @@ public enum CallOrchestratorError: Error, Sendable, Hashable, CustomStringConver
         case let .wrongDirection(uuid): "call \(uuid) is in the wrong direction for this action"
         case let .engineFailure(message): "engine: \(message)"
         case let .audioSessionFailure(message): "audio session: \(message)"
+        case let .videoNotSupported(uuid): "call \(uuid): video is not enabled (supportsVideo is false)"
         }
     }
 }

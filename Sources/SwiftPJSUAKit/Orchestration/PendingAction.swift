@@ -3,7 +3,8 @@
 struct PendingAction: Sendable {
     /// What to do once the handle is known.
     enum Kind: Sendable, Hashable {
-        case answer
+        /// Answer; `video` is the caller's choice (nil: the configuration's).
+        case answer(video: Bool?)
         case end
     }
 

@@ -4,8 +4,10 @@ public struct CallUpdate: Sendable, Hashable {
     public var remoteHandle: String?
     /// The remote party's display name, when known.
     public var displayName: String?
-    /// Whether the call has an active video stream (false until the engine reports one: the
-    /// engine answers and calls audio-only, whatever the push or the INVITE offered).
+    /// Whether the call is a video call: at first what the call was started with, or, for an
+    /// incoming call, whether it offers video and will be answered with it
+    /// (``OrchestratorConfiguration/answersWithVideo``); from the first media event on, whether
+    /// the call has an active video stream.
     public var hasVideo: Bool
 
     /// Creates an update.

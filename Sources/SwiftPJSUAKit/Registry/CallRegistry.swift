@@ -35,10 +35,13 @@ public struct CallRegistry<Handle: Hashable & Sendable>: Sendable {
     public func endedCall(_ uuid: UUID) -> EndedCall? { endedByUUID[uuid] }
 
     /// Records a VoIP push.
-    public mutating func notePush(_ payload: VoIPPushPayload) -> PushSighting<Handle> {
-        // hasVideo starts false whatever the push offers: the engine answers audio-only, and the
-        // call UI follows the media actually negotiated (``setHasVideo(_:for:)``).
-        let update = CallUpdate(remoteHandle: payload.caller, displayName: payload.displayName, hasVideo: false)
+    ///
+    /// The call is shown with video when `showsOfferedVideo` (the app answers video offers with
+    /// video) and the push says `video`; otherwise audio-only. Either way the call UI then follows
+    /// the INVITE's offer and the media actually negotiated (``setHasVideo(_:for:)``).
+    public mutating func notePush(_ payload: VoIPPushPayload, showsOfferedVideo: Bool = false) -> PushSighting<Handle> {
+        let update = CallUpdate(remoteHandle: payload.caller, displayName: payload.displayName,
+                                hasVideo: showsOfferedVideo && payload.hasVideo)
         if var existing = call(sipCallID: payload.sipCallID) ?? payload.uuid.flatMap({ calls[$0] }) {
             existing.announcedByPush = true
             calls[existing.uuid] = existing
@@ -57,19 +60,24 @@ public struct CallRegistry<Handle: Hashable & Sendable>: Sendable {
             return .cancelledUnknownCall(uuid: uuid, update: update)
         }
         let call = LogicalCall<Handle>(uuid: uuid, direction: .incoming, sipCallID: payload.sipCallID, handle: nil,
-                                       update: update, announcedByPush: true, isConnected: false, isEndingLocally: false)
+                                       update: update, offersVideo: payload.hasVideo, announcedByPush: true,
+                                       isConnected: false, isEndingLocally: false)
         insert(call)
         return .newCall(call)
     }
 
-    /// Records an incoming INVITE (the engine's incoming-call event). The call UI's `hasVideo`
-    /// starts false even when the INVITE offers video: the engine answers audio-only, and
-    /// ``setHasVideo(_:for:)`` follows the media actually negotiated.
-    public mutating func noteInvite(handle: Handle, sipCallID: String, from: String) -> InviteSighting<Handle> {
+    /// Records an incoming INVITE (the engine's incoming-call event). The call UI's `hasVideo` is
+    /// whether the INVITE offers video when `showsOfferedVideo` (the app answers video offers with
+    /// video), else false; it replaces what a push claimed, since the SDP decides what can be
+    /// answered. ``setHasVideo(_:for:)`` then follows the media actually negotiated.
+    public mutating func noteInvite(handle: Handle, sipCallID: String, from: String, offeredVideo: Bool = false,
+                                    showsOfferedVideo: Bool = false) -> InviteSighting<Handle> {
         if let known = call(handle: handle) { return .retransmission(known) }
         if var pushed = call(sipCallID: sipCallID) {
             guard pushed.handle == nil, pushed.direction == .incoming else { return .duplicateLeg(pushed) }
             pushed.handle = handle
+            pushed.offersVideo = offeredVideo
+            pushed.update.hasVideo = showsOfferedVideo && offeredVideo
             if pushed.update.remoteHandle == nil { pushed.update.remoteHandle = from }
             calls[pushed.uuid] = pushed
             uuidByHandle[handle] = pushed.uuid
@@ -78,19 +86,21 @@ public struct CallRegistry<Handle: Hashable & Sendable>: Sendable {
         if let ended = endedByCallID[sipCallID] { return .alreadyEnded(ended) }
         let call = LogicalCall<Handle>(uuid: CallIdentity.uuid(forSIPCallID: sipCallID), direction: .incoming,
                                        sipCallID: sipCallID, handle: handle,
-                                       update: CallUpdate(remoteHandle: from, hasVideo: false),
-                                       announcedByPush: false, isConnected: false, isEndingLocally: false)
+                                       update: CallUpdate(remoteHandle: from, hasVideo: showsOfferedVideo && offeredVideo),
+                                       offersVideo: offeredVideo, announcedByPush: false, isConnected: false,
+                                       isEndingLocally: false)
         if let clash = calls[call.uuid] { return .duplicateLeg(clash) }
         insert(call)
         return .newCall(call)
     }
 
-    /// Records an outgoing call about to be placed; false when the UUID is already in use.
-    public mutating func beginOutgoing(uuid: UUID, destination: String) -> Bool {
+    /// Records an outgoing call about to be placed, with video or not (as the call UI was told
+    /// when the call started); false when the UUID is already in use.
+    public mutating func beginOutgoing(uuid: UUID, destination: String, video: Bool = false) -> Bool {
         guard calls[uuid] == nil, endedByUUID[uuid] == nil else { return false }
         insert(LogicalCall(uuid: uuid, direction: .outgoing, sipCallID: nil, handle: nil,
-                           update: CallUpdate(remoteHandle: destination), announcedByPush: false,
-                           isConnected: false, isEndingLocally: false))
+                           update: CallUpdate(remoteHandle: destination, hasVideo: video), offersVideo: video,
+                           announcedByPush: false, isConnected: false, isEndingLocally: false))
         return true
     }
 

@@ -13,6 +13,9 @@ public struct LogicalCall<Handle: Hashable & Sendable>: Sendable, Hashable {
     public internal(set) var handle: Handle?
     /// What the call UI shows about the call.
     public internal(set) var update: CallUpdate
+    /// Whether the remote side offers video: the INVITE's SDP once it arrived, the push's `video`
+    /// flag before (incoming); whether we offered it (outgoing).
+    public internal(set) var offersVideo: Bool
     /// Whether a VoIP push announced the call.
     public internal(set) var announcedByPush: Bool
     /// Whether the call was established (2xx and ACK).

@@ -196,6 +196,8 @@ open class CXStartCallAction: CXCallAction {
     @NSCopying open var handle: CXHandle
     /// callkit/cxstartcallaction/contactidentifier
     open var contactIdentifier: String?
+    /// callkit/cxstartcallaction/isvideo (A: `var isVideo: Bool { get set }`)
+    open var isVideo: Bool = false
 
     /// callkit/cxstartcallaction/init(call:handle:)
     public init(call callUUID: UUID, handle: CXHandle) {

@@ -23,13 +23,14 @@ final class FakeEngine: CallEngine, @unchecked Sendable {
     private var mutedCalls: Set<FakeCall> = []
     private var networkGate: Gate?
 
-    /// Every operation, in order, e.g. `answer #3`, `reject #3 603`, `enableAudio`.
+    /// Every operation, in order, e.g. `answer #3`, `answer #3 video`, `reject #3 603`,
+    /// `video #3 on`, `enableAudio`.
     var log: [String] { lock.withLock { operations } }
     /// Audio device openings that happened while the simulated audio session was inactive.
     var audioViolations: [String] { lock.withLock { violations } }
 
     /// Makes the named operation (`place`, `answer`, `hangup`, `reject`, `ring`, `enableAudio`,
-    /// `recover`, `hold`, `mute`, `dtmf`) throw.
+    /// `recover`, `hold`, `mute`, `dtmf`, `video`) throw.
     func fail(_ operation: String) { _ = lock.withLock { failing.insert(operation) } }
 
     /// Simulates the platform's audio session state, to catch early device openings.
@@ -84,8 +85,8 @@ final class FakeEngine: CallEngine, @unchecked Sendable {
         return stream
     }
 
-    func placeCall(to destination: String) async throws -> FakeCall {
-        try record("place \(destination)", "place")
+    func placeCall(to destination: String, video: Bool) async throws -> FakeCall {
+        try record("place \(destination)\(video ? " video" : "")", "place")
         let call = lock.withLock {
             nextCall += 1
             return FakeCall(id: nextCall)
@@ -96,7 +97,8 @@ final class FakeEngine: CallEngine, @unchecked Sendable {
     }
 
     func ringCall(_ call: FakeCall) async throws { try record("ring \(call)", "ring") }
-    func answerCall(_ call: FakeCall) async throws { try record("answer \(call)", "answer") }
+    func answerCall(_ call: FakeCall, video: Bool) async throws { try record("answer \(call)\(video ? " video" : "")", "answer") }
+    func setCallVideo(_ call: FakeCall, enabled: Bool) async throws { try record("video \(call) \(enabled ? "on" : "off")", "video") }
     func hangUpCall(_ call: FakeCall) async throws { try record("hangup \(call)", "hangup") }
     func rejectCall(_ call: FakeCall, code: Int) async throws { try record("reject \(call) \(code)", "reject") }
     func setCallHeld(_ call: FakeCall, held: Bool) async throws {

@@ -53,9 +53,10 @@ final class GatedEngine: CallEngine, @unchecked Sendable {
         if passThrough { continuation.yield(event) }
     }
 
-    func placeCall(to destination: String) async throws -> PJSUA.Call { try await phone.placeCall(to: destination) }
+    func placeCall(to destination: String, video: Bool) async throws -> PJSUA.Call { try await phone.placeCall(to: destination, video: video) }
     func ringCall(_ call: PJSUA.Call) async throws { try await phone.ringCall(call) }
-    func answerCall(_ call: PJSUA.Call) async throws { try await phone.answerCall(call) }
+    func answerCall(_ call: PJSUA.Call, video: Bool) async throws { try await phone.answerCall(call, video: video) }
+    func setCallVideo(_ call: PJSUA.Call, enabled: Bool) async throws { try await phone.setCallVideo(call, enabled: enabled) }
     func hangUpCall(_ call: PJSUA.Call) async throws { try await phone.hangUpCall(call) }
     func rejectCall(_ call: PJSUA.Call, code: Int) async throws { try await phone.rejectCall(call, code: code) }
     func setCallHeld(_ call: PJSUA.Call, held: Bool) async throws { try await phone.setCallHeld(call, held: held) }

@@ -12,25 +12,26 @@ struct Harness {
     let core: TestOrchestrator
 
     init(inviteTimeout: Duration = .seconds(30), pendingActionTimeout: Duration = .seconds(30),
-         wakeAccount: String? = nil) async {
+         wakeAccount: String? = nil, supportsVideo: Bool = false, answersWithVideo: Bool = true) async {
         core = TestOrchestrator(engine: engine, provider: provider, audioSession: audio,
                                 configuration: .init(inviteTimeout: inviteTimeout, pendingActionTimeout: pendingActionTimeout,
-                                                     wakeAccount: wakeAccount))
+                                                     wakeAccount: wakeAccount, supportsVideo: supportsVideo,
+                                                     answersWithVideo: answersWithVideo))
         await core.start()
     }
 
     /// Delivers an INVITE through the core directly (deterministic: returns once handled).
-    func invite(_ call: FakeCall, _ sipCallID: String, from: String = "sip:alice@example.com") async {
-        await core.process(.incomingCall(call: call, sipCallID: sipCallID, from: from, offeredVideo: false))
+    func invite(_ call: FakeCall, _ sipCallID: String, from: String = "sip:alice@example.com", video: Bool = false) async {
+        await core.process(.incomingCall(call: call, sipCallID: sipCallID, from: from, offeredVideo: video))
     }
 
     func state(_ call: FakeCall, _ state: CallPhase, _ sipCallID: String, _ code: Int = 0) async {
         await core.process(.callState(call: call, state: state, sipCallID: sipCallID, lastStatus: SIPStatusCode(code)))
     }
 
-    func push(_ sipCallID: String, uuid: UUID? = nil, cancelled: Bool = false) async -> PushOutcome {
+    func push(_ sipCallID: String, uuid: UUID? = nil, cancelled: Bool = false, video: Bool = false) async -> PushOutcome {
         await core.handleIncomingPush(VoIPPushPayload(sipCallID: sipCallID, uuid: uuid, caller: "sip:alice@example.com",
-                                                      isCancelled: cancelled))
+                                                      hasVideo: video, isCancelled: cancelled))
     }
 }
 

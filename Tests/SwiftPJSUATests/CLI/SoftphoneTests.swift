@@ -3,29 +3,11 @@ import SwiftPJSUA
 import PJSUATestSupport
 import Testing
 
-/// The built softphone binary (make test builds it before running the tests).
-func softphone() throws -> String {
-    var url = URL(fileURLWithPath: #filePath)
-    while url.lastPathComponent != "Tests" { url.deleteLastPathComponent() }
-    let path = url.deletingLastPathComponent().appendingPathComponent(".build/debug/softphone").path
-    guard FileManager.default.isExecutableFile(atPath: path) else {
-        throw ChildProcessError("\(path) is missing: build it with `swift build --product softphone` (make test does)")
-    }
-    return path
-}
-
 /// Runs softphone to completion; returns its exit status and output.
 func runSoftphone(_ arguments: [String], environment: [String: String] = [:], timeout: Duration = .seconds(60)) async throws -> (status: Int32, output: String) {
     let process = try ChildProcess(try softphone(), arguments, name: "softphone", environment: environment)
     let status = try await process.waitForExit(timeout: timeout)
     return (status, process.output)
-}
-
-/// JSON lines of softphone's output.
-func jsonLines(_ output: String) -> [[String: Any]] {
-    output.split(separator: "\n").compactMap { line in
-        (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
-    }
 }
 
 /// Waits until `socket` (a peer that never answers) has received a datagram.

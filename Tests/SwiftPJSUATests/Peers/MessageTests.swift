@@ -49,15 +49,6 @@ func thrownCode<T>(_ body: () throws -> T) -> PJSUAError.Code? {
     }
 }
 
-/// A `softphone answer --json` child on a free loopback port, and that port.
-func answeringSoftphone(_ extra: [String] = [], name: String) async throws -> (process: ChildProcess, port: Int) {
-    let process = try ChildProcess(try softphone(), ["answer", "--listen", "udp:127.0.0.1:0", "--json"] + extra, name: name)
-    try await process.waitForOutput("\"event\":\"listening\"")
-    let listening = jsonLines(process.output).first { $0["event"] as? String == "listening" }
-    guard let port = listening?["port"] as? Int else { throw ChildProcessError("\(name) printed no port: \(process.output)") }
-    return (process, port)
-}
-
 /// The `message` events a softphone child printed.
 func printedMessages(_ output: String) -> [[String: Any]] {
     jsonLines(output).filter { $0["event"] as? String == "message" }

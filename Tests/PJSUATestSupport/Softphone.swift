@@ -1,0 +1,31 @@
+import Foundation
+
+// The softphone CLI as a test peer: a second engine must be a separate process (pjsua is a
+// process singleton), so engine and Kit tests talk to a `softphone` child.
+
+/// The built softphone binary (make test builds it before running the tests).
+public func softphone() throws -> String {
+    var url = URL(fileURLWithPath: #filePath)
+    while url.lastPathComponent != "Tests" { url.deleteLastPathComponent() }
+    let path = url.deletingLastPathComponent().appendingPathComponent(".build/debug/softphone").path
+    guard FileManager.default.isExecutableFile(atPath: path) else {
+        throw ChildProcessError("\(path) is missing: build it with `swift build --product softphone` (make test does)")
+    }
+    return path
+}
+
+/// JSON lines of softphone's output.
+public func jsonLines(_ output: String) -> [[String: Any]] {
+    output.split(separator: "\n").compactMap { line in
+        (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+    }
+}
+
+/// A `softphone answer --json` child on a free loopback port, and that port.
+public func answeringSoftphone(_ extra: [String] = [], name: String) async throws -> (process: ChildProcess, port: Int) {
+    let process = try ChildProcess(try softphone(), ["answer", "--listen", "udp:127.0.0.1:0", "--json"] + extra, name: name)
+    try await process.waitForOutput("\"event\":\"listening\"")
+    let listening = jsonLines(process.output).first { $0["event"] as? String == "listening" }
+    guard let port = listening?["port"] as? Int else { throw ChildProcessError("\(name) printed no port: \(process.output)") }
+    return (process, port)
+}
