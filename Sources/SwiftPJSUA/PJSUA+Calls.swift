@@ -40,19 +40,31 @@ extension PJSUA {
     ///
     /// Drives `pjsua_call_answer2()` with audio-only call settings: an offered video stream is
     /// declined (`m=video 0` in the answer). `headers` go on this response only.
+    ///
+    /// A 180, 181 or 182 carries no SDP and is sent without call settings (as ``ring(_:code:headers:)``
+    /// does): pjsua fixes a call's settings at the first answer that carries them, so ringing
+    /// first leaves the final answer free to take video (``answer(_:code:headers:video:)``).
+    /// A 183 carries early-media SDP and fixes them.
     public func answer(_ call: Call, code: Int = 200, headers: [SIPHeader] = []) throws {
         try respond(to: call, code: code, headers: headers, setting: Self.callSetting())
     }
 
-    /// Answers with the given pjsua call settings (audio-only, or with video).
-    func respond(to call: Call, code: Int, headers: [SIPHeader], setting: pjsua_call_setting) throws(PJSUAError) {
+    /// Answers with the given pjsua call settings (audio-only, or with video); a response
+    /// without SDP (180...182) is sent without them, leaving them to the final answer.
+    func respond(to call: Call, code: Int, headers: [SIPHeader], setting: pjsua_call_setting?) throws(PJSUAError) {
         let slot = try resolve(call)
         guard (100...699).contains(code) else {
             throw PJSUAError(.invalidArgument, "answer code \(code) is not a SIP status code (100...699)")
         }
-        var setting = setting
+        let setting = (180...182).contains(code) ? nil : setting
         try withMessageData(headers) { data throws(PJSUAError) in
-            try check(pjsua_call_answer2(slot, &setting, UInt32(code), nil, data), "cannot answer \(call) with \(code)")
+            let status: pj_status_t
+            if var setting {
+                status = pjsua_call_answer2(slot, &setting, UInt32(code), nil, data)
+            } else {
+                status = pjsua_call_answer2(slot, nil, UInt32(code), nil, data)
+            }
+            try check(status, "cannot answer \(call) with \(code)")
         }
     }
 

@@ -128,6 +128,31 @@ struct VideoTests {
         #expect(ok.contains(" \(codec)/90000"), "\(ok)")
     }
 
+    /// pjsua fixes a call's settings at the first answer that carries them: a 180 must not, so
+    /// that the final answer can still take the offered video (a call UI rings first and learns
+    /// audio or video from the user's tap).
+    @Test func ringingFirstLeavesTheFinalAnswerFreeToTakeVideo() async throws {
+        try await withEngine { phone, transport, log in
+            try await phone.useVideoCodecs(["H264"])
+            var settings = try await phone.videoCodecSettings("H264")
+            settings.size = PJSUA.VideoSize(width: 352, height: 288)
+            try await phone.setVideoCodecSettings("H264", settings)
+            let child = try ChildProcess(try softphone(), ["call", transport.uri(user: "ring-first"), "--json", "--seconds", "20",
+                                                          "--video", "--video-codecs", "H264", "--video-size", "352x288"],
+                                         name: "softphone-video-ring-first")
+            defer { child.stop() }
+            let incoming = try await log.incomingCall(timeout: .seconds(15))
+            try await phone.answer(incoming.call, code: 180)
+            try await Task.sleep(for: .milliseconds(200))
+            try await phone.answer(incoming.call, video: .sendReceive)
+            try await log.state(incoming.call, .confirmed)
+            let streams = try await log.video(incoming.call, "active") { $0?.isActive == true }
+            #expect(streams.first?.direction == .sendReceive)
+            #expect(try await phone.info(incoming.call).hasVideo)
+            try await phone.hangup(incoming.call)
+        }
+    }
+
     @Test func videoIsAddedToAnAudioCallByReInviteAndRemovedAgain() async throws {
         let (child, port) = try await answeringSoftphone(["--video", "--video-codecs", "H264", "--video-size", "352x288", "--exit-after", "1"], name: "softphone-video-add")
         defer { child.stop() }
