@@ -101,33 +101,40 @@ enum AnswerCommand {
         let needsEvents = !quiet || !engineAnswers || exitAfter != nil || hangupAfter != nil || play != nil || recordDirectory != nil || echo != nil
         let events = needsEvents ? phone.events : nil
         let transport = try await phone.start(configuration)
-        let networkChanges = NetworkChangeSignal.install(for: phone, output: output)
-        defer { networkChanges.cancel() }
-        try await media.apply(to: phone)
-        let video = try await videoOptions.apply(to: phone, output: output)
-        output.emit("listening", ["uri": transport.uri(), "transport": transport.kind.rawValue, "host": transport.host, "port": transport.port],
-                    human: "listening on \(transport.uri())")
-        if let configuration = account.configuration {
-            try await phone.addAccount(configuration)
+        // Whatever fails from here on, the engine shuts down before the process exits: exit()
+        // with pjsua's threads still running races the libraries' destructors.
+        do {
+            let networkChanges = NetworkChangeSignal.install(for: phone, output: output)
+            defer { networkChanges.cancel() }
+            try await media.apply(to: phone)
+            let video = try await videoOptions.apply(to: phone, output: output)
+            output.emit("listening", ["uri": transport.uri(), "transport": transport.kind.rawValue, "host": transport.host, "port": transport.port],
+                        human: "listening on \(transport.uri())")
+            if let configuration = account.configuration {
+                try await phone.addAccount(configuration)
+            }
+            // One player for every call: one file reader and resampler however many calls there are.
+            let player: PJSUA.Player? = if let play { try await phone.makePlayer(play, loop: true) } else { nil }
+            let agent = Agent(phone: phone, output: output, quiet: quiet, code: engineAnswers ? nil : code, delay: delay, exitAfter: exitAfter,
+                              hangupAfter: hangupAfter, player: player, recordDirectory: recordDirectory, headers: headers, echo: echo,
+                              video: video)
+            let loop = Task { if let events { await agent.run(events) } }
+            // Whichever comes first ends the agent: enough calls handled, or a signal.
+            Task {
+                let number = await signals.wait()
+                output.emit("signal", ["signal": Int(number)], human: "signal \(number): shutting down")
+                await agent.finish()
+            }
+            await agent.waitUntilDone()
+            if let player { try? await phone.stop(player) }
+            await phone.shutdown()
+            await loop.value
+            output.emit("done", ["calls": await agent.completed], human: "done: \(await agent.completed) call(s)")
+            return signals.pending.map(Signals.exitStatus(for:)) ?? 0
+        } catch {
+            await phone.shutdown()
+            throw error
         }
-        // One player for every call: one file reader and resampler however many calls there are.
-        let player: PJSUA.Player? = if let play { try await phone.makePlayer(play, loop: true) } else { nil }
-        let agent = Agent(phone: phone, output: output, quiet: quiet, code: engineAnswers ? nil : code, delay: delay, exitAfter: exitAfter,
-                          hangupAfter: hangupAfter, player: player, recordDirectory: recordDirectory, headers: headers, echo: echo,
-                          video: video)
-        let loop = Task { if let events { await agent.run(events) } }
-        // Whichever comes first ends the agent: enough calls handled, or a signal.
-        Task {
-            let number = await signals.wait()
-            output.emit("signal", ["signal": Int(number)], human: "signal \(number): shutting down")
-            await agent.finish()
-        }
-        await agent.waitUntilDone()
-        if let player { try? await phone.stop(player) }
-        await phone.shutdown()
-        await loop.value
-        output.emit("done", ["calls": await agent.completed], human: "done: \(await agent.completed) call(s)")
-        return signals.pending.map(Signals.exitStatus(for:)) ?? 0
     }
 }
 
