@@ -135,6 +135,18 @@ if ! grep -q "swift-pjsua: #2617" "$IOQUEUE_EPOLL"; then
     sed -i 's|^    pj_assert(!pj_list_empty(&ioqueue->free_list));$|    /* swift-pjsua: #2617, out of keys is handled below (PJ_ETOOMANY), not asserted */|' "$IOQUEUE_EPOLL"
 fi
 
+# KL-28: pjmedia's vpx.c opens the VP8/VP9 encoder with a fixed `cfg.g_threads = 4`. Measured on
+# the 2-core machine (pjsua-bench video, 640x480 VP8 at 15 fps): with 4 threads the encoding clock
+# thread took a whole core and the call sent 0-1 pictures a second, both ways, at any load and
+# with the pjsua app as well; with 1 thread the same call ran at 15 fps for ~90 ms of CPU a second.
+# Use half the online cores (at least 1, at most pjproject's 4).
+VPX="$SRC/pjmedia/src/pjmedia-codec/vpx.c"
+if ! grep -q "swift-pjsua: KL-28" "$VPX"; then
+    grep -q '^    cfg.g_threads = 4;$' "$VPX" || die "vpx.c changed: review the KL-28 g_threads change"
+    sed -i 's|^    cfg.g_threads = 4;$|    cfg.g_threads = (unsigned)PJ_MAX(1, PJ_MIN(4, sysconf(_SC_NPROCESSORS_ONLN) / 2));  /* swift-pjsua: KL-28 */|' "$VPX"
+    sed -i 's|^#include <pj/math.h>$|&\n#include <unistd.h>  /* swift-pjsua: KL-28, sysconf */|' "$VPX"
+fi
+
 cd "$SRC"
 step "configuring (log: $LOG)"
 # --with-external-*: the DFSG tree has no bundled GSM/Speex/SRTP/libyuv, so Debian's are linked.
@@ -161,7 +173,7 @@ step "installing into $PREFIX"
 as_root make install >>"$LOG" 2>&1 || die "make install failed"
 app=$(ls pjsip-apps/bin/pjsua-* 2>/dev/null | head -n1 || true)
 [ -n "$app" ] || die "the reference pjsua application was not built"
-as_root install -m 0755 "$app" "$PREFIX/bin/pjsua"
+as_root install -D -m 0755 "$app" "$PREFIX/bin/pjsua"  # -D: a fresh prefix has no bin/
 as_root ldconfig
 as_root mkdir -p "$STAMP_DIR"
 printf 'version=%s\nconfig=%s\n' "$VERSION" "$CONFIG_ID" | as_root tee "$STAMP" >/dev/null
