@@ -107,9 +107,11 @@ enum VideoBenchmark {
 
         var sample = Sample()
         sample.loadAverage = readText("/proc/loadavg").flatMap { $0.split(separator: " ").first.flatMap { Double($0) } } ?? .nan
-        guard let startCPU = processCPUSeconds(pid: server.pid) else { throw BenchError("\(side.rawValue) server exited:\n\(server.output)") }
-        let peerStart = lastCounters(in: peer.output)
+        // The pjsua app's counters come from a console dump: asked before the CPU window opens
+        // and after it closes, so its cost is outside the window.
         let serverStart = try await server.counters()
+        let peerStart = lastCounters(in: peer.output)
+        guard let startCPU = processCPUSeconds(pid: server.pid) else { throw BenchError("\(side.rawValue) server exited:\n\(server.output)") }
         let begin = ContinuousClock.now
         try await Task.sleep(for: .seconds(options.seconds))
         guard let endCPU = processCPUSeconds(pid: server.pid) else { throw BenchError("\(side.rawValue) server exited:\n\(server.output)") }
