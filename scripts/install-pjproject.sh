@@ -25,8 +25,10 @@ CONFIG_SITE="$HERE/pjproject-config_site.h"
 BUILD_DEPS=(build-essential pkg-config xz-utils libssl-dev libopus-dev libbcg729-dev libsrtp2-dev
     libgsm1-dev libspeex-dev libspeexdsp-dev libasound2-dev libsamplerate0-dev uuid-dev)
 # Video (PJMEDIA_HAS_VIDEO, as in the iOS binary): H.264 through OpenH264, VP8/VP9 through
-# libvpx, colour conversion through libyuv, SDL 2 rendering, V4L2 capture.
-VIDEO_DEPS=(libopenh264-dev libvpx-dev libyuv-dev libsdl2-dev libv4l-dev)
+# libvpx, colour conversion through libyuv, SDL 2 rendering, V4L2 capture, and FFmpeg (KL-7):
+# libavcodec's H.263-1998 codec and libswscale's converter where libyuv has no conversion.
+VIDEO_DEPS=(libopenh264-dev libvpx-dev libyuv-dev libsdl2-dev libv4l-dev
+    libavcodec-dev libavformat-dev libswscale-dev libavutil-dev libavdevice-dev)
 
 step() { printf '==> %s\n' "$*"; }
 die() { printf 'install-pjproject: error: %s\n' "$*" >&2; exit 1; }
@@ -151,11 +153,10 @@ cd "$SRC"
 step "configuring (log: $LOG)"
 # --with-external-*: the DFSG tree has no bundled GSM/Speex/SRTP/libyuv, so Debian's are linked.
 # Video is on by default (as in the iOS binary, so that "calls are audio-only unless asked" is
-# tested on a library that can do video): OpenH264, libvpx, libyuv, SDL, V4L2. FFmpeg is left out
-# (--disable-ffmpeg): the codecs and conversion above cover what the engine uses.
+# tested on a library that can do video): OpenH264, libvpx, libyuv, SDL, V4L2, FFmpeg (KL-7).
 # iLBC/G.722.1 are dropped (their sources are not in the DFSG tree); libwebrtc (AEC) likewise.
 if [ "$VIDEO" = 1 ]; then
-    video_flags=(--with-external-yuv --disable-ffmpeg)
+    video_flags=(--with-external-yuv)
 else
     video_flags=(--disable-video --disable-libyuv)
     sed -i 's/^#define PJMEDIA_HAS_VIDEO .*/#define PJMEDIA_HAS_VIDEO        0/' pjlib/include/pj/config_site.h
