@@ -93,6 +93,7 @@ bench: deps peers
 	$(BENCH) load --rate 20 --seconds 10 --hold-ms 1000 --repeat 3 --overload --overload-seconds 10 --pin --clock-rate 8000
 	$(BENCH) frames --calls 50 --seconds 10 --repeat 3 --pin
 	$(BENCH) media --calls 100 --opus-calls 10 --seconds 8 --pin
+	$(BENCH) video --seconds 10 --repeat 3 --pin
 
 clean:
 	rm -rf .build

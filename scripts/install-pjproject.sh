@@ -25,8 +25,10 @@ CONFIG_SITE="$HERE/pjproject-config_site.h"
 BUILD_DEPS=(build-essential pkg-config xz-utils libssl-dev libopus-dev libbcg729-dev libsrtp2-dev
     libgsm1-dev libspeex-dev libspeexdsp-dev libasound2-dev libsamplerate0-dev uuid-dev)
 # Video (PJMEDIA_HAS_VIDEO, as in the iOS binary): H.264 through OpenH264, VP8/VP9 through
-# libvpx, colour conversion through libyuv, SDL 2 rendering, V4L2 capture.
-VIDEO_DEPS=(libopenh264-dev libvpx-dev libyuv-dev libsdl2-dev libv4l-dev)
+# libvpx, colour conversion through libyuv, SDL 2 rendering, V4L2 capture, and FFmpeg (KL-7):
+# libavcodec's H.263-1998 codec and libswscale's converter where libyuv has no conversion.
+VIDEO_DEPS=(libopenh264-dev libvpx-dev libyuv-dev libsdl2-dev libv4l-dev
+    libavcodec-dev libavformat-dev libswscale-dev libavutil-dev libavdevice-dev)
 
 step() { printf '==> %s\n' "$*"; }
 die() { printf 'install-pjproject: error: %s\n' "$*" >&2; exit 1; }
@@ -135,15 +137,26 @@ if ! grep -q "swift-pjsua: #2617" "$IOQUEUE_EPOLL"; then
     sed -i 's|^    pj_assert(!pj_list_empty(&ioqueue->free_list));$|    /* swift-pjsua: #2617, out of keys is handled below (PJ_ETOOMANY), not asserted */|' "$IOQUEUE_EPOLL"
 fi
 
+# KL-28: pjmedia's vpx.c opens the VP8/VP9 encoder with a fixed `cfg.g_threads = 4`. Measured on
+# the 2-core machine (pjsua-bench video, 640x480 VP8 at 15 fps): with 4 threads the encoding clock
+# thread took a whole core and the call sent 0-1 pictures a second, both ways, at any load and
+# with the pjsua app as well; with 1 thread the same call ran at 15 fps for ~90 ms of CPU a second.
+# Use half the online cores (at least 1, at most pjproject's 4).
+VPX="$SRC/pjmedia/src/pjmedia-codec/vpx.c"
+if ! grep -q "swift-pjsua: KL-28" "$VPX"; then
+    grep -q '^    cfg.g_threads = 4;$' "$VPX" || die "vpx.c changed: review the KL-28 g_threads change"
+    sed -i 's|^    cfg.g_threads = 4;$|    cfg.g_threads = (unsigned)PJ_MAX(1, PJ_MIN(4, sysconf(_SC_NPROCESSORS_ONLN) / 2));  /* swift-pjsua: KL-28 */|' "$VPX"
+    sed -i 's|^#include <pj/math.h>$|&\n#include <unistd.h>  /* swift-pjsua: KL-28, sysconf */|' "$VPX"
+fi
+
 cd "$SRC"
 step "configuring (log: $LOG)"
 # --with-external-*: the DFSG tree has no bundled GSM/Speex/SRTP/libyuv, so Debian's are linked.
 # Video is on by default (as in the iOS binary, so that "calls are audio-only unless asked" is
-# tested on a library that can do video): OpenH264, libvpx, libyuv, SDL, V4L2. FFmpeg is left out
-# (--disable-ffmpeg): the codecs and conversion above cover what the engine uses.
+# tested on a library that can do video): OpenH264, libvpx, libyuv, SDL, V4L2, FFmpeg (KL-7).
 # iLBC/G.722.1 are dropped (their sources are not in the DFSG tree); libwebrtc (AEC) likewise.
 if [ "$VIDEO" = 1 ]; then
-    video_flags=(--with-external-yuv --disable-ffmpeg)
+    video_flags=(--with-external-yuv)
 else
     video_flags=(--disable-video --disable-libyuv)
     sed -i 's/^#define PJMEDIA_HAS_VIDEO .*/#define PJMEDIA_HAS_VIDEO        0/' pjlib/include/pj/config_site.h
@@ -161,7 +174,7 @@ step "installing into $PREFIX"
 as_root make install >>"$LOG" 2>&1 || die "make install failed"
 app=$(ls pjsip-apps/bin/pjsua-* 2>/dev/null | head -n1 || true)
 [ -n "$app" ] || die "the reference pjsua application was not built"
-as_root install -m 0755 "$app" "$PREFIX/bin/pjsua"
+as_root install -D -m 0755 "$app" "$PREFIX/bin/pjsua"  # -D: a fresh prefix has no bin/
 as_root ldconfig
 as_root mkdir -p "$STAMP_DIR"
 printf 'version=%s\nconfig=%s\n' "$VERSION" "$CONFIG_ID" | as_root tee "$STAMP" >/dev/null

@@ -6,7 +6,7 @@ import Foundation
 /// pjsua-bench: speed and memory of the Swift engine against baselines measured in the same run.
 /// Each subcommand prints human-readable lines and, last, one JSON object.
 let usage = """
-usage: pjsua-bench <hop|events|setup|load|media|idle|soak|frames> [options]
+usage: pjsua-bench <hop|events|setup|load|media|idle|soak|frames|video> [options]
   hop    [--iterations N]          awaited engine round trip vs default actor vs DispatchQueue
   events [--iterations N]          callback -> for-await consumer latency, 1 and 4 subscribers
   setup  [--calls N]               self-call cycles, Swift engine vs the same loop in C
@@ -39,6 +39,12 @@ usage: pjsua-bench <hop|events|setup|load|media|idle|soak|frames> [options]
                                    setting), frames at the bridge's rate unless --frame-rate;
                                    --hiccup-ms: every 5 s the callers hold MS of audio back, then
                                    send it at once; --jb-max: the server's jitter-buffer bound
+  video  [--seconds T] [--warmup T] [--repeat N] [--pin] [--width W --height H] [--fps N] [--kbps N]
+                                   one VP8 video call (default 640x480, 15 fps, 512 kbit/s, colour bars)
+                                   from a softphone peer to softphone answer --video and to the pjsua
+                                   app --video at the same settings, interleaved: server CPU per
+                                   call-second, median and ratio; a run counts only if video flowed
+                                   both ways at half the frame rate or more
 """
 
 let command = CommandLine.arguments.dropFirst().first ?? ""
@@ -84,6 +90,11 @@ do {
                                             hiccupMilliseconds: arguments.contains("--hiccup-ms") ? option("hiccup-ms", default: 300) : 0,
                                             jitterBufferMaxMilliseconds: arguments.contains("--jb-max") ? option("jb-max", default: 500) : nil,
                                             repetitions: option("repeat", default: 3)))
+    case "video":
+        try await VideoBenchmark.run(.init(seconds: option("seconds", default: 10), warmup: option("warmup", default: 3),
+                                           repetitions: option("repeat", default: 3), width: option("width", default: 640),
+                                           height: option("height", default: 480), frameRate: option("fps", default: 15),
+                                           kilobits: option("kbps", default: 512)))
     case "frames-agent": try await FramesAgent.run(arguments)  // the server child of `frames`
     case "--help", "-h", "help":
         print(usage)
