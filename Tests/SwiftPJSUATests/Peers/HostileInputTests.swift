@@ -145,10 +145,8 @@ struct HostileInputTests {
     /// flood's sockets are its own) must live through more connections than it has keys, and take
     /// a call over TCP once they are gone.
     @Test func moreTCPConnectionsThanTheIOQueueHasKeysNeitherKillTheEngineNorItsListener() async throws {
-        let port = freeLoopbackPort()
-        let child = try ChildProcess(try softphone(), ["answer", "--listen", "tcp:127.0.0.1:\(port)", "--json"], name: "softphone-tcp-flood")
+        let (child, port) = try await answeringSoftphone(transport: "tcp", name: "softphone-tcp-flood")
         defer { child.stop() }
-        try await child.waitForOutput("\"event\":\"listening\"")
         try raiseOpenFileLimit(to: 4096)
         var flood: [LoopbackSocket] = []
         for index in 0..<2300 {
