@@ -280,7 +280,7 @@ extension PJSUA {
     /// Every account's video settings. Only calls given ``VideoOptions`` have a video stream
     /// (the call settings of every other call have `vid_cnt` 0), so these matter only for them:
     /// our video goes out as soon as a video stream is up (``VideoOptions/transmitsAtOnce`` false
-    /// pauses it right after), and pjsua's window for the incoming video stays hidden until
+    /// stops it in the media callback, before pjsua's delayed start of encoding), and pjsua's window for the incoming video stays hidden until
     /// ``setVideoWindowShown(_:_:)`` (a server has no screen; an app usually draws frames itself).
     static func setVideoDefaults(_ config: inout pjsua_acc_config) {
         config.vid_out_auto_transmit = 1

@@ -232,6 +232,9 @@ private func onCallMediaState(_ callID: pjsua_call_id) {
         PJSUA.Event.callMedia(call: call, state: PJSUA.MediaState(info.pointee.media_status), hasVideo: hasActiveVideo(info))
     }
     guard let published else { return }
+    // The one pjsua call made here: a video the app asked not to send at once is stopped before
+    // pjsua's delayed start of encoding (see VideoWiring).
+    VideoWiring.holdBackTransmission(of: call)
     CallbackContext.scheduleRewire(call)
     CallbackContext.publish(published)
     // Calls that never had a video stream publish no video event.

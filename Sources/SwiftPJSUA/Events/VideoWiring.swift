@@ -50,6 +50,24 @@ enum VideoWiring {
         }
     }
 
+    /// Stops our video of a call whose options say not to transmit at once, before anything
+    /// goes out. Called in `on_call_media_state`, on pjsua's worker thread inside the media
+    /// update: pjsua creates a video stream with its encoding paused and resumes it from a timer
+    /// (PJSUA_VIDEO_STREAM_DELAY_START_ENCODE, 500 ms) with the capture device already connected,
+    /// so stopping here (capture disconnected, encoding paused) keeps every picture in. Stopping
+    /// only later, after the hop to the executor thread, could let the first pictures out on a
+    /// busy engine. ``rewire(_:)`` then applies the rest of the options as usual.
+    static func holdBackTransmission(of call: PJSUA.Call) {
+        let holdsBack = lock.withLock {
+            guard let wanted = options[call], !applied.contains(call) else { return false }
+            return !wanted.transmitsAtOnce && wanted.direction.sends
+        }
+        guard holdsBack, hasActiveVideo(call.slot) else { return }
+        var parameters = pjsua_call_vid_strm_op_param()
+        pjsua_call_vid_strm_op_param_default(&parameters)
+        _ = pjsua_call_set_vid_strm(call.slot, PJSUA_CALL_VID_STRM_STOP_TRANSMIT, &parameters)
+    }
+
     /// The decoding side of a call's first video stream, when video is coming in.
     struct Incoming {
         let index: Int

@@ -128,6 +128,33 @@ struct VideoTests {
         #expect(ok.contains(" \(codec)/90000"), "\(ok)")
     }
 
+    /// `transmitsAtOnce: false`: the far end decodes nothing of ours until we start sending.
+    @Test func aCallThatDoesNotTransmitAtOnceSendsNoPictureUntilAsked() async throws {
+        let (child, port) = try await answeringSoftphone(["--video", "--video-codecs", "H264", "--video-size", "352x288", "--stats-interval", "1",
+                                                          "--exit-after", "1"], name: "softphone-video-no-transmit")
+        defer { child.stop() }
+        try await withEngine { phone, _, log in
+            try await phone.useVideoCodecs(["H264"])
+            var settings = try await phone.videoCodecSettings("H264")
+            settings.size = PJSUA.VideoSize(width: 352, height: 288)
+            try await phone.setVideoCodecSettings("H264", settings)
+            let call = try await phone.makeCall(to: "sip:video@127.0.0.1:\(port)", video: PJSUA.VideoOptions(transmitsAtOnce: false))
+            try await log.state(call, .confirmed)
+            _ = try await log.video(call, "active") { $0?.isActive == true }
+            func framesAtTheFarEnd() -> Int {
+                jsonLines(child.output).filter { $0["event"] as? String == "stats" }.compactMap { $0["videoFramesReceived"] as? Int }.max() ?? 0
+            }
+            // Well past pjsua's delayed start of encoding (500 ms) and a few stats lines.
+            try await Task.sleep(for: .seconds(3))
+            #expect(framesAtTheFarEnd() == 0, "pictures went out before startVideoTransmission")
+            try await phone.startVideoTransmission(call)
+            let deadline = ContinuousClock.now + .seconds(10)
+            while ContinuousClock.now < deadline, framesAtTheFarEnd() == 0 { try await Task.sleep(for: .milliseconds(200)) }
+            #expect(framesAtTheFarEnd() > 0, "no picture arrived after startVideoTransmission")
+            try await phone.hangup(call)
+        }
+    }
+
     /// pjsua fixes a call's settings at the first answer that carries them: a 180 must not, so
     /// that the final answer can still take the offered video (a call UI rings first and learns
     /// audio or video from the user's tap).
