@@ -8,13 +8,6 @@ import Testing
 /// clear of VP8's stalls there (docs/KNOWN-LIMITS.md KL-28).
 private let childVideo = ["--video", "--video-codecs", "H264", "--video-size", "352x288"]
 
-private func useCheapVideo(_ phone: PJSUA) async throws {
-    try await phone.useVideoCodecs(["H264"])
-    var settings = try await phone.videoCodecSettings("H264")
-    settings.size = PJSUA.VideoSize(width: 352, height: 288)
-    try await phone.setVideoCodecSettings("H264", settings)
-}
-
 /// The last update the provider was given for `uuid`.
 private func lastUpdate(_ provider: FakeProvider, _ uuid: UUID) -> CallUpdate? {
     provider.updates.last { $0.0 == uuid }?.1

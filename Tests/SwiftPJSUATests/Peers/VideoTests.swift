@@ -70,12 +70,8 @@ struct VideoTests {
         defer { child.stop() }
         let lines = LineLog()
         try await withEngine(loggingEngine(lines)) { phone, _, log in
-            try await phone.useVideoCodecs([codec])
-            // CIF (the colour-bar generator's own size) keeps the encoders cheap on a loaded machine.
-            var settings = try await phone.videoCodecSettings(codec)
-            settings.size = PJSUA.VideoSize(width: 352, height: 288)
-            try await phone.setVideoCodecSettings(codec, settings)
-            #expect(try await phone.videoCodecSettings(codec).size == settings.size)
+            try await useCheapVideo(phone, codec: codec)
+            #expect(try await phone.videoCodecSettings(codec).size == PJSUA.VideoSize(width: 352, height: 288))
             #expect(try await phone.videoCodecs().first?.id.hasPrefix(codec) == true)
             let call = try await phone.makeCall(to: "sip:video@127.0.0.1:\(port)", video: .sendReceive)
             try await log.state(call, .confirmed)
@@ -134,10 +130,7 @@ struct VideoTests {
                                                           "--exit-after", "1"], name: "softphone-video-no-transmit")
         defer { child.stop() }
         try await withEngine { phone, _, log in
-            try await phone.useVideoCodecs(["H264"])
-            var settings = try await phone.videoCodecSettings("H264")
-            settings.size = PJSUA.VideoSize(width: 352, height: 288)
-            try await phone.setVideoCodecSettings("H264", settings)
+            try await useCheapVideo(phone)
             let call = try await phone.makeCall(to: "sip:video@127.0.0.1:\(port)", video: PJSUA.VideoOptions(transmitsAtOnce: false))
             try await log.state(call, .confirmed)
             _ = try await log.video(call, "active") { $0?.isActive == true }
@@ -160,10 +153,7 @@ struct VideoTests {
     /// audio or video from the user's tap).
     @Test func ringingFirstLeavesTheFinalAnswerFreeToTakeVideo() async throws {
         try await withEngine { phone, transport, log in
-            try await phone.useVideoCodecs(["H264"])
-            var settings = try await phone.videoCodecSettings("H264")
-            settings.size = PJSUA.VideoSize(width: 352, height: 288)
-            try await phone.setVideoCodecSettings("H264", settings)
+            try await useCheapVideo(phone)
             let child = try ChildProcess(try softphone(), ["call", transport.uri(user: "ring-first"), "--json", "--seconds", "20",
                                                           "--video", "--video-codecs", "H264", "--video-size", "352x288"],
                                          name: "softphone-video-ring-first")
