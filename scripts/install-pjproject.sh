@@ -137,6 +137,18 @@ if ! grep -q "swift-pjsua: #2617" "$IOQUEUE_EPOLL"; then
     sed -i 's|^    pj_assert(!pj_list_empty(&ioqueue->free_list));$|    /* swift-pjsua: #2617, out of keys is handled below (PJ_ETOOMANY), not asserted */|' "$IOQUEUE_EPOLL"
 fi
 
+# pjproject #5126 (fixed upstream by #5127, after 2.17): ICE's two STUN send paths read
+# comp->stun[].sock without the ICE transport's lock while media teardown sets it to NULL, so an
+# RTP packet or connectivity check in flight at hang-up reaches pj_stun_sock_sendto(NULL), whose
+# argument assert aborts the process (seen once in our ICE-across-a-namespace test, on a media
+# clock thread). The TURN branch next to each already has this guard (#1316); add it to both.
+ICE_STRANS="$SRC/pjnath/src/pjnath/ice_strans.c"
+if ! grep -q "swift-pjsua: #5126" "$ICE_STRANS"; then
+    [ "$(grep -c 'status = pj_stun_sock_sendto(comp->stun\[tp_idx\].sock, NULL,' "$ICE_STRANS")" = 2 ] \
+        || die "ice_strans.c changed: review the #5126 guard"
+    sed -i 's|^\( *\)status = pj_stun_sock_sendto(comp->stun\[tp_idx\].sock, NULL,|\1if (comp->stun[tp_idx].sock == NULL) { status = PJ_EINVALIDOP; goto on_return; }  /* swift-pjsua: #5126 */\n&|' "$ICE_STRANS"
+fi
+
 # KL-28: pjmedia's vpx.c opens the VP8/VP9 encoder with a fixed `cfg.g_threads = 4`. Measured on
 # the 2-core machine (pjsua-bench video, 640x480 VP8 at 15 fps): with 4 threads the encoding clock
 # thread took a whole core and the call sent 0-1 pictures a second, both ways, at any load and
