@@ -51,7 +51,7 @@ public final class Baresip: @unchecked Sendable {
     public init(_ options: Options = Options(), lifetime: Int = 60) throws {
         directory = NSTemporaryDirectory() + "baresip-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        sipPort = freeLoopbackPort()
+        sipPort = Self.freeSIPPort()
         controlPort = freeLoopbackPort(udp: false)
         user = options.user
         let source = options.play.map { "aufile,\($0)" } ?? "aufile,\(directory)/silence.wav"
@@ -80,6 +80,20 @@ public final class Baresip: @unchecked Sendable {
         try account.write(toFile: directory + "/accounts", atomically: true, encoding: .utf8)
         try "".write(toFile: directory + "/contacts", atomically: true, encoding: .utf8)
         process = try ChildProcess("baresip", ["-4", "-v", "-f", directory, "-t", "\(lifetime)"], name: "baresip")
+    }
+
+    /// A port free on 127.0.0.1 for UDP and TCP whose next port is free for TCP too: baresip
+    /// listens for SIP over UDP and TCP on `sip_listen`'s port and for SIP/TLS on the next one
+    /// (a full-suite run once lost that one to a parallel test: "SIP/TLS transport failed:
+    /// Address already in use").
+    static func freeSIPPort() -> Int {
+        for _ in 0..<50 {
+            let port = freeLoopbackPort()
+            guard port > 0, port < 65535 else { continue }
+            let free = [(port, false), (port + 1, false)].allSatisfy { (try? LoopbackSocket(udp: $0.1, on: $0.0)) != nil }
+            if free { return port }
+        }
+        return freeLoopbackPort()
     }
 
     deinit {
