@@ -185,14 +185,14 @@ enum FramesBenchmark {
         let agent = try ChildProcess(executable, pinned, name: "frames-agent")
         defer { agent.stop() }
         try await agent.waitForOutput("listening")
-        let loadAverage = readText("/proc/loadavg").flatMap { $0.split(separator: " ").first.flatMap { Double($0) } } ?? .nan
+        let load = loadAverage()
         let callers = try FrameCallers(count: options.calls, targetPort: port)
         let result = try await onThread { try callers.run(seconds: options.seconds, serverPID: agent.pid, hiccupMilliseconds: options.hiccupMilliseconds) }
         try await agent.waitForOutput("agent done", timeout: .seconds(20))
 
         var outcome = Outcome(cpuSeconds: result.serverCPUSeconds, mediaSeconds: result.mediaSeconds, rssKilobytes: result.serverRSSKilobytes,
                               contextSwitches: result.serverContextSwitches)
-        outcome.loadAverage = loadAverage
+        outcome.loadAverage = load
         let expectedPackets = Double(options.seconds * 50)
         outcome.longestGap = Double(result.calls.map(\.longestGap).max() ?? 0) / 1e6
         outcome.fewestPackets = result.calls.map(\.packetsReceived).min() ?? 0

@@ -44,6 +44,11 @@ func processCPUSeconds(pid: Int32) -> Double? {
     return (user + system) / ticks
 }
 
+/// The machine's 1-minute load average (other work skews CPU figures), NaN if unreadable.
+func loadAverage() -> Double {
+    readText("/proc/loadavg").flatMap { $0.split(separator: " ").first.flatMap { Double($0) } } ?? .nan
+}
+
 /// Context switches (voluntary and not) of all of another process's threads so far, from
 /// /proc/<pid>/task/*/status; nil if unreadable. Thread wake-ups cost more than their CPU time
 /// shows: this counts them.

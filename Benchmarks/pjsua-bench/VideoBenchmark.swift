@@ -106,7 +106,7 @@ enum VideoBenchmark {
         try await Task.sleep(for: .seconds(options.warmup))
 
         var sample = Sample()
-        sample.loadAverage = readText("/proc/loadavg").flatMap { $0.split(separator: " ").first.flatMap { Double($0) } } ?? .nan
+        sample.loadAverage = loadAverage()
         // The pjsua app's counters come from a console dump: asked before the CPU window opens
         // and after it closes, so its cost is outside the window.
         let serverStart = try await server.counters()
