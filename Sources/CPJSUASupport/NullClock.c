@@ -14,8 +14,8 @@
  * The null side is our own port rather than pjmedia's null port, because it sees both ends of
  * every tick: the master port reads it first (tick start: it hands the bridge a silent "mic"
  * frame) and writes it last (tick end: the bridge has run every port). Frame readers use that to
- * hand a tick's received frames to Swift at once, in one hop (FrameChannel.swift's
- * FrameDelivery), instead of waking a Swift task from inside the tick once per call.
+ * wake the app's tasks for a tick's frames from one job at the tick's end (ReceivedFrames.swift's
+ * FrameWakeUps), instead of waking a Swift task from inside the tick once per call.
  *
  * Threading: start/stop run on the engine's (PJLIB-registered) thread only; the clock thread is
  * created by pjmedia (pj_thread_create registers it). State is therefore not locked: the hook
