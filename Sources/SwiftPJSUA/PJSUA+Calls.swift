@@ -51,19 +51,15 @@ extension PJSUA {
 
     /// Answers with the given pjsua call settings (audio-only, or with video); a response
     /// without SDP (180...182) is sent without them, leaving them to the final answer.
-    func respond(to call: Call, code: Int, headers: [SIPHeader], setting: pjsua_call_setting?) throws(PJSUAError) {
+    func respond(to call: Call, code: Int, headers: [SIPHeader], setting: pjsua_call_setting) throws(PJSUAError) {
         let slot = try resolve(call)
         guard (100...699).contains(code) else {
             throw PJSUAError(.invalidArgument, "answer code \(code) is not a SIP status code (100...699)")
         }
-        let setting = (180...182).contains(code) ? nil : setting
+        var setting = setting
         try withMessageData(headers) { data throws(PJSUAError) in
-            let status: pj_status_t
-            if var setting {
-                status = pjsua_call_answer2(slot, &setting, UInt32(code), nil, data)
-            } else {
-                status = pjsua_call_answer2(slot, nil, UInt32(code), nil, data)
-            }
+            let status = (180...182).contains(code) ? pjsua_call_answer2(slot, nil, UInt32(code), nil, data)
+                : pjsua_call_answer2(slot, &setting, UInt32(code), nil, data)
             try check(status, "cannot answer \(call) with \(code)")
         }
     }

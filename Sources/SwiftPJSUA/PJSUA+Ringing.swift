@@ -18,6 +18,7 @@ extension PJSUA {
             _ = try resolve(call)
             throw PJSUAError(.invalidArgument, "ringing code \(code) is not 180, 181 or 182 (a provisional response without SDP)")
         }
-        try respond(to: call, code: code, headers: headers, setting: nil)
+        // respond sends 180...182 without call settings: these go nowhere.
+        try respond(to: call, code: code, headers: headers, setting: Self.callSetting())
     }
 }
