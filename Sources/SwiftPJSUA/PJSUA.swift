@@ -1,3 +1,4 @@
+import CPJSUASupport
 import Foundation
 import PJSIP
 
@@ -299,6 +300,7 @@ public actor PJSUA {
             self.mediaBindAddress = configuration.bindAddress
             self.unregisterTimeout = configuration.unregisterTimeoutMilliseconds
             self.tlsConfiguration = configuration.tls
+            _ = cpjsua_video_prefer_headless()  // before pjsua_init opens SDL (KL-8)
             try check(pjsua_init(&config, &logging, &media), "pjsua_init")
         }
     }

@@ -45,13 +45,6 @@ func firstLine(of usage: String) -> String {
     usage.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? usage
 }
 
-// PJSIP's video device list opens SDL at start-up; with no display, SDL's Wayland probe prints
-// "XDG_RUNTIME_DIR is invalid" on stderr. SDL's headless driver avoids it. Set before any thread
-// starts (setenv is not thread-safe), and only when the user chose nothing.
-if ProcessInfo.processInfo.environment["DISPLAY"] == nil, ProcessInfo.processInfo.environment["WAYLAND_DISPLAY"] == nil {
-    setenv("SDL_VIDEODRIVER", "dummy", 0)
-}
-
 var argv = Array(CommandLine.arguments.dropFirst())
 guard let name = argv.first else {
     print(usage)

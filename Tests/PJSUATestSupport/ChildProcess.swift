@@ -19,8 +19,10 @@ public final class ChildProcess: @unchecked Sendable {
     private let lock = NSLock()
     private var exitStatus: Int32?
 
-    /// Starts `executable` (a path, or a name looked up in the usual bin directories).
-    public init(_ executable: String, _ arguments: [String], name: String, environment: [String: String] = [:]) throws {
+    /// Starts `executable` (a path, or a name looked up in the usual bin directories), with this
+    /// process's environment plus `environment`, less the variables named in `unsetting`.
+    public init(_ executable: String, _ arguments: [String], name: String, environment: [String: String] = [:],
+                unsetting: [String] = []) throws {
         self.name = name
         self.arguments = arguments
         logPath = NSTemporaryDirectory() + "swift-pjsua-\(name)-\(UUID().uuidString.prefix(8)).log"
@@ -47,6 +49,7 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawnattr_setsigdefault(&attributes, &everySignal)
         var merged = ProcessInfo.processInfo.environment
         for (key, value) in environment { merged[key] = value }
+        for key in unsetting { merged[key] = nil }
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {

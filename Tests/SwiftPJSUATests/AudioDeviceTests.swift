@@ -8,13 +8,22 @@ struct AudioDeviceTests {
     /// The null device's clock drives the bridge at normal priority: pjsua's own would switch to a
     /// real-time policy and, with media past one core, starve SIP (KL-26). Read from /proc: every
     /// thread of this process, while the null device runs, uses SCHED_OTHER (policy 0).
+    ///
+    /// pjmedia's clock thread names itself and sets its own priority in its first instructions, so
+    /// on a busy machine it can still be unnamed when the device reports active (the device is
+    /// active: the thread exists and ticks as soon as it is scheduled). The test waits for the
+    /// thread by name, then samples the policies over a few ticks.
     @Test func theNullDevicesClockThreadKeepsNormalPriority() async throws {
         try await withEngine { phone, _, _ in
             #expect(await phone.isAudioDeviceActive)
-            let policies = try threadSchedulingPolicies()
-            #expect(policies.contains { $0.name == "clock" }, "no bridge clock thread: \(policies)")
-            let realTime = policies.filter { $0.policy != 0 }
-            #expect(realTime.isEmpty, "threads with a real-time policy: \(realTime)")
+            let seen = try await waitForThread(named: "clock", within: .seconds(10))
+            let threads = try threadSchedulingPolicies()
+            #expect(seen, "no bridge clock thread: \(threads)")
+            for _ in 0..<10 {
+                let realTime = try threadSchedulingPolicies().filter { $0.policy != 0 }
+                #expect(realTime.isEmpty, "threads with a real-time policy: \(realTime)")
+                try await Task.sleep(for: .milliseconds(20))
+            }
         }
     }
 
@@ -60,4 +69,14 @@ func threadSchedulingPolicies() throws -> [(name: String, policy: Int)] {
         guard fields.count > 38, let policy = Int(fields[38]) else { return nil }
         return (name, policy)
     }
+}
+
+/// Waits until a thread of this process carries `name` (threads name themselves once scheduled).
+func waitForThread(named name: String, within limit: Duration) async throws -> Bool {
+    let deadline = ContinuousClock.now.advanced(by: limit)
+    while ContinuousClock.now < deadline {
+        if try threadSchedulingPolicies().contains(where: { $0.name == name }) { return true }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    return false
 }

@@ -193,6 +193,11 @@ uint64_t cpjsua_video_tap_frames(cpjsua_video_tap *_Nonnull tap);
 int32_t cpjsua_video_tap_source(const cpjsua_video_tap *_Nonnull tap);
 /* Taps not yet destroyed in this process. */
 int32_t cpjsua_video_taps_alive(void);
+
+/* HeadlessVideo.c: with no display in the environment, asks SDL (when the linked pjproject uses
+ * it for video) for its headless driver before pjsua_init opens it. Returns 1 when the hint was
+ * set, 0 when there is a display, the user chose a driver, or SDL is not in the process. */
+int32_t cpjsua_video_prefer_headless(void);
 #ifdef __cplusplus
 }
 #endif
