@@ -300,7 +300,7 @@ public actor PJSUA {
             self.mediaBindAddress = configuration.bindAddress
             self.unregisterTimeout = configuration.unregisterTimeoutMilliseconds
             self.tlsConfiguration = configuration.tls
-            _ = cpjsua_video_prefer_headless()  // before pjsua_init opens SDL (KL-8)
+            _ = cpjsua_sdl_set_hints()  // before pjsua_init opens SDL: no signal handlers, no display probe (KL-8)
             try check(pjsua_init(&config, &logging, &media), "pjsua_init")
         }
     }

@@ -32,16 +32,21 @@ public final class PjsuaApp: @unchecked Sendable {
         // Its log goes to stdout, which stdio buffers in full when it is a file: line buffering
         // (stdbuf) lets a test see a line when it is written.
         let stdbuf = try ChildProcess.locate("stdbuf")
+        // With video in the build the app initialises SDL, which by default takes SIGTERM (the
+        // app then ignores ChildProcess.stop's SIGTERM and needed SIGKILL) and, without a display,
+        // prints "XDG_RUNTIME_DIR is invalid". The engine sets the same two as SDL hints.
+        var environment = ["SDL_NO_SIGNAL_HANDLERS": "1"]
+        if ProcessInfo.processInfo.environment["DISPLAY"] == nil { environment["SDL_VIDEODRIVER"] = "dummy" }
         if steps.isEmpty {
             process = try ChildProcess(stdbuf, ["-oL", pjsua] + base + ["--use-cli", "--no-cli-console", "--cli-telnet-port=0"] + arguments,
-                                       name: name)
+                                       name: name, environment: environment)
         } else {
             // The legacy console reads stdin line by line; a shell feeds it the steps in time.
             var feed = steps.map { "sleep \($0.after); printf '%s\\n' \(Self.shellQuoted($0.line))" }
             feed.append("sleep \(linger)")
             let command = "(\(feed.joined(separator: "; "))) | exec \(Self.shellQuoted(stdbuf)) -oL \(Self.shellQuoted(pjsua)) "
                 + (base + arguments).map(Self.shellQuoted).joined(separator: " ")
-            process = try ChildProcess("/bin/sh", ["-c", command], name: name)
+            process = try ChildProcess("/bin/sh", ["-c", command], name: name, environment: environment)
         }
     }
 

@@ -194,10 +194,11 @@ int32_t cpjsua_video_tap_source(const cpjsua_video_tap *_Nonnull tap);
 /* Taps not yet destroyed in this process. */
 int32_t cpjsua_video_taps_alive(void);
 
-/* HeadlessVideo.c: with no display in the environment, asks SDL (when the linked pjproject uses
- * it for video) for its headless driver before pjsua_init opens it. Returns 1 when the hint was
- * set, 0 when there is a display, the user chose a driver, or SDL is not in the process. */
-int32_t cpjsua_video_prefer_headless(void);
+/* SDLHints.c: before pjsua_init opens SDL (when the linked pjproject uses it for video), asks it
+ * to install no signal handlers and, with no display in the environment, to use its headless
+ * driver. Returns a bit set: 1 no signal handlers, 2 headless driver; 0 when SDL is not in the
+ * process. */
+int32_t cpjsua_sdl_set_hints(void);
 #ifdef __cplusplus
 }
 #endif
