@@ -120,6 +120,7 @@ public actor PJSUA {
             let transport = try openTransport(kind: configuration.transport, ipv6: configuration.ipv6,
                                               port: configuration.port, bindAddress: configuration.bindAddress)
             try installAdmission(configuration.admission)
+            try installUnhandledRequests(accepting: configuration.unsolicitedNotifyEvents)
             try ReferWatcher.install()
             try check(pjsua_start(), "pjsua_start")
             try setAudioDevice(configuration.audioDevice)
@@ -253,6 +254,7 @@ public actor PJSUA {
         }
         try Validation.headerValue(configuration.userAgent, what: "user agent")
         try configuration.admission.validate()
+        try validateEventPackages(configuration.unsolicitedNotifyEvents)
         try configuration.transferPolicy.validate()
         try configuration.nat.validate()
         try configuration.media.validate()
@@ -272,6 +274,7 @@ public actor PJSUA {
             config.thread_cnt = Self.workerThreadCount
             config.max_calls = UInt32(configuration.maxCalls)
             config.user_agent = arena.pj(configuration.userAgent)
+            config.enable_unsolicited_mwi = 0  // UnhandledRequests answers out-of-dialog NOTIFYs
 
             var logging = pjsua_logging_config()
             pjsua_logging_config_default(&logging)

@@ -62,6 +62,12 @@ struct Output: Sendable {
             emit(ipChange: step, error: error)
         case let .message(message):
             emit(message: message)
+        case let .unsolicitedNotify(notify):
+            let body: (key: String, value: String) = notify.text.map { ("body", $0) } ?? ("bodyBase64", notify.body.base64EncodedString())
+            emit("notify", ["package": notify.eventPackage, "account": notify.account?.description ?? "", "from": notify.from,
+                            "to": notify.to, "contentType": notify.contentType, body.key: body.value,
+                            "headers": notify.headers.map(\.description)],
+                 human: "notify \(notify.eventPackage) from \(notify.from)\(notify.body.isEmpty ? "" : ": \(body.value)")")
         case let .messageStatus(status):
             // Humans get the outcome once, from the command that sent the message.
             guard json else { return }

@@ -78,6 +78,17 @@ void cpjsua_admission_set(const cpjsua_admission_policy *_Nonnull policy);
 /* INVITEs refused so far in this process. */
 uint64_t cpjsua_admission_refused(void);
 
+/* Answers for requests no other module answers (UnhandledRequests.c): 405 with Allow, 501, 481,
+ * and per event package for NOTIFYs outside any subscription. `deliver` gets each NOTIFY
+ * accepted (its pjsip_rx_data, and the account pjsua matched it to or -1) on pjsua's worker
+ * thread, after its 200 went out: it must read what it needs and return, never block.
+ * `accepted_events` lists the accepted event packages, comma-separated (NULL or empty: none).
+ * Registers the module with pjsua's endpoint (after pjsua_init, on a thread PJLIB knows), or
+ * only replaces the packages and `deliver` when it is registered; pjsua_destroy unregisters it.
+ * Returns 0 or a pj_status_t. */
+typedef void (*cpjsua_notify_delivery)(const void *_Nonnull rdata, int32_t account);
+int32_t cpjsua_unhandled_requests_install(const char *_Nullable accepted_events, cpjsua_notify_delivery _Nullable deliver);
+
 /* The chosen pair of an ICE media transport (ICEPair.c): `ice_info` is the
  * pjmedia_ice_transport_info of a pjmedia_transport_info. Returns 1 and fills the candidate
  * types (pj_ice_cand_type) and printed addresses ("host:port", IPv6 in brackets) once ICE has

@@ -48,6 +48,11 @@ extension PJSUA {
         /// An instant message arrived (`on_pager2`), in or outside a call, and has been answered:
         /// with 200 OK, or with the status ``Configuration/messageResponder`` chose.
         case message(Message)
+        /// A NOTIFY arrived outside any subscription for one of the
+        /// ``Configuration/unsolicitedNotifyEvents`` (an unsolicited `message-summary`, a
+        /// `check-sync`) and has been answered with 200 OK. Other packages are refused with 489
+        /// Bad Event and publish nothing.
+        case unsolicitedNotify(UnsolicitedNotify)
         /// The outcome of a message sent with ``PJSUA/sendMessage(_:to:from:contentType:headers:)-(String,_,_,_,_)``
         /// or ``PJSUA/sendMessage(_:on:contentType:headers:)-(String,_,_,_)`` (`on_pager_status2`).
         case messageStatus(MessageStatus)

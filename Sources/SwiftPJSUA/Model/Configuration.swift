@@ -117,6 +117,11 @@ extension PJSUA {
         /// ``Event/message(_:)`` event. A MESSAGE inside a call is always accepted (pjsua answers
         /// in-dialog requests itself).
         public var messageResponder: MessageResponder? = nil
+        /// The event packages whose NOTIFYs outside any subscription the app takes, e.g.
+        /// `["message-summary", "check-sync"]`: each is answered 200 OK and published as
+        /// ``Event/unsolicitedNotify(_:)``. Others are answered 489 Bad Event. Empty by default
+        /// (pjsua's own `enable_unsolicited_mwi` is off: the engine answers these itself).
+        public var unsolicitedNotifyEvents: Set<String> = []
         /// Certificates, authorities and verification of every TLS transport; by default servers
         /// are verified against no authority (set ``TLSConfiguration/caFile``).
         public var tls: TLSConfiguration

@@ -130,7 +130,7 @@ extension PJSUA: CallEngine {
                               lastStatus: SIPStatusCode(lastStatus.code, lastStatus.reason))
         case let .callMedia(call, _, hasVideo):
             return .mediaChanged(call: call, hasVideo: hasVideo)
-        case .registration, .dtmf, .ipChange, .message, .messageStatus, .tlsConnection,
+        case .registration, .dtmf, .ipChange, .message, .unsolicitedNotify, .messageStatus, .tlsConnection,
              .transferStatus, .transferRequested, .transferCallPlaced, .callReplaced, .stats, .redirected:
             return nil
         case .videoMedia:

@@ -10,7 +10,7 @@ enum AnswerCommand {
                             [--clock-rate HZ] [--resampler fast|medium|high] [--no-device-link] [--opus-rate HZ] [--jitter-buffer-max MS]
                             [--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR] [--json | --quiet]
                             [--stun HOST[:PORT],...] [--ice] [--turn HOST[:PORT] --turn-user U --turn-password-env VAR]
-                            [--header 'Name: value']... [--accept-transfer | --refuse-transfer]
+                            [--header 'Name: value']... [--accept-transfer | --refuse-transfer] [--accept-notify PACKAGE,...]
                             [--video [--video-codecs VP8,H264] [--video-device N|colorbar] [--video-size WxH] [--video-fps N] [--video-kbps N]]
       Answers every incoming call with CODE (default 200; 180/183 only ring, 4xx-6xx reject), optionally
       after MS milliseconds; plays FILE into (one looping player shared by all calls, as the pjsua app's
@@ -24,6 +24,8 @@ enum AnswerCommand {
       --header (repeatable) adds a header to every answer. Instant messages received are printed.
       A REFER on an answered call is accepted (the new call is handled like an answered one) unless
       --refuse-transfer answers it with 603 Decline.
+      --accept-notify message-summary,check-sync answers NOTIFYs of those event packages that arrive
+      outside any subscription (voicemail, a PBX's re-sync) with 200 and prints them; others get 489.
       Received DTMF prints as a dtmf line (digit, method, duration); --codecs and --stats-interval
       as for `softphone call`. --echo MS sends each caller's audio back to them MS milliseconds
       later (0...10000; an echo bot, built on the frames API). --clock-rate and --resampler as for
@@ -41,7 +43,7 @@ enum AnswerCommand {
     """
 
     static let spec = OptionSpec(
-        valued: Set(["listen", "auto-answer", "answer-after", "max-calls", "exit-after", "hangup-after", "play", "record-dir", "max-cps", "echo"])
+        valued: Set(["listen", "auto-answer", "answer-after", "max-calls", "exit-after", "hangup-after", "play", "record-dir", "max-cps", "echo", "accept-notify"])
             .union(AccountOptions.valued).union(NATOptions.valued).union(SecurityOptions.valued)
             .union(MediaOptions.valued.subtracting(["dtmf-method", "redirect"])).union(VideoCLIOptions.valued),
         flags: Set(["json", "quiet", "media-thread"]).union(AccountOptions.flags).union(NATOptions.flags).union(TransferOptions.flags)
@@ -79,6 +81,7 @@ enum AnswerCommand {
         }
         let media = try MediaOptions(arguments)
         let videoOptions = try VideoCLIOptions(arguments)
+        let acceptedNotify = Set(arguments.string("accept-notify").map { $0.split(separator: ",").map(String.init) } ?? [])
 
         let signals = Signals.shared
         let phone = PJSUA()
@@ -91,6 +94,7 @@ enum AnswerCommand {
         if let maxCalls { configuration.maxCalls = maxCalls }
         if let maxCPS { configuration.admission.maxNewCallsPerSecond = Double(maxCPS) }
         media.apply(to: &configuration)
+        configuration.unsolicitedNotifyEvents = acceptedNotify
         // Answering at once needs no decision from Swift: the engine answers in its callback
         // (for the codes it takes there; others go through the agent).
         // (The engine's own answer is audio-only: --video answers through the agent.)
