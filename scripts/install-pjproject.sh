@@ -161,23 +161,28 @@ if ! grep -q "swift-pjsua: KL-28" "$VPX"; then
     sed -i 's|^#include <pj/math.h>$|&\n#include <unistd.h>  /* swift-pjsua: KL-28, sysconf */|' "$VPX"
 fi
 
-# KL-31: the transaction layer finds a request's transaction by its CSeq method and Via branch
-# (sip_transaction.c, mod_tsx_layer_on_rx_request), never by its request-line method. So an
-# `OPTIONS` (or any non-INVITE) carrying `CSeq: n INVITE` and the branch of an INVITE transaction
-# in the Confirmed state (the seconds after the ACK of a non-2xx answer) reached
-# tsx_on_state_confirmed, whose pj_assert wants an ACK or an INVITE: two UDP datagrams from anyone
-# aborted the process. Such a request is invalid (RFC 3261 8.1.1.5: the CSeq method MUST match the
-# request's; RFC 4475 3.1.2.16/17 answer it with 400): the endpoint answers it 400 (an ACK gets no
-# answer) and drops it before any module, or the transaction layer, sees it.
+# KL-31: the transaction layer finds a message's transaction by its CSeq method and Via branch
+# (sip_transaction.c, mod_tsx_layer_on_rx_request/_response), never by its request-line method,
+# and keys ACK like INVITE. So an `OPTIONS` (or any non-INVITE) carrying `CSeq: n INVITE` and the
+# branch of an INVITE transaction in the Confirmed state (the seconds after the ACK of a non-2xx
+# answer) reached tsx_on_state_confirmed, whose pj_assert wants an ACK or an INVITE: two UDP
+# datagrams from anyone aborted the process. Such a request is invalid (RFC 3261 8.1.1.5: the CSeq
+# method MUST match the request's; RFC 4475 3.1.2.16/17 answer it with 400). Likewise a response
+# whose CSeq method is ACK (an ACK has no response) was taken as the INVITE's: its 200 confirmed the
+# call without the dialog noting a 2xx, so a later 200 with another To tag re-targeted the dialog.
+# The endpoint answers such a request 400 (an ACK gets no answer), drops such a response, and no
+# module (the transaction layer included) sees either.
 SIP_ENDPOINT="$SRC/pjsip/src/pjsip/sip_endpoint.c"
 if ! grep -q "swift-pjsua: KL-31" "$SIP_ENDPOINT"; then
     [ "$(grep -c '^    pjsip_process_rdata_param_default(&proc_prm);$' "$SIP_ENDPOINT")" = 1 ] \
         && grep -q '^static void endpt_on_rx_msg( pjsip_endpoint \*endpt,$' "$SIP_ENDPOINT" \
         || die "sip_endpoint.c changed: review the KL-31 CSeq method check"
     cseq_check=$(cat <<'C'
-    /* swift-pjsua: KL-31, a request whose CSeq method is not its method is answered 400 and dropped */
-    if (msg->type == PJSIP_REQUEST_MSG &&
-        pjsip_method_cmp(&msg->line.req.method, &rdata->msg_info.cseq->method) != 0)
+    /* swift-pjsua: KL-31, transactions are found by CSeq method: a request whose CSeq method is
+     * not its own is answered 400 and dropped, a response whose CSeq method is ACK is dropped */
+    if (msg->type == PJSIP_REQUEST_MSG ?
+            pjsip_method_cmp(&msg->line.req.method, &rdata->msg_info.cseq->method) != 0 :
+            rdata->msg_info.cseq->method.id == PJSIP_ACK_METHOD)
     {
         pj_str_t reason = pj_str("CSeq Method Does Not Match");
         PJ_LOG(3, (THIS_FILE, "Dropping %s from %s:%d: its CSeq method is %.*s",
@@ -185,14 +190,15 @@ if ! grep -q "swift-pjsua: KL-31" "$SIP_ENDPOINT"; then
                    rdata->pkt_info.src_port,
                    (int)rdata->msg_info.cseq->method.name.slen,
                    rdata->msg_info.cseq->method.name.ptr));
-        if (msg->line.req.method.id != PJSIP_ACK_METHOD) {
+        if (msg->type == PJSIP_REQUEST_MSG &&
+            msg->line.req.method.id != PJSIP_ACK_METHOD)
+        {
             pjsip_endpt_respond_stateless(endpt, rdata, PJSIP_SC_BAD_REQUEST,
                                           &reason, NULL, NULL);
         }
         pj_log_pop_indent();
         return;
     }
-
 C
 )
     awk -v block="$cseq_check" '/^    pjsip_process_rdata_param_default\(&proc_prm\);$/ { print block; print "" } { print }' \

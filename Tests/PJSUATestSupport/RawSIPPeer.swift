@@ -103,6 +103,51 @@ public final class RawSIPPeer: @unchecked Sendable {
         return try await finalResponse(to: request, timeout: timeout)
     }
 
+    /// Waits for a request of `method` from the target, skipping everything else.
+    public func request(_ method: String, timeout: Duration = .seconds(5)) async throws -> RawSIPMessage? {
+        try await first(timeout: timeout) { $0.method == method }
+    }
+
+    /// A response to `request` (received from the target), carrying its Via headers, From, To,
+    /// Call-ID and CSeq. `toTag` is added to a To without one; `cseqMethod` and `branch` replace
+    /// the request's, for responses that do not fit the request they answer.
+    public func response(to request: RawSIPMessage, _ code: Int, reason: String = "Raw", toTag: String? = nil, sdp: Bool = false,
+                         cseqMethod: String? = nil, branch: String? = nil) -> String {
+        var lines = ["SIP/2.0 \(code) \(reason)"]
+        for (name, value) in request.headers where ["via", "from", "to", "call-id", "cseq"].contains(name) {
+            switch name {
+            case "via" where branch != nil && lines.count == 1:
+                let kept = value.components(separatedBy: ";").filter { !$0.hasPrefix("branch=") }
+                lines.append("Via: " + (kept + ["branch=" + (branch ?? "")]).joined(separator: ";"))
+            case "to" where toTag != nil && RawSIPMessage.tag(in: value) == nil:
+                lines.append("To: \(value);tag=\(toTag ?? "")")
+            case "cseq" where cseqMethod != nil:
+                lines.append("CSeq: \(request.cseq?.number ?? 1) \(cseqMethod ?? "")")
+            default:
+                lines.append("\(RawSIPMessage.displayNames[name] ?? name): \(value)")
+            }
+        }
+        lines.append("Contact: <\(uri)>")
+        let body = sdp ? Self.audioOffer() : ""
+        if sdp { lines.append("Content-Type: application/sdp") }
+        lines.append("Content-Length: \(body.utf8.count)")
+        return lines.joined(separator: "\r\n") + "\r\n\r\n" + body
+    }
+
+    /// A response to a request this peer's target never received: fresh branch, tags and Call-ID.
+    public func strayResponse(_ code: Int, cseqMethod: String) -> String {
+        [
+            "SIP/2.0 \(code) Stray",
+            "Via: SIP/2.0/UDP 127.0.0.1:\(target);branch=\(newBranch())",
+            "From: <\(targetURI())>;tag=\(unique("tag"))",
+            "To: <\(uri)>;tag=\(unique("tag"))",
+            "Call-ID: \(unique("stray-"))",
+            "CSeq: 1 \(cseqMethod)",
+            "Contact: <\(uri)>",
+            "Content-Length: 0",
+        ].joined(separator: "\r\n") + "\r\n\r\n"
+    }
+
     /// An SDP offer of PCMU audio to a port of this host where nothing listens.
     public static func audioOffer(rtpPort: Int = 9) -> String {
         """
@@ -142,7 +187,10 @@ public struct RawSIPRequest: Sendable {
     public var cseq: Int
     /// The method in the CSeq header (the request's own method unless a test says otherwise).
     public var cseqMethod: String
-    public var contact: String
+    /// The Contact URI; nil: this host at the Via's port.
+    public var contact: String?
+    /// The transport named in the Via (`UDP`, `TCP`).
+    public var transport: String
     public var contentType: String?
     public var body: String
     /// More header lines, as written (`Name: value`).
@@ -150,31 +198,39 @@ public struct RawSIPRequest: Sendable {
 
     /// A new out-of-dialog request from `peer` to its target (fresh branch, tag and Call-ID).
     public init(peer: RawSIPPeer, method: String, cseq: Int = 1) {
+        self.init(method: method, target: peer.target, token: peer.unique(""), cseq: cseq)
+        contact = peer.uri
+    }
+
+    /// A new out-of-dialog request to 127.0.0.1:`target` whose branch, From tag and Call-ID are
+    /// made of `token` (unique per request).
+    public init(method: String, target: Int, token: String, cseq: Int = 1) {
         self.method = method
-        requestURI = peer.targetURI()
-        branch = peer.newBranch()
-        callID = peer.unique("raw-call-")
-        fromTag = peer.unique("tag")
+        requestURI = "sip:raw@127.0.0.1:\(target)"
+        branch = "z9hG4bK-raw-" + token
+        callID = "raw-call-" + token
+        fromTag = "tag" + token
         toTag = nil
         self.cseq = cseq
         cseqMethod = method
-        contact = peer.uri
+        contact = nil
+        transport = "UDP"
         contentType = nil
         body = ""
         extraHeaders = []
     }
 
-    /// The datagram, with a Via naming 127.0.0.1:`viaPort`.
+    /// The message, with a Via naming 127.0.0.1:`viaPort`.
     public func text(via viaPort: Int) -> String {
         var lines = [
             "\(method) \(requestURI) SIP/2.0",
-            "Via: SIP/2.0/UDP 127.0.0.1:\(viaPort);rport;branch=\(branch)",
+            "Via: SIP/2.0/\(transport) 127.0.0.1:\(viaPort);rport;branch=\(branch)",
             "Max-Forwards: 70",
             "From: <sip:raw@127.0.0.1:\(viaPort)>;tag=\(fromTag)",
             "To: <\(requestURI)>" + (toTag.map { ";tag=\($0)" } ?? ""),
             "Call-ID: \(callID)",
             "CSeq: \(cseq) \(cseqMethod)",
-            "Contact: <\(contact)>",
+            "Contact: <\(contact ?? "sip:raw@127.0.0.1:\(viaPort)")>",
         ] + extraHeaders
         if let contentType { lines.append("Content-Type: \(contentType)") }
         lines.append("Content-Length: \(body.utf8.count)")
@@ -216,7 +272,8 @@ public struct RawSIPMessage: Sendable, CustomStringConvertible {
     public let text: String
     /// The request line or status line.
     public let startLine: String
-    private let headers: [(name: String, value: String)]
+    /// Every header in order (lower-case full names; compact forms expanded).
+    public let headers: [(name: String, value: String)]
 
     public init(_ text: String) {
         self.text = text
@@ -232,6 +289,8 @@ public struct RawSIPMessage: Sendable, CustomStringConvertible {
 
     private static let compactForms = ["i": "call-id", "v": "via", "f": "from", "t": "to", "m": "contact",
                                        "l": "content-length", "c": "content-type"]
+
+    static let displayNames = ["via": "Via", "from": "From", "to": "To", "call-id": "Call-ID", "cseq": "CSeq"]
 
     public var description: String { startLine }
 
@@ -270,7 +329,7 @@ public struct RawSIPMessage: Sendable, CustomStringConvertible {
         header("via")?.components(separatedBy: ";").first { $0.hasPrefix("branch=") }.map { String($0.dropFirst(7)) }
     }
 
-    private static func tag(in value: String?) -> String? {
+    static func tag(in value: String?) -> String? {
         value?.components(separatedBy: ";").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix("tag=") }
             .map { String($0.trimmingCharacters(in: .whitespaces).dropFirst(4)) }
     }
