@@ -237,9 +237,13 @@ printf 'version=%s\nconfig=%s\n' "$VERSION" "$CONFIG_ID" | as_root tee "$STAMP" 
 pkg-config --exists libpjproject || die "libpjproject.pc is not visible to pkg-config after install"
 # SwiftPM refuses -D flags from pkg-config ("prohibited flag(s)", a warning on every build); the
 # module's shim.h defines what they did (PJ_AUTOCONF, endianness). So the Swift module reads a .pc
-# of its own with the same libraries and only the include path.
+# of its own with only the include path, and only the C libraries: libpjproject's Libs start with
+# -lpjsua2, pjproject's C++ API, which the Swift module never calls; linked anyway, it loaded
+# libpjsua2 (and its static constructors and destructors) into every binary. libstdc++ stays in
+# Libs.private: a static link still needs it for OpenH264 (C++).
 pcdir=$(pkg-config --variable=pcfiledir libpjproject)
+grep -q '^Libs:.* -lpjsua2 ' "$pcdir/libpjproject.pc" || die "libpjproject.pc's Libs changed: review the -lpjsua2 removal"
 sed -e 's/^Name:.*/Name: swift-pjsua-pjproject/' \
-    -e 's/^Description:.*/Description: pjproject for the swift-pjsua Swift module (no -D flags)/' \
-    -e '/^Cflags:/s/ -D[^ ]*//g' "$pcdir/libpjproject.pc" | as_root tee "$pcdir/swift-pjsua-pjproject.pc" >/dev/null
+    -e 's/^Description:.*/Description: pjproject for the swift-pjsua Swift module (no -D flags, no C++ API)/' \
+    -e '/^Cflags:/s/ -D[^ ]*//g' -e '/^Libs:/s/ -lpjsua2 / /' "$pcdir/libpjproject.pc" | as_root tee "$pcdir/swift-pjsua-pjproject.pc" >/dev/null
 step "pjproject $VERSION installed in $PREFIX (pjsua app: $PREFIX/bin/pjsua)"
