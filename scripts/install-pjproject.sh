@@ -205,6 +205,19 @@ C
         "$SIP_ENDPOINT" > "$SIP_ENDPOINT.new" && mv "$SIP_ENDPOINT.new" "$SIP_ENDPOINT"
 fi
 
+# KL-33: pjmedia's video conference bridge (vid_conf.c, pjmedia_vid_conf_create) creates its
+# clock without PJMEDIA_CLOCK_NO_HIGHEST_PRIO, so clock_thread.c raises its thread to the highest
+# priority: SCHED_RR 99 when the process is root (an unprivileged process cannot, and goes on),
+# as pjsua's null audio device did before KL-26. That thread pulls every video port and, through
+# the streams, encodes: past a core, video would starve SIP. The other video clocks (vid_port.c,
+# the colour-bar device) already ask for normal priority; this one does too.
+VID_CONF="$SRC/pjmedia/src/pjmedia/vid_conf.c"
+if ! grep -q "swift-pjsua: KL-33" "$VID_CONF"; then
+    grep -q '^    status = pjmedia_clock_create2(pool, &clock_param, 0, &on_clock_tick,$' "$VID_CONF" \
+        || die "vid_conf.c changed: review the KL-33 clock priority"
+    sed -i 's|^    status = pjmedia_clock_create2(pool, &clock_param, 0, &on_clock_tick,$|    status = pjmedia_clock_create2(pool, \&clock_param, PJMEDIA_CLOCK_NO_HIGHEST_PRIO, \&on_clock_tick,  /* swift-pjsua: KL-33 */|' "$VID_CONF"
+fi
+
 cd "$SRC"
 step "configuring (log: $LOG)"
 # --with-external-*: the DFSG tree has no bundled GSM/Speex/SRTP/libyuv, so Debian's are linked.
