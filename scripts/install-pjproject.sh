@@ -218,6 +218,54 @@ if ! grep -q "swift-pjsua: KL-33" "$VID_CONF"; then
     sed -i 's|^    status = pjmedia_clock_create2(pool, &clock_param, 0, &on_clock_tick,$|    status = pjmedia_clock_create2(pool, \&clock_param, PJMEDIA_CLOCK_NO_HIGHEST_PRIO, \&on_clock_tick,  /* swift-pjsua: KL-33 */|' "$VID_CONF"
 fi
 
+# KL-34: DTLS-SRTP's ssl_flush_wbio (transport_srtp_dtls.c) drains OpenSSL's write BIO, a memory
+# BIO and so a byte stream in which every datagram OpenSSL wrote (at most PJMEDIA_MAX_MTU each) is
+# glued to the next, with one `BIO_read(..., ds->buf[idx], sizeof(ds->buf))`: sizeof(ds->buf) is
+# both channels' buffers (2 x 1500), so up to 3000 bytes went into a 1500-byte slot (overrunning
+# it) and on as one datagram to transport_udp's send_rtp, whose PJ_ASSERT_RETURN(size <=
+# PJMEDIA_MAX_MTU) aborts. The BIO holds more than one datagram when a flight and a retransmission
+# (the 4 Hz clock's DTLSv1_handle_timeout, racing the receive path between their unlock and flush)
+# or a flight past the MTU meet: the pjsua app aborted so in about 1 of 25 DTLS calls under load.
+# Drain it a datagram at a time: whole DTLS records (13-byte header, length in bytes 11-12) up to
+# the slot's size, until it is empty.
+DTLS="$SRC/pjmedia/src/pjmedia/transport_srtp_dtls.c"
+if ! grep -q "swift-pjsua: KL-34" "$DTLS"; then
+    grep -q '^        len = BIO_read(ds->ossl_wbio\[idx\], ds->buf\[idx\], sizeof(ds->buf));$' "$DTLS" \
+        && [ "$(grep -c '^    if (BIO_ctrl_pending(ds->ossl_wbio\[idx\]) > 0) {$' "$DTLS")" = 1 ] \
+        && [ "$(grep -c '^/\* Flush write BIO \*/$' "$DTLS")" = 1 ] \
+        || die "transport_srtp_dtls.c changed: review the KL-34 write BIO drain"
+    one_datagram=$(cat <<'C'
+/* swift-pjsua: KL-34, move into buf (cap bytes: one datagram) the whole DTLS records at the head
+ * of the write BIO that fit, never more. A record no datagram can carry (not written by OpenSSL,
+ * whose records fit its MTU) empties the BIO. Returns the bytes moved, 0 once the BIO is empty. */
+static pj_size_t swift_pjsua_dtls_datagram(BIO *wbio, char *buf, pj_size_t cap)
+{
+    char *data = NULL;
+    long avail = BIO_get_mem_data(wbio, &data);
+    long take = 0;
+
+    while (data && take + 13 <= avail) {
+        long record = 13 + ((long)(unsigned char)data[take + 11] << 8) +
+                      (long)(unsigned char)data[take + 12];
+        if (take + record > avail || take + record > (long)cap)
+            break;
+        take += record;
+    }
+    if (take == 0 || BIO_read(wbio, buf, (int)take) != (int)take) {
+        (void)BIO_reset(wbio);
+        return 0;
+    }
+    return (pj_size_t)take;
+}
+
+C
+)
+    awk -v block="$one_datagram" '/^\/\* Flush write BIO \*\/$/ { print block; print "" } { print }' "$DTLS" > "$DTLS.new" \
+        && mv "$DTLS.new" "$DTLS"
+    sed -i -e 's|^    if (BIO_ctrl_pending(ds->ossl_wbio\[idx\]) > 0) {$|    while (ds->ossl_wbio[idx] \&\& BIO_ctrl_pending(ds->ossl_wbio[idx]) > 0) {  /* swift-pjsua: KL-34 */|' \
+        -e 's|^        len = BIO_read(ds->ossl_wbio\[idx\], ds->buf\[idx\], sizeof(ds->buf));$|        len = swift_pjsua_dtls_datagram(ds->ossl_wbio[idx], ds->buf[idx], sizeof(ds->buf[idx]));|' "$DTLS"
+fi
+
 cd "$SRC"
 step "configuring (log: $LOG)"
 # --with-external-*: the DFSG tree has no bundled GSM/Speex/SRTP/libyuv, so Debian's are linked.

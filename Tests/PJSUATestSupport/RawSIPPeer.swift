@@ -110,9 +110,10 @@ public final class RawSIPPeer: @unchecked Sendable {
 
     /// A response to `request` (received from the target), carrying its Via headers, From, To,
     /// Call-ID and CSeq. `toTag` is added to a To without one; `cseqMethod` and `branch` replace
-    /// the request's, for responses that do not fit the request they answer.
+    /// the request's, for responses that do not fit the request they answer. `sdp` adds
+    /// ``audioOffer(rtpPort:)``, `sdpBody` an SDP of the caller's.
     public func response(to request: RawSIPMessage, _ code: Int, reason: String = "Raw", toTag: String? = nil, sdp: Bool = false,
-                         cseqMethod: String? = nil, branch: String? = nil) -> String {
+                         sdpBody: String? = nil, cseqMethod: String? = nil, branch: String? = nil) -> String {
         var lines = ["SIP/2.0 \(code) \(reason)"]
         for (name, value) in request.headers where ["via", "from", "to", "call-id", "cseq"].contains(name) {
             switch name {
@@ -128,8 +129,8 @@ public final class RawSIPPeer: @unchecked Sendable {
             }
         }
         lines.append("Contact: <\(uri)>")
-        let body = sdp ? Self.audioOffer() : ""
-        if sdp { lines.append("Content-Type: application/sdp") }
+        let body = sdpBody ?? (sdp ? Self.audioOffer() : "")
+        if !body.isEmpty { lines.append("Content-Type: application/sdp") }
         lines.append("Content-Length: \(body.utf8.count)")
         return lines.joined(separator: "\r\n") + "\r\n\r\n" + body
     }
