@@ -161,6 +161,111 @@ if ! grep -q "swift-pjsua: KL-28" "$VPX"; then
     sed -i 's|^#include <pj/math.h>$|&\n#include <unistd.h>  /* swift-pjsua: KL-28, sysconf */|' "$VPX"
 fi
 
+# KL-31: the transaction layer finds a message's transaction by its CSeq method and Via branch
+# (sip_transaction.c, mod_tsx_layer_on_rx_request/_response), never by its request-line method,
+# and keys ACK like INVITE. So an `OPTIONS` (or any non-INVITE) carrying `CSeq: n INVITE` and the
+# branch of an INVITE transaction in the Confirmed state (the seconds after the ACK of a non-2xx
+# answer) reached tsx_on_state_confirmed, whose pj_assert wants an ACK or an INVITE: two UDP
+# datagrams from anyone aborted the process. Such a request is invalid (RFC 3261 8.1.1.5: the CSeq
+# method MUST match the request's; RFC 4475 3.1.2.16/17 answer it with 400). Likewise a response
+# whose CSeq method is ACK (an ACK has no response) was taken as the INVITE's: its 200 confirmed the
+# call without the dialog noting a 2xx, so a later 200 with another To tag re-targeted the dialog.
+# The endpoint answers such a request 400 (an ACK gets no answer), drops such a response, and no
+# module (the transaction layer included) sees either.
+SIP_ENDPOINT="$SRC/pjsip/src/pjsip/sip_endpoint.c"
+if ! grep -q "swift-pjsua: KL-31" "$SIP_ENDPOINT"; then
+    [ "$(grep -c '^    pjsip_process_rdata_param_default(&proc_prm);$' "$SIP_ENDPOINT")" = 1 ] \
+        && grep -q '^static void endpt_on_rx_msg( pjsip_endpoint \*endpt,$' "$SIP_ENDPOINT" \
+        || die "sip_endpoint.c changed: review the KL-31 CSeq method check"
+    cseq_check=$(cat <<'C'
+    /* swift-pjsua: KL-31, transactions are found by CSeq method: a request whose CSeq method is
+     * not its own is answered 400 and dropped, a response whose CSeq method is ACK is dropped */
+    if (msg->type == PJSIP_REQUEST_MSG ?
+            pjsip_method_cmp(&msg->line.req.method, &rdata->msg_info.cseq->method) != 0 :
+            rdata->msg_info.cseq->method.id == PJSIP_ACK_METHOD)
+    {
+        pj_str_t reason = pj_str("CSeq Method Does Not Match");
+        PJ_LOG(3, (THIS_FILE, "Dropping %s from %s:%d: its CSeq method is %.*s",
+                   pjsip_rx_data_get_info(rdata), rdata->pkt_info.src_name,
+                   rdata->pkt_info.src_port,
+                   (int)rdata->msg_info.cseq->method.name.slen,
+                   rdata->msg_info.cseq->method.name.ptr));
+        if (msg->type == PJSIP_REQUEST_MSG &&
+            msg->line.req.method.id != PJSIP_ACK_METHOD)
+        {
+            pjsip_endpt_respond_stateless(endpt, rdata, PJSIP_SC_BAD_REQUEST,
+                                          &reason, NULL, NULL);
+        }
+        pj_log_pop_indent();
+        return;
+    }
+C
+)
+    awk -v block="$cseq_check" '/^    pjsip_process_rdata_param_default\(&proc_prm\);$/ { print block; print "" } { print }' \
+        "$SIP_ENDPOINT" > "$SIP_ENDPOINT.new" && mv "$SIP_ENDPOINT.new" "$SIP_ENDPOINT"
+fi
+
+# KL-33: pjmedia's video conference bridge (vid_conf.c, pjmedia_vid_conf_create) creates its
+# clock without PJMEDIA_CLOCK_NO_HIGHEST_PRIO, so clock_thread.c raises its thread to the highest
+# priority: SCHED_RR 99 when the process is root (an unprivileged process cannot, and goes on),
+# as pjsua's null audio device did before KL-26. That thread pulls every video port and, through
+# the streams, encodes: past a core, video would starve SIP. The other video clocks (vid_port.c,
+# the colour-bar device) already ask for normal priority; this one does too.
+VID_CONF="$SRC/pjmedia/src/pjmedia/vid_conf.c"
+if ! grep -q "swift-pjsua: KL-33" "$VID_CONF"; then
+    grep -q '^    status = pjmedia_clock_create2(pool, &clock_param, 0, &on_clock_tick,$' "$VID_CONF" \
+        || die "vid_conf.c changed: review the KL-33 clock priority"
+    sed -i 's|^    status = pjmedia_clock_create2(pool, &clock_param, 0, &on_clock_tick,$|    status = pjmedia_clock_create2(pool, \&clock_param, PJMEDIA_CLOCK_NO_HIGHEST_PRIO, \&on_clock_tick,  /* swift-pjsua: KL-33 */|' "$VID_CONF"
+fi
+
+# KL-34: DTLS-SRTP's ssl_flush_wbio (transport_srtp_dtls.c) drains OpenSSL's write BIO, a memory
+# BIO and so a byte stream in which every datagram OpenSSL wrote (at most PJMEDIA_MAX_MTU each) is
+# glued to the next, with one `BIO_read(..., ds->buf[idx], sizeof(ds->buf))`: sizeof(ds->buf) is
+# both channels' buffers (2 x 1500), so up to 3000 bytes went into a 1500-byte slot (overrunning
+# it) and on as one datagram to transport_udp's send_rtp, whose PJ_ASSERT_RETURN(size <=
+# PJMEDIA_MAX_MTU) aborts. The BIO holds more than one datagram when a flight and a retransmission
+# (the 4 Hz clock's DTLSv1_handle_timeout, racing the receive path between their unlock and flush)
+# or a flight past the MTU meet: the pjsua app aborted so in about 1 of 25 DTLS calls under load.
+# Drain it a datagram at a time: whole DTLS records (13-byte header, length in bytes 11-12) up to
+# the slot's size, until it is empty.
+DTLS="$SRC/pjmedia/src/pjmedia/transport_srtp_dtls.c"
+if ! grep -q "swift-pjsua: KL-34" "$DTLS"; then
+    grep -q '^        len = BIO_read(ds->ossl_wbio\[idx\], ds->buf\[idx\], sizeof(ds->buf));$' "$DTLS" \
+        && [ "$(grep -c '^    if (BIO_ctrl_pending(ds->ossl_wbio\[idx\]) > 0) {$' "$DTLS")" = 1 ] \
+        && [ "$(grep -c '^/\* Flush write BIO \*/$' "$DTLS")" = 1 ] \
+        || die "transport_srtp_dtls.c changed: review the KL-34 write BIO drain"
+    one_datagram=$(cat <<'C'
+/* swift-pjsua: KL-34, move into buf (cap bytes: one datagram) the whole DTLS records at the head
+ * of the write BIO that fit, never more. A record no datagram can carry (not written by OpenSSL,
+ * whose records fit its MTU) empties the BIO. Returns the bytes moved, 0 once the BIO is empty. */
+static pj_size_t swift_pjsua_dtls_datagram(BIO *wbio, char *buf, pj_size_t cap)
+{
+    char *data = NULL;
+    long avail = BIO_get_mem_data(wbio, &data);
+    long take = 0;
+
+    while (data && take + 13 <= avail) {
+        long record = 13 + ((long)(unsigned char)data[take + 11] << 8) +
+                      (long)(unsigned char)data[take + 12];
+        if (take + record > avail || take + record > (long)cap)
+            break;
+        take += record;
+    }
+    if (take == 0 || BIO_read(wbio, buf, (int)take) != (int)take) {
+        (void)BIO_reset(wbio);
+        return 0;
+    }
+    return (pj_size_t)take;
+}
+
+C
+)
+    awk -v block="$one_datagram" '/^\/\* Flush write BIO \*\/$/ { print block; print "" } { print }' "$DTLS" > "$DTLS.new" \
+        && mv "$DTLS.new" "$DTLS"
+    sed -i -e 's|^    if (BIO_ctrl_pending(ds->ossl_wbio\[idx\]) > 0) {$|    while (ds->ossl_wbio[idx] \&\& BIO_ctrl_pending(ds->ossl_wbio[idx]) > 0) {  /* swift-pjsua: KL-34 */|' \
+        -e 's|^        len = BIO_read(ds->ossl_wbio\[idx\], ds->buf\[idx\], sizeof(ds->buf));$|        len = swift_pjsua_dtls_datagram(ds->ossl_wbio[idx], ds->buf[idx], sizeof(ds->buf[idx]));|' "$DTLS"
+fi
+
 cd "$SRC"
 step "configuring (log: $LOG)"
 # --with-external-*: the DFSG tree has no bundled GSM/Speex/SRTP/libyuv, so Debian's are linked.
@@ -193,9 +298,13 @@ printf 'version=%s\nconfig=%s\n' "$VERSION" "$CONFIG_ID" | as_root tee "$STAMP" 
 pkg-config --exists libpjproject || die "libpjproject.pc is not visible to pkg-config after install"
 # SwiftPM refuses -D flags from pkg-config ("prohibited flag(s)", a warning on every build); the
 # module's shim.h defines what they did (PJ_AUTOCONF, endianness). So the Swift module reads a .pc
-# of its own with the same libraries and only the include path.
+# of its own with only the include path, and only the C libraries: libpjproject's Libs start with
+# -lpjsua2, pjproject's C++ API, which the Swift module never calls; linked anyway, it loaded
+# libpjsua2 (and its static constructors and destructors) into every binary. libstdc++ stays in
+# Libs.private: a static link still needs it for OpenH264 (C++).
 pcdir=$(pkg-config --variable=pcfiledir libpjproject)
+grep -q '^Libs:.* -lpjsua2 ' "$pcdir/libpjproject.pc" || die "libpjproject.pc's Libs changed: review the -lpjsua2 removal"
 sed -e 's/^Name:.*/Name: swift-pjsua-pjproject/' \
-    -e 's/^Description:.*/Description: pjproject for the swift-pjsua Swift module (no -D flags)/' \
-    -e '/^Cflags:/s/ -D[^ ]*//g' "$pcdir/libpjproject.pc" | as_root tee "$pcdir/swift-pjsua-pjproject.pc" >/dev/null
+    -e 's/^Description:.*/Description: pjproject for the swift-pjsua Swift module (no -D flags, no C++ API)/' \
+    -e '/^Cflags:/s/ -D[^ ]*//g' -e '/^Libs:/s/ -lpjsua2 / /' "$pcdir/libpjproject.pc" | as_root tee "$pcdir/swift-pjsua-pjproject.pc" >/dev/null
 step "pjproject $VERSION installed in $PREFIX (pjsua app: $PREFIX/bin/pjsua)"

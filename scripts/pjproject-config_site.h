@@ -16,3 +16,17 @@
 /* DTLS-SRTP (RFC 5764) next to SDES: keys agreed on the media path, none in the SDP. OpenSSL is
  * in the build already (TLS). */
 #define PJMEDIA_SRTP_HAS_DTLS    1
+/* Listen backlog of the SIP/TCP listener (sip_transport_tcp.c, pj_sock_listen) and of every
+ * pj_ssl_sock listener, which is how SIP/TLS listens (ssl_sock_imp_common.c listens with
+ * PJ_SOMAXCONN; PJSIP_TLS_TRANSPORT_BACKLOG is defined but read nowhere in 2.17). pjproject's 5
+ * let a burst overflow the kernel's accept queue before pjsua's worker accepted: the excess
+ * handshakes were dropped and waited for the client's retransmission (0.2-1 s each; 50
+ * connections at once to `softphone answer --listen tcp:` took 82 retransmissions, test
+ * `fiftyConnectionsOpenedAtOnceAreAllAnsweredWithoutARetransmission`). 256 holds a reconnect
+ * storm of a few hundred clients (a proxy's restart); the kernel caps it at
+ * net.core.somaxconn (4096 on Debian 12). Cost: kernel memory for connections not yet accepted
+ * (a few kB each, only while queued), and a SYN flood can park 256 half-open handshakes instead
+ * of 5 (SYN cookies take over past that, as before). */
+#define PJSIP_TCP_TRANSPORT_BACKLOG  256   /* pjproject default: 5 */
+#define PJSIP_TLS_TRANSPORT_BACKLOG  256   /* pjproject default: 5 (unused in 2.17, see above) */
+#define PJ_SOMAXCONN                 256   /* pjproject default: 5 (the TLS listener's backlog) */
