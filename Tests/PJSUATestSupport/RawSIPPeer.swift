@@ -319,6 +319,11 @@ public struct RawSIPMessage: Sendable, CustomStringConvertible {
         return (number, String(parts[1]))
     }
 
+    /// The methods an `Allow` header lists (empty without one).
+    public var allowedMethods: [String] {
+        header("allow")?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } ?? []
+    }
+
     /// The tag of the To header, if any.
     public var toTag: String? { Self.tag(in: header("to")) }
 

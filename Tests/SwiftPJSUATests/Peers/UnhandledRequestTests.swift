@@ -7,15 +7,15 @@ import Testing
 /// by the engine's last module (CPJSUASupport/UnhandledRequests.c) instead of being dropped,
 /// which left every sender retransmitting for 32 s. Each test runs against an engine in this
 /// process and against a `softphone answer` child, with hand-written UDP datagrams
-/// (``RawSIPClient``), and once with sipp.
+/// (``RawSIPPeer``), and once with sipp.
 @Suite("Unhandled requests: every request gets an answer", .serialized)
 struct UnhandledRequestTests {
     @Test(arguments: Responder.allCases)
     func aRegisterOrAPublishIsRefusedWith405ListingWhatIsAllowed(_ responder: Responder) async throws {
         try await withResponder(responder) { peer in
             for method in ["REGISTER", "PUBLISH"] {
-                let extra = method == "PUBLISH" ? ["Event: presence", "Expires: 60"] : ["Contact: <sip:raw@127.0.0.1>", "Expires: 60"]
-                let response = try #require(await peer.client.exchange(peer.client.request(method, headers: extra)), "\(method) unanswered")
+                let extra = method == "PUBLISH" ? ["Event: presence", "Expires: 60"] : ["Expires: 60"]
+                let response = try #require(try await peer.client.exchange(request(method, headers: extra, from: peer.client)), "\(method) unanswered")
                 #expect(response.statusCode == 405, "\(method): \(response)")
                 let allowed = response.allowedMethods
                 for expected in ["INVITE", "ACK", "BYE", "CANCEL", "OPTIONS", "MESSAGE", "NOTIFY"] {
@@ -29,12 +29,14 @@ struct UnhandledRequestTests {
     @Test(arguments: Responder.allCases)
     func anUnknownMethodIsAnsweredWith501(_ responder: Responder) async throws {
         try await withResponder(responder) { peer in
-            let foo = try #require(await peer.client.exchange(peer.client.request("FOO")), "FOO unanswered")
+            let foo = try #require(try await peer.client.exchange(request("FOO", from: peer.client)), "FOO unanswered")
             #expect(foo.statusCode == 501, "\(foo)")
             // RFC 4475 3.1.1.2 (a wide range of valid characters): an extension method made of
             // every token character. Its Via names our socket (the RFC's is TCP to host1).
-            let torture = rfc4475WideRangeOfValidCharacters(from: peer.client.localPort)
-            let response = try #require(await peer.client.exchange(torture), "RFC 4475 3.1.1.2 unanswered")
+            let torture = rfc4475WideRangeOfValidCharacters(from: peer.client.port)
+            peer.client.send(torture.text)
+            let response = try #require(try await peer.client.first { $0.branch == torture.branch && ($0.statusCode ?? 0) >= 200 },
+                                        "RFC 4475 3.1.1.2 unanswered")
             #expect(response.statusCode == 501, "\(response)")
             #expect(response.header("CSeq") == "139122385 !interesting-Method0123456789_*+`.%indeed'~", "\(response.text)")
         }
@@ -45,13 +47,13 @@ struct UnhandledRequestTests {
         try await withResponder(responder) { peer in
             // In a dialog (a To tag) that does not exist: pjsip's UA layer answers these.
             for method in ["BYE", "INFO"] {
-                let response = try #require(await peer.client.exchange(peer.client.request(method, toTag: "no-such-dialog")), "\(method) unanswered")
+                let response = try #require(try await peer.client.exchange(request(method, toTag: "no-such-dialog", from: peer.client)), "\(method) unanswered")
                 #expect(response.statusCode == 481, "in-dialog \(method): \(response)")
             }
             // Outside any dialog: methods that only mean something inside a call.
             for method in ["BYE", "INFO", "UPDATE", "PRACK", "REFER"] {
                 let extra = method == "REFER" ? ["Refer-To: <sip:elsewhere@127.0.0.1>"] : []
-                let response = try #require(await peer.client.exchange(peer.client.request(method, headers: extra)), "\(method) unanswered")
+                let response = try #require(try await peer.client.exchange(request(method, headers: extra, from: peer.client)), "\(method) unanswered")
                 #expect(response.statusCode == 481, "out-of-dialog \(method): \(response)")
             }
         }
@@ -61,10 +63,10 @@ struct UnhandledRequestTests {
     func anOutOfDialogNotifyIsRefusedWith489UnlessTheAppListensForItsEventPackage(_ responder: Responder) async throws {
         try await withResponder(responder) { peer in
             for package in ["message-summary", "check-sync", "foo"] {
-                let response = try #require(await peer.client.exchange(notify(package, from: peer.client)), "NOTIFY \(package) unanswered")
+                let response = try #require(try await peer.client.exchange(notify(package, from: peer.client)), "NOTIFY \(package) unanswered")
                 #expect(response.statusCode == 489, "NOTIFY \(package): \(response)")
             }
-            let noEvent = try #require(await peer.client.exchange(peer.client.request("NOTIFY")), "NOTIFY without Event unanswered")
+            let noEvent = try #require(try await peer.client.exchange(request("NOTIFY", from: peer.client)), "NOTIFY without Event unanswered")
             #expect(noEvent.statusCode == 400, "\(noEvent)")
             try await Task.sleep(for: .milliseconds(200))
             #expect(peer.notifies().isEmpty)
@@ -76,17 +78,17 @@ struct UnhandledRequestTests {
         try await withResponder(responder, accepting: ["message-summary", "check-sync"]) { peer in
             let summary = "Messages-Waiting: yes\r\nMessage-Account: sip:voicemail@127.0.0.1\r\nVoice-Message: 2/8 (0/2)\r\n"
             let mwi = notify("message-summary", from: peer.client, contentType: "application/simple-message-summary", body: summary)
-            let accepted = try #require(await peer.client.exchange(mwi), "NOTIFY message-summary unanswered")
+            let accepted = try #require(try await peer.client.exchange(mwi), "NOTIFY message-summary unanswered")
             #expect(accepted.statusCode == 200, "\(accepted)")
             // A retransmission (same branch) is answered again by the transaction and not
             // delivered twice.
-            let again = try #require(await peer.client.exchange(mwi), "retransmitted NOTIFY unanswered")
+            let again = try #require(try await peer.client.exchange(mwi), "retransmitted NOTIFY unanswered")
             #expect(again.statusCode == 200, "\(again)")
 
             let sync = notify("check-sync", parameters: ";reboot=false", from: peer.client)
-            let synced = try #require(await peer.client.exchange(sync), "NOTIFY check-sync unanswered")
+            let synced = try #require(try await peer.client.exchange(sync), "NOTIFY check-sync unanswered")
             #expect(synced.statusCode == 200, "\(synced)")
-            let other = try #require(await peer.client.exchange(notify("foo", from: peer.client)), "NOTIFY foo unanswered")
+            let other = try #require(try await peer.client.exchange(notify("foo", from: peer.client)), "NOTIFY foo unanswered")
             #expect(other.statusCode == 489, "\(other)")
 
             try await waitUntil("both NOTIFYs reached the app") { peer.notifies().count >= 2 }
@@ -105,14 +107,14 @@ struct UnhandledRequestTests {
     @Test(arguments: Responder.allCases)
     func optionsIsStillAnsweredByPjsuaAndAnACKGetsNothing(_ responder: Responder) async throws {
         try await withResponder(responder) { peer in
-            let options = try #require(await peer.client.exchange(peer.client.request("OPTIONS")), "OPTIONS unanswered")
+            let options = try #require(try await peer.client.exchange(request("OPTIONS", from: peer.client)), "OPTIONS unanswered")
             #expect(options.statusCode == 200, "\(options)")
             #expect(options.header("Allow-Events") != nil, "pjsua's OPTIONS answer, not ours: \(options.text)")
             // An ACK is never answered, whether it matches anything or not.
-            peer.client.send(peer.client.request("ACK", toTag: "no-such-dialog"))
-            peer.client.send(peer.client.request("ACK"))
-            let received = await peer.client.anythingReceived(within: .milliseconds(500))
-            #expect(received.isEmpty, "\(received)")
+            peer.client.send(request("ACK", toTag: "no-such-dialog", from: peer.client))
+            peer.client.send(request("ACK", from: peer.client))
+            let received = try await peer.client.collect(for: .milliseconds(500))
+            #expect(received.isEmpty, "\(received.map(\.text))")
         }
     }
 
@@ -153,7 +155,7 @@ struct SeenNotify: Sendable {
 
 /// A responder under test: the client that talks to it, and the NOTIFYs its app saw so far.
 struct RespondingPeer: Sendable {
-    let client: RawSIPClient
+    let client: RawSIPPeer
     let notifies: @Sendable () -> [SeenNotify]
 }
 
@@ -165,7 +167,7 @@ func withResponder<T>(_ responder: Responder, accepting packages: Set<String> = 
         var configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null)
         configuration.unsolicitedNotifyEvents = packages
         return try await withEngine(configuration) { _, transport, log in
-            let client = try RawSIPClient(targetPort: transport.port)
+            let client = try RawSIPPeer(target: transport.port)
             return try await body(RespondingPeer(client: client) {
                 log.all.compactMap { event in
                     guard case let .unsolicitedNotify(notify) = event else { return nil }
@@ -179,7 +181,7 @@ func withResponder<T>(_ responder: Responder, accepting packages: Set<String> = 
         let extra = packages.isEmpty ? [] : ["--accept-notify", packages.sorted().joined(separator: ",")]
         let (child, port) = try await answeringSoftphone(extra, name: "softphone-unhandled")
         defer { child.stop() }
-        let client = try RawSIPClient(targetPort: port)
+        let client = try RawSIPPeer(target: port)
         return try await body(RespondingPeer(client: client) {
             jsonLines(child.output).filter { $0["event"] as? String == "notify" }.map { line in
                 let headers = line["headers"] as? [String] ?? []
@@ -192,19 +194,30 @@ func withResponder<T>(_ responder: Responder, accepting packages: Set<String> = 
     }
 }
 
+/// An out-of-dialog request from `client` with every mandatory header (``RawSIPRequest``), plus
+/// `headers` (whole lines), a To tag and a body.
+private func request(_ method: String, headers: [String] = [], toTag: String? = nil, contentType: String? = nil,
+                     body: String = "", from client: RawSIPPeer) -> RawSIPRequest {
+    var request = RawSIPRequest(peer: client, method: method)
+    request.extraHeaders = headers
+    request.toTag = toTag
+    request.contentType = contentType
+    request.body = body
+    return request
+}
+
 /// An out-of-dialog NOTIFY of `package`, as a voicemail server or PBX sends one.
-private func notify(_ package: String, parameters: String = "", from client: RawSIPClient, contentType: String? = nil,
+private func notify(_ package: String, parameters: String = "", from client: RawSIPPeer, contentType: String? = nil,
                     body: String = "") -> RawSIPRequest {
-    var headers = ["Event: \(package)\(parameters)", "Subscription-State: terminated"]
-    if let contentType { headers.append("Content-Type: \(contentType)") }
-    return client.request("NOTIFY", headers: headers, body: body)
+    request("NOTIFY", headers: ["Event: \(package)\(parameters)", "Subscription-State: terminated"], contentType: contentType,
+            body: body, from: client)
 }
 
 /// RFC 4475 3.1.1.2, "Wide Range of Valid Characters", written out from the RFC's description:
 /// the extension method, Request-URI, To display name with escaped BEL, NUL and DEL, From
 /// parameters, Call-ID and extension header are the RFC's; the Via is UDP from our socket with
 /// `rport` (the RFC's names TCP to host1.example.com), so the answer comes back to us.
-private func rfc4475WideRangeOfValidCharacters(from localPort: Int) -> RawSIPRequest {
+private func rfc4475WideRangeOfValidCharacters(from localPort: Int) -> (text: String, branch: String) {
     let method = "!interesting-Method0123456789_*+`.%indeed'~"
     let branch = "z9hG4bK-.!%66*_+`'~"
     let lines = [
@@ -218,5 +231,5 @@ private func rfc4475WideRangeOfValidCharacters(from localPort: Int) -> RawSIPReq
         "extensionHeader-!.%*+_`'~: \u{FEFF}大停電",
         "Content-Length: 0",
     ]
-    return RawSIPRequest(text: lines.joined(separator: "\r\n") + "\r\n\r\n", branch: branch)
+    return (lines.joined(separator: "\r\n") + "\r\n\r\n", branch)
 }
