@@ -1,6 +1,6 @@
 import CPJSUABaseline
 import Foundation
-import SwiftPJSUA
+@_spi(Benchmarks) import SwiftPJSUA
 
 /// N sequential loopback self-calls through the Swift engine, and the same loop in plain C
 /// against the same library (Benchmarks/CPJSUABaseline), alternating in one run.
@@ -20,13 +20,15 @@ enum SetupBenchmark {
         return durations
     }
 
-    /// The C loop runs on a thread of its own (it registers that thread with PJLIB).
+    /// The C loop runs on a thread of its own (it registers that thread with PJLIB), while no
+    /// engine can take PJLIB up or down: the last Swift run's engine thread shuts PJLIB down
+    /// after `shutdown()` returned, and PJLIB's init count is not atomic.
     static func cCalls(_ count: Int) async throws -> [(setup: Double, total: Double)] {
         try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
                 var setups = [Double](repeating: 0, count: count)
                 var durations = [Double](repeating: 0, count: count)
-                let status = cpjsua_baseline_setup(Int32(count), &setups, &durations)
+                let status = PJSUA.withPJLIBLifecycleHeld { cpjsua_baseline_setup(Int32(count), &setups, &durations) }
                 if status == 0 {
                     continuation.resume(returning: Array(zip(setups, durations)).map { (setup: $0.0, total: $0.1) })
                 } else {
