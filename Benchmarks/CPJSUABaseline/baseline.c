@@ -93,6 +93,7 @@ static pj_status_t set_opus_rate(unsigned rate, unsigned *previous) {
     if ((status = pjmedia_codec_opus_get_config(&config)) != PJ_SUCCESS) return status;
     if (previous != NULL) *previous = config.sample_rate;
     config.sample_rate = rate;
+    param.setting.dec_fmtp.cnt = 0;  /* rebuilt from the configuration (see CPJSUASupport/OpusSettings.c) */
     return pjmedia_codec_opus_set_default_param(&config, &param);
 }
 #endif
