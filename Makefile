@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 
-.PHONY: all deps peers build demo demo-video test asan asan-engine tsan manifest-check apple-check bench fuzz fuzz-smoke clean
+.PHONY: all deps peers build demo demo-video test asan asan-engine tsan manifest-check apple-check bench bench-check fuzz fuzz-smoke clean
 
 all: build
 
@@ -33,6 +33,7 @@ test: deps peers
 	$(SWIFT) build $(SWIFT_FLAGS)
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
 	$(SWIFT) test $(SWIFT_FLAGS) --skip-build
+	$(MAKE) bench-check
 	$(MAKE) asan-engine
 	$(MAKE) manifest-check
 	$(MAKE) apple-check
@@ -94,6 +95,18 @@ bench: deps peers
 	$(BENCH) frames --calls 50 --seconds 10 --repeat 3 --pin
 	$(BENCH) media --calls 100 --opus-calls 10 --seconds 8 --pin
 	$(BENCH) video --seconds 10 --repeat 3 --pin
+
+## make bench-check (part of make test): the cheap same-run ratios at small sizes, each against a
+## threshold well above its run-to-run noise, so that a gross performance regression fails the
+## build: setup (self-call cycle, Swift engine / the same loop in C), hop (engine / DispatchQueue),
+## load (server CPU of the same sipp calls at 8 kHz, softphone / the pjsua app), frames (CPU per
+## call-second, Swift frames / C player). The thresholds, and the noise they were set from, live
+## with the figures in Benchmarks/pjsua-bench/CheckBenchmark.swift (and the README's benchmark
+## notes). Release builds of softphone and pjsua-bench, then about a minute of runs (55-65 s measured).
+bench-check: deps peers
+	$(SWIFT) build -c release --product softphone
+	$(SWIFT) build -c release --product pjsua-bench
+	$(BENCH) check
 
 clean:
 	rm -rf .build

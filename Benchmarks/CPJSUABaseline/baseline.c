@@ -77,6 +77,43 @@ static pjsua_call_id wait_incoming(void) {
     return call;
 }
 
+#if defined(PJMEDIA_HAS_OPUS_CODEC) && PJMEDIA_HAS_OPUS_CODEC
+/* Sets Opus's internal sample rate; `previous` gets the one it had. pjmedia keeps it in a
+ * process-wide static that outlives pjsua, so the loop puts it back before it ends. */
+static pj_status_t set_opus_rate(unsigned rate, unsigned *previous) {
+    pjmedia_codec_mgr *manager = pjmedia_endpt_get_codec_mgr(pjsua_get_pjmedia_endpt());
+    const pjmedia_codec_info *info[1];
+    unsigned count = 1;
+    pj_str_t id = pj_str("opus/48000");
+    pjmedia_codec_param param;
+    pjmedia_codec_opus_config config;
+    pj_status_t status = pjmedia_codec_mgr_find_codecs_by_id(manager, &id, &count, info, NULL);
+    if (status != PJ_SUCCESS || count == 0) return status != PJ_SUCCESS ? status : PJ_ENOTFOUND;
+    if ((status = pjmedia_codec_mgr_get_default_param(manager, info[0], &param)) != PJ_SUCCESS) return status;
+    if ((status = pjmedia_codec_opus_get_config(&config)) != PJ_SUCCESS) return status;
+    if (previous != NULL) *previous = config.sample_rate;
+    config.sample_rate = rate;
+    param.setting.dec_fmtp.cnt = 0;  /* rebuilt from the configuration (see CPJSUASupport/OpusSettings.c) */
+    return pjmedia_codec_opus_set_default_param(&config, &param);
+}
+#endif
+
+/* The engine's codec choice (Configuration.preferredCodecs ["opus"], MediaSettings.opusSampleRate
+ * nil): Opus first, running at the bridge's clock rate where Opus has that rate. Without it this
+ * loop's calls would be pjmedia's first pick (speex/16000) and not the engine's. */
+static pj_status_t prefer_opus_at(unsigned bridge_rate, unsigned *previous_rate) {
+#if defined(PJMEDIA_HAS_OPUS_CODEC) && PJMEDIA_HAS_OPUS_CODEC
+    pj_str_t id = pj_str("opus");
+    unsigned rate = (bridge_rate == 8000 || bridge_rate == 16000 || bridge_rate == 48000) ? bridge_rate : 48000;
+    pj_status_t status = set_opus_rate(rate, previous_rate);
+    return status == PJ_SUCCESS ? pjsua_codec_set_priority(&id, 255) : status;
+#else
+    (void)bridge_rate;
+    *previous_rate = 0;
+    return PJ_SUCCESS;
+#endif
+}
+
 int cpjsua_baseline_setup(int calls, double *setup_ms, double *durations_ms) {
     static pj_thread_desc desc;
     pj_thread_t *thread;
@@ -91,9 +128,23 @@ int cpjsua_baseline_setup(int calls, double *setup_ms, double *durations_ms) {
     char uri[128];
     pj_str_t dst;
     int i, rc = 0;
+    unsigned previous_opus_rate = 0;
 
-    if (pjsua_create() != PJ_SUCCESS) return -1;
-    if (!pj_thread_is_registered()) pj_thread_register("baseline", desc, &thread);
+    /* PJLIB first, then this thread, then pjsua: pjsua_create() takes a pool lock, which needs
+     * a registered thread, and its pj_init() registers the caller only when PJLIB was down. */
+    if (pj_init() != PJ_SUCCESS) return -1;
+    /* Each run has a thread of its own and runs after the last one's thread ended: the static
+     * descriptor outlives every one, and is cleared of the last registration first (PJLIB
+     * asserts when a descriptor still names another thread). */
+    pj_bzero(desc, sizeof(desc));
+    if (!pj_thread_is_registered() && pj_thread_register("baseline", desc, &thread) != PJ_SUCCESS) {
+        pj_shutdown();
+        return -1;
+    }
+    if (pjsua_create() != PJ_SUCCESS) {
+        pj_shutdown();
+        return -1;
+    }
     pjsua_config_default(&cfg);
     cfg.thread_cnt = 1;
     cfg.cb.on_incoming_call = on_incoming_call;
@@ -110,6 +161,7 @@ int cpjsua_baseline_setup(int calls, double *setup_ms, double *durations_ms) {
     tcfg.bound_addr = pj_str("127.0.0.1");
     if (pjsua_transport_create(PJSIP_TRANSPORT_UDP, &tcfg, &tid) != PJ_SUCCESS) { rc = -3; goto done; }
     if (pjsua_start() != PJ_SUCCESS) { rc = -4; goto done; }
+    if (prefer_opus_at(media_cfg.clock_rate, &previous_opus_rate) != PJ_SUCCESS) { rc = -12; goto done; }
     if (pjsua_set_null_snd_dev() != PJ_SUCCESS) { rc = -5; goto done; }
     if (pjsua_acc_add_local(tid, PJ_TRUE, &acc) != PJ_SUCCESS) { rc = -6; goto done; }
     pjsua_transport_get_info(tid, &tinfo);
@@ -141,6 +193,10 @@ int cpjsua_baseline_setup(int calls, double *setup_ms, double *durations_ms) {
         durations_ms[i] = now_ms() - start;
     }
 done:
+#if defined(PJMEDIA_HAS_OPUS_CODEC) && PJMEDIA_HAS_OPUS_CODEC
+    if (previous_opus_rate != 0) set_opus_rate(previous_opus_rate, NULL);
+#endif
     pjsua_destroy2(PJSUA_DESTROY_NO_RX_MSG);
+    pj_shutdown();
     return rc;
 }

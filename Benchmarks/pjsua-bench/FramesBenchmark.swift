@@ -67,6 +67,12 @@ enum FramesBenchmark {
     static var ownPath: String { Bundle.main.executablePath ?? CommandLine.arguments[0] }
 
     static func run(_ options: Options) async throws {
+        report(try await figures(options))
+    }
+
+    /// Runs both sides, interleaved, prints the figures and returns them (`cpu_ratio` is the
+    /// median CPU per call-second, Swift over C).
+    static func figures(_ options: Options) async throws -> [String: Any] {
         guard PJSUA.MediaSettings.clockRates.contains(options.clockRate) else {
             throw BenchError("--clock-rate must be 8000, 16000, 32000 or 48000, not \(options.clockRate)")
         }
@@ -110,7 +116,7 @@ enum FramesBenchmark {
                 progress(line)
             }
         }
-        report(summarize(outcomes, options))
+        return summarize(outcomes, options)
     }
 
     static func summarize(_ outcomes: [Side: [Outcome]], _ options: Options) -> [String: Any] {

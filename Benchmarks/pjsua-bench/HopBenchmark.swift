@@ -32,6 +32,11 @@ enum HopBenchmark {
     }
 
     static func run(iterations: Int) async throws {
+        report(await figures(iterations: iterations))
+    }
+
+    /// Measures the three, interleaved, prints the figures and returns them.
+    static func figures(iterations: Int) async -> [String: Any] {
         let phone = PJSUA()
         let actor = DefaultActor()
         let wrapper = QueueWrapper()
@@ -45,7 +50,7 @@ enum HopBenchmark {
         }
         let e = Percentiles(engine), a = Percentiles(defaultActor), d = Percentiles(dispatch)
         progress("hop round trip, \(iterations) iterations (ns): engine p50 \(Int(e.p50)) p99 \(Int(e.p99)); default actor p50 \(Int(a.p50)) p99 \(Int(a.p99)); DispatchQueue+continuation p50 \(Int(d.p50)) p99 \(Int(d.p99))")
-        report(["engine_ns_p50": e.p50, "engine_ns_p99": e.p99, "default_actor_ns_p50": a.p50, "default_actor_ns_p99": a.p99,
-                "dispatch_ns_p50": d.p50, "dispatch_ns_p99": d.p99, "iterations": iterations])
+        return ["engine_ns_p50": e.p50, "engine_ns_p99": e.p99, "default_actor_ns_p50": a.p50, "default_actor_ns_p99": a.p99,
+                "dispatch_ns_p50": d.p50, "dispatch_ns_p99": d.p99, "iterations": iterations]
     }
 }

@@ -87,9 +87,15 @@ enum LoadBenchmark {
                                                         "--use-cli", "--no-cli-console", "--cli-telnet-port=0"]
                                                         + (clockRate.map { ["--clock-rate=\($0)"] } ?? []), cpu: CPUPinning.serverCPU)
             let child = try ChildProcess(executable, pinned, name: "pjsua-app")
-            // The pjsua app has no "ready" line at log level 0; give it a moment to bind.
-            try await Task.sleep(for: .milliseconds(700))
-            if child.exited != nil { throw BenchError("the pjsua app exited:\n\(child.output.suffix(2000))") }
+            // The pjsua app has no "ready" line at log level 0: wait until its SIP port is bound.
+            // A fixed pause was too short on a busy machine: the first calls failed, or its
+            // start-up (pjsua_init makes a DTLS key, ~0.3 s of CPU) was counted as the run's CPU.
+            let deadline = ContinuousClock.now.advanced(by: .seconds(15))
+            while !MediaBenchmark.udpPortIsBound(port), child.exited == nil, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            if child.exited != nil || !MediaBenchmark.udpPortIsBound(port) { throw BenchError("the pjsua app did not start:\n\(child.output.suffix(2000))") }
+            try await Task.sleep(for: .milliseconds(200))
             return child
         }
     }

@@ -47,10 +47,13 @@ enum MediaBenchmark {
         Setting(name: "pcmu_16k_fast_device_linked", codec: .pcmu, softphone: ["--resampler", "fast"], pjsua: nil),
         // A bot's configuration (MediaSettings.bot).
         Setting(name: "pcmu_8k", codec: .pcmu, softphone: ["--no-device-link", "--clock-rate", "8000"], pjsua: ["--clock-rate=8000"]),
-        Setting(name: "opus_16k_high", codec: .opus, softphone: ["--no-device-link"], pjsua: []),
-        Setting(name: "opus_16k_fast", codec: .opus, softphone: ["--no-device-link", "--resampler", "fast"], pjsua: ["--quality=2"]),
-        // Opus at the bridge's rate: no resampling (the pjsua app has no flag for it).
-        Setting(name: "opus_16k_opus16k", codec: .opus, softphone: ["--no-device-link", "--opus-rate", "16000"], pjsua: nil),
+        // Opus at pjmedia's 48 kHz inside, as the pjsua app runs it (softphone's default is the
+        // bridge's rate).
+        Setting(name: "opus_16k_high", codec: .opus, softphone: ["--no-device-link", "--opus-rate", "48000"], pjsua: []),
+        Setting(name: "opus_16k_fast", codec: .opus, softphone: ["--no-device-link", "--resampler", "fast", "--opus-rate", "48000"],
+                pjsua: ["--quality=2"]),
+        // Opus at the bridge's rate (softphone's default): no resampling (the pjsua app has no flag for it).
+        Setting(name: "opus_16k_opus16k", codec: .opus, softphone: ["--no-device-link"], pjsua: nil),
     ]
 
     struct Options {

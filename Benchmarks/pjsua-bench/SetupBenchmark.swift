@@ -1,6 +1,6 @@
 import CPJSUABaseline
 import Foundation
-import SwiftPJSUA
+@_spi(Benchmarks) import SwiftPJSUA
 
 /// N sequential loopback self-calls through the Swift engine, and the same loop in plain C
 /// against the same library (Benchmarks/CPJSUABaseline), alternating in one run.
@@ -20,13 +20,15 @@ enum SetupBenchmark {
         return durations
     }
 
-    /// The C loop runs on a thread of its own (it registers that thread with PJLIB).
+    /// The C loop runs on a thread of its own (it registers that thread with PJLIB), while no
+    /// engine can take PJLIB up or down: the last Swift run's engine thread shuts PJLIB down
+    /// after `shutdown()` returned, and PJLIB's init count is not atomic.
     static func cCalls(_ count: Int) async throws -> [(setup: Double, total: Double)] {
         try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
                 var setups = [Double](repeating: 0, count: count)
                 var durations = [Double](repeating: 0, count: count)
-                let status = cpjsua_baseline_setup(Int32(count), &setups, &durations)
+                let status = PJSUA.withPJLIBLifecycleHeld { cpjsua_baseline_setup(Int32(count), &setups, &durations) }
                 if status == 0 {
                     continuation.resume(returning: Array(zip(setups, durations)).map { (setup: $0.0, total: $0.1) })
                 } else {
@@ -38,6 +40,12 @@ enum SetupBenchmark {
     }
 
     static func run(calls: Int) async throws {
+        report(try await figures(calls: calls))
+    }
+
+    /// Runs both loops, alternating in rounds, prints the figures and returns them
+    /// (`ratio_p50` is the whole cycle's p50, Swift over C).
+    static func figures(calls: Int) async throws -> [String: Any] {
         let rounds = 4
         let perRound = max(1, calls / rounds)
         _ = try await swiftCalls(5)  // warm-up both
@@ -51,8 +59,8 @@ enum SetupBenchmark {
         let s1 = Percentiles(swift.map(\.setup)), b1 = Percentiles(c.map(\.setup))
         progress("self-call cycle (make -> both CONFIRMED -> hangup -> both DISCONNECTED), \(swift.count) calls each (ms): Swift p50 \(s.p50) p99 \(s.p99); C p50 \(b.p50) p99 \(b.p99); ratio p50 \(s.p50 / b.p50)")
         progress("  of which make -> both CONFIRMED (ms): Swift p50 \(s1.p50) p99 \(s1.p99); C p50 \(b1.p50) p99 \(b1.p99); ratio p50 \(s1.p50 / b1.p50)")
-        report(["swift_ms_p50": s.p50, "swift_ms_p99": s.p99, "c_ms_p50": b.p50, "c_ms_p99": b.p99,
+        return ["swift_ms_p50": s.p50, "swift_ms_p99": s.p99, "c_ms_p50": b.p50, "c_ms_p99": b.p99,
                 "ratio_p50": s.p50 / b.p50, "swift_setup_ms_p50": s1.p50, "c_setup_ms_p50": b1.p50,
-                "setup_ratio_p50": s1.p50 / b1.p50, "calls": swift.count])
+                "setup_ratio_p50": s1.p50 / b1.p50, "calls": swift.count]
     }
 }

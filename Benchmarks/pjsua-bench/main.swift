@@ -6,7 +6,7 @@ import Foundation
 /// pjsua-bench: speed and memory of the Swift engine against baselines measured in the same run.
 /// Each subcommand prints human-readable lines and, last, one JSON object.
 let usage = """
-usage: pjsua-bench <hop|events|setup|load|media|idle|soak|frames|video> [options]
+usage: pjsua-bench <hop|events|setup|load|media|idle|soak|frames|video|check> [options]
   hop    [--iterations N]          awaited engine round trip vs default actor vs DispatchQueue
   events [--iterations N]          callback -> for-await consumer latency, 1 and 4 subscribers
   setup  [--calls N]               self-call cycles, Swift engine vs the same loop in C
@@ -45,6 +45,9 @@ usage: pjsua-bench <hop|events|setup|load|media|idle|soak|frames|video> [options
                                    app --video at the same settings, interleaved: server CPU per
                                    call-second, median and ratio; a run counts only if video flowed
                                    both ways at half the frame rate or more
+  check  [--only NAME,...]          make bench-check: the cheap same-run ratios at small sizes (setup,
+                                   hop, load at 8 kHz, frames), each against a threshold well above
+                                   its noise; PASS/FAIL per ratio, exit 1 if any failed
 """
 
 let command = CommandLine.arguments.dropFirst().first ?? ""
@@ -95,6 +98,9 @@ do {
                                            repetitions: option("repeat", default: 3), width: option("width", default: 640),
                                            height: option("height", default: 480), frameRate: option("fps", default: 15),
                                            kilobits: option("kbps", default: 512)))
+    case "check":
+        let only = arguments.firstIndex(of: "--only").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+        try await CheckBenchmark.run(only: only.map { $0.split(separator: ",").map(String.init) })
     case "frames-agent": try await FramesAgent.run(arguments)  // the server child of `frames`
     case "--help", "-h", "help":
         print(usage)

@@ -31,6 +31,14 @@ int32_t cpjsua_opus_set_sample_rate(unsigned rate)
     status = pjmedia_codec_opus_get_config(&config);
     if (status != PJ_SUCCESS) return status;
     config.sample_rate = rate;
+    /* The codec's SDP parameters are rebuilt from the configuration alone. pjmedia derives them
+     * from the previous rate's (the default parameter comes from opus.c's process-wide config,
+     * which outlives pjsua), and its remove_fmtp() shifts the wrong entries (it copies
+     * param[i + 1] to param[i] for every j): going back to 48 kHz from another rate then left a
+     * stale sprop-maxcapturerate=8000 in the offer, and calls ran Opus at 8 kHz (pjproject 2.17
+     * opus.c; for upstream: the loop should copy param[j + 1] to param[j]). With no entries
+     * there is nothing to remove: generate_fmtp() adds every one the configuration needs. */
+    param.setting.dec_fmtp.cnt = 0;
     return pjmedia_codec_opus_set_default_param(&config, &param);
 #else
     (void)rate;

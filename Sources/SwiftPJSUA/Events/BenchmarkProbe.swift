@@ -6,4 +6,12 @@ extension PJSUA {
     public nonisolated func publishProbeEvent() {
         CallbackContext.publish(.dtmf(call: Call(slot: -1, token: 0), digit: DTMFDigit(digit: "P", method: .rfc4733, duration: nil)))
     }
+
+    /// Runs `body` while no engine can initialise or shut down PJLIB (a released engine's
+    /// thread shuts it down after `shutdown()` returned), so C code in `body` can pair its own
+    /// `pj_init()`/`pj_shutdown()` with it. For `pjsua-bench setup`'s C loop; not for applications.
+    @_spi(Benchmarks)
+    public static func withPJLIBLifecycleHeld<T>(_ body: () throws -> T) rethrows -> T {
+        try PJLibrary.withLock(body)
+    }
 }

@@ -35,6 +35,11 @@ enum PJLibrary {
         }
     }
 
+    /// Runs `body` under the lock: no engine initialises or shuts PJLIB down meanwhile.
+    static func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        try lock.withLock(body)
+    }
+
     /// `pjsua_create()` under the lock (it calls `pj_init()`).
     static func createPJSUA() -> pj_status_t {
         lock.withLock {

@@ -21,9 +21,10 @@ extension PJSUA {
     /// At 16 kHz and high quality, 880 kB of a call's memory are its two libsamplerate states
     /// (`src_new` under `pjmedia_conf_add_port`, measured with massif on the pjsua app); at 8 kHz
     /// what is left is the SIP dialog and SDP copies, the RTP transport's buffers, the stream and
-    /// its jitter buffer (8 kB): no single knob gives back more. Opus runs at 48 kHz inside
-    /// unless ``opusSampleRate`` says otherwise, so on a 16 kHz bridge it is resampled from 48
-    /// kHz: ~50 ms per call-second at high quality, ~20 ms at fast; at 16 kHz inside, 14 ms.
+    /// its jitter buffer (8 kB): no single knob gives back more. Opus runs at the bridge's rate
+    /// inside unless ``opusSampleRate`` says otherwise: 14 ms per call-second at 16 kHz; at
+    /// pjmedia's own 48 kHz it is resampled to a 16 kHz bridge: ~50 ms at high quality, ~20 ms
+    /// at fast.
     /// Calls linked to slot 0 (``connectsCallsToAudioDevice``, the default) cost up to 1.7x that.
     ///
     /// In short: the default costs a PCMU call 10-13 ms of CPU per call-second; a server or bot
@@ -68,10 +69,12 @@ extension PJSUA {
         public var connectsCallsToAudioDevice: Bool
 
         /// The Opus codec's internal sample rate in Hz (8000, 12000, 16000, 24000 or 48000); nil
-        /// keeps pjmedia's 48000. pjmedia's Opus port runs at this rate, so at 48000 every Opus
-        /// call on a 16 kHz bridge is resampled 48 <-> 16 kHz both ways, which costs more than
-        /// the codec (see the README's "Media cost at scale"); the bridge's rate here removes
-        /// that resampling and bounds the audio band to what the bridge carries anyway. The SDP
+        /// runs Opus at the bridge's ``clockRate`` (48000 on a 32 kHz bridge, a rate Opus lacks).
+        /// pjmedia's Opus port runs at this rate, so at pjmedia's own 48000 every Opus call on a
+        /// 16 kHz bridge is resampled 48 <-> 16 kHz both ways, which costs more than the codec
+        /// (see the README's "Media cost at scale") and ~1 ms of each call's setup (the two
+        /// resamplers are built per call); at the bridge's rate nothing is resampled and the
+        /// audio band is what the bridge carries anyway. The SDP
         /// still says `opus/48000/2` (RFC 7587); `maxplaybackrate` tells the far end. Builds
         /// without Opus (the iOS binary) refuse a rate with ``PJSUAError/Code/unsupported``.
         ///
@@ -116,11 +119,14 @@ extension PJSUA {
         }
 
         /// Sets what lives in the codec manager (after pjsua_init, on the engine's thread).
+        /// Always sets Opus's rate in a build with Opus: pjmedia keeps it in a process-wide static
+        /// that outlives pjsua, so an earlier run's rate would otherwise stay.
         func applyToCodecs() throws(PJSUAError) {
-            guard let opusSampleRate else { return }
-            let status = cpjsua_opus_set_sample_rate(UInt32(opusSampleRate))
+            if opusSampleRate == nil && cpjsua_opus_sample_rate() == 0 { return }  // no Opus in this build
+            let rate = opusSampleRate ?? (Self.opusSampleRates.contains(clockRate) ? clockRate : 48000)
+            let status = cpjsua_opus_set_sample_rate(UInt32(rate))
             guard status == pjSuccess else {
-                throw PJSUAError(status: status, operation: "cannot set the Opus sample rate to \(opusSampleRate) Hz", as: .unsupported)
+                throw PJSUAError(status: status, operation: "cannot set the Opus sample rate to \(rate) Hz", as: .unsupported)
             }
         }
 

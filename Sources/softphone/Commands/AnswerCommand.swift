@@ -33,8 +33,8 @@ enum AnswerCommand {
       --no-device-link leaves calls unconnected to the sound device's bridge slot: the bridge then
       decodes a caller's audio only for what listens to it (--record-dir, --echo, --detect-inband),
       not into a device this agent never opens (a bot: --clock-rate 8000 --no-device-link).
-      --opus-rate HZ runs Opus at HZ inside (8000...48000; pjmedia's default 48000): at the bridge's
-      rate an Opus call is not resampled (--clock-rate 16000 --opus-rate 16000).
+      --opus-rate HZ runs Opus at HZ inside (8000...48000; default: the bridge's rate, where an
+      Opus call is not resampled; 48000 is pjmedia's own, resampled to a 16 kHz bridge).
       --jitter-buffer-max MS (40...5000) bounds each call's receive jitter buffer: after a network
       hiccup the audio (and an echo bot's reply) is at most about that late (e.g. 100 for a bot on
       a LAN); audio arriving later is dropped.

@@ -79,6 +79,31 @@ struct MediaSettingsTests {
         }
     }
 
+    /// Opus runs at the bridge's rate unless `opusSampleRate` says otherwise (so no Opus call is
+    /// resampled from 48 kHz: two resamplers built per call, ~1 ms of its setup, and most of
+    /// its CPU), and no run keeps the last run's rate (pjmedia holds it in a process-wide
+    /// static): each configuration below follows one that set another rate.
+    @Test func opusRunsAtTheBridgesRateUnlessSetAndNoRunKeepsTheLastRunsRate() async throws {
+        let runs: [(PJSUA.MediaSettings, String)] = [
+            (PJSUA.MediaSettings(opusSampleRate: 24000), "opus/24000"),
+            (PJSUA.MediaSettings(), "opus/16000"),
+            (.telephony, "opus/8000"),
+            (PJSUA.MediaSettings(clockRate: 32000), "opus/48000"),
+        ]
+        for (media, codec) in runs {
+            var configuration = PJSUA.Configuration(port: 0, bindAddress: "127.0.0.1", audioDevice: .null)
+            configuration.media = media
+            try await withEngine(configuration) { phone, transport, log in
+                let call = try await phone.makeCall(to: transport.uri(user: "opus"))
+                try await phone.answer(try await log.incomingCall().call)
+                try await log.state(call, .confirmed)
+                let quality = try await phone.quality(of: call)
+                #expect(quality.codec.lowercased() == codec, "\(quality.codec) at \(media)")
+                try await phone.hangup(call)
+            }
+        }
+    }
+
     /// `opusSampleRate`: both ends run Opus at 16 kHz inside (this engine through the setting,
     /// the child through `--opus-rate`); the call's codec reports that rate and the child's tone
     /// arrives at its frequency.
