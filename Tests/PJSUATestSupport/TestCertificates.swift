@@ -22,10 +22,22 @@ public final class TestCertificates: @unchecked Sendable {
         public let key: String
     }
 
-    /// Creates the CA and every certificate; throws with openssl's output when a step fails.
-    public init() throws {
-        directory = NSTemporaryDirectory() + "swift-pjsua-certs-\(UUID().uuidString.prefix(8))"
+    /// Creates the CA and every certificate in a new temporary directory; throws with openssl's
+    /// output when a step fails. Async: openssl runs ~11 times, and a test waiting for it must not
+    /// block a thread of Swift's cooperative pool, which every test of the process shares (two
+    /// threads on a 2-core machine: two blocked waits stall the whole suite).
+    public static func make() async throws -> TestCertificates {
+        let certificates = try TestCertificates(directory: NSTemporaryDirectory() + "swift-pjsua-certs-\(UUID().uuidString.prefix(8))")
+        try await certificates.generate()
+        return certificates
+    }
+
+    private init(directory: String) throws {
+        self.directory = directory
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    private func generate() async throws {
         let goodNames = "subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth,clientAuth\n"
         try write("good.ext", goodNames)
         try write("wrong.ext", "subjectAltName=DNS:wrong.example.invalid\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth,clientAuth\n")
@@ -47,18 +59,18 @@ public final class TestCertificates: @unchecked Sendable {
         try write("index.txt", "")
         try write("serial", "1000\n")
         let curve = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-        try openssl(["req", "-x509"] + curve + ["-keyout", path("ca.key"), "-out", path("ca.pem"), "-days", "3",
+        try await openssl(["req", "-x509"] + curve + ["-keyout", path("ca.key"), "-out", path("ca.pem"), "-days", "3",
                      "-subj", "/CN=swift-pjsua test CA", "-addext", "basicConstraints=critical,CA:TRUE",
                      "-addext", "keyUsage=critical,keyCertSign,cRLSign"])
         for name in ["server", "wrongname", "expired"] {
-            try openssl(["req"] + curve + ["-keyout", path("\(name).key"), "-out", path("\(name).csr"), "-subj", "/CN=\(name)"])
+            try await openssl(["req"] + curve + ["-keyout", path("\(name).key"), "-out", path("\(name).csr"), "-subj", "/CN=\(name)"])
         }
-        try sign("server", extensions: "good.ext", dates: nil)
-        try sign("wrongname", extensions: "wrong.ext", dates: nil)
-        try sign("expired", extensions: "good.ext", dates: ("20200101000000Z", "20200201000000Z"))
-        try openssl(["req", "-x509"] + curve + ["-keyout", path("selfsigned.key"), "-out", path("selfsigned.pem"), "-days", "3",
+        try await sign("server", extensions: "good.ext", dates: nil)
+        try await sign("wrongname", extensions: "wrong.ext", dates: nil)
+        try await sign("expired", extensions: "good.ext", dates: ("20200101000000Z", "20200201000000Z"))
+        try await openssl(["req", "-x509"] + curve + ["-keyout", path("selfsigned.key"), "-out", path("selfsigned.pem"), "-days", "3",
                      "-subj", "/CN=selfsigned", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"])
-        try openssl(["pkey", "-in", path("server.key"), "-aes256", "-passout", "pass:\(keyPassword)", "-out", path("server-encrypted.key")])
+        try await openssl(["pkey", "-in", path("server.key"), "-aes256", "-passout", "pass:\(keyPassword)", "-out", path("server-encrypted.key")])
     }
 
     deinit { remove() }
@@ -89,23 +101,22 @@ public final class TestCertificates: @unchecked Sendable {
         }
     }
 
-    private func sign(_ name: String, extensions: String, dates: (start: String, end: String)?) throws {
+    private func sign(_ name: String, extensions: String, dates: (start: String, end: String)?) async throws {
         if let dates {
-            try openssl(["ca", "-batch", "-notext", "-config", path("ca.cnf"), "-cert", path("ca.pem"), "-keyfile", path("ca.key"),
+            try await openssl(["ca", "-batch", "-notext", "-config", path("ca.cnf"), "-cert", path("ca.pem"), "-keyfile", path("ca.key"),
                          "-in", path("\(name).csr"), "-out", path("\(name).pem"), "-startdate", dates.start, "-enddate", dates.end,
                          "-extfile", path(extensions)])
         } else {
-            try openssl(["x509", "-req", "-in", path("\(name).csr"), "-CA", path("ca.pem"), "-CAkey", path("ca.key"),
+            try await openssl(["x509", "-req", "-in", path("\(name).csr"), "-CA", path("ca.pem"), "-CAkey", path("ca.key"),
                          "-set_serial", "\(Int.random(in: 1...1_000_000_000))", "-out", path("\(name).pem"), "-days", "3",
                          "-extfile", path(extensions)])
         }
     }
 
-    private func openssl(_ arguments: [String]) throws {
+    private func openssl(_ arguments: [String]) async throws {
         let process = try ChildProcess("openssl", arguments, name: "openssl")
-        let deadline = Date().addingTimeInterval(30)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        guard process.exited == 0 else {
+        let status = try await process.waitForExit(timeout: .seconds(30))
+        guard status == 0 else {
             throw ChildProcessError("openssl \(arguments.prefix(2).joined(separator: " ")) failed: \(process.output.suffix(2000))")
         }
     }

@@ -17,7 +17,7 @@ struct SecretsTests {
     /// at its highest level with SIP messages, nor in any rendering of the configurations, the
     /// events or an error.
     @Test func passwordsStayOutOfTheFullLogConfigurationsEventsAndErrors() async throws {
-        let certificates = try TestCertificates()
+        let certificates = try await TestCertificates.make()
         let kamailio = try await Kamailio(tls: certificates.server, caFile: certificates.caFile)
         defer { kamailio.stop() }
         let tlsPort = try #require(kamailio.tlsPort)
@@ -94,7 +94,7 @@ struct SecretsTests {
     @Test func theCLIPrintsNoPassword() async throws {
         await EngineTurns.shared.acquire()
         defer { Task { await EngineTurns.shared.release() } }
-        let certificates = try TestCertificates()
+        let certificates = try await TestCertificates.make()
         let kamailio = try await Kamailio(tls: certificates.server, caFile: certificates.caFile)
         defer { kamailio.stop() }
         let tlsPort = try #require(kamailio.tlsPort)

@@ -12,7 +12,7 @@ import Testing
 struct DTLSMediaPortTests {
     @Test func oversizedDatagramsAndTheLargestClientHelloFlightLeaveTheEngineUpAndDTLSStillConnects() async throws {
         #expect(PJSUA.supportsDTLSSRTP)
-        let certificates = try TestCertificates()
+        let certificates = try await TestCertificates.make()
         let fingerprint = try await sha256Fingerprint(of: certificates.selfSigned.certificate)
         var configuration = srtpEngine(.mandatory)
         configuration.srtp.keying = [.dtls]

@@ -29,7 +29,7 @@ struct ListenBacklogTests {
     }
 
     @Test func fiftyConnectionsOpenedAtOnceToTheTLSListenerAreAcceptedWithoutARetransmission() async throws {
-        let certificates = try TestCertificates()
+        let certificates = try await TestCertificates.make()
         let (child, port) = try await answeringSoftphone(["--cert", certificates.server.certificate, "--key", certificates.server.key],
                                                          transport: "tls", name: "softphone-tls-burst")
         defer { child.stop() }

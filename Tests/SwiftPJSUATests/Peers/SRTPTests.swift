@@ -143,7 +143,7 @@ struct SRTPTests {
     /// SRTP over TLS with the default signalling requirement, engine to engine: the keys travel
     /// only inside TLS, and the tone arrives.
     @Test func mandatorySRTPOverTLSWithTheDefaultSignalingRequirement() async throws {
-        let certificates = try TestCertificates()
+        let certificates = try await TestCertificates.make()
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try WAVFile.tone(frequency: 500, seconds: 2).write(to: directory + "/tone.wav")

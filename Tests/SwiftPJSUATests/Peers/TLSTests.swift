@@ -61,7 +61,7 @@ struct TLSTests {
     /// listener. Both verify kamailio's certificate against the test CA, by chain and by name
     /// (subjectAltName IP 127.0.0.1).
     @Test func registerAndCallThroughKamailioOverVerifiedTLS() async throws {
-        let certificates = try TestCertificates()
+        let certificates = try await TestCertificates.make()
         let kamailio = try await Kamailio(tls: certificates.server, caFile: certificates.caFile)
         defer { kamailio.stop() }
         let tlsPort = try #require(kamailio.tlsPort)
@@ -107,7 +107,7 @@ struct TLSTests {
     /// the registration and a call both carry the matching typed error.
     @Test(arguments: RefusedCertificate.allCases)
     func aBadServerCertificateIsRefusedWithItsReason(_ bad: RefusedCertificate) async throws {
-        let certificates = try TestCertificates()
+        let certificates = try await TestCertificates.make()
         let kamailio = try await Kamailio(tls: bad.pair(certificates), caFile: certificates.caFile)
         defer { kamailio.stop() }
         let tlsPort = try #require(kamailio.tlsPort)
@@ -134,7 +134,7 @@ struct TLSTests {
     /// With verification off, the self-signed server is accepted; the event still says what
     /// verification would have refused.
     @Test func verificationOffAcceptsASelfSignedServerButReportsIt() async throws {
-        let certificates = try TestCertificates()
+        let certificates = try await TestCertificates.make()
         let kamailio = try await Kamailio(tls: certificates.selfSigned, caFile: certificates.caFile)
         defer { kamailio.stop() }
         let tlsPort = try #require(kamailio.tlsPort)
@@ -154,7 +154,7 @@ struct TLSTests {
     /// CA's server certificate and an encrypted key (its password from the environment); this
     /// engine calls it at its `sips:` URI and verifies it.
     @Test func engineToEngineCallOverTLSWithAnEncryptedServerKey() async throws {
-        let certificates = try TestCertificates()
+        let certificates = try await TestCertificates.make()
         let pair = certificates.encryptedKey
         let bob = try ChildProcess(try softphone(), [
             "answer", "--listen", "tls:127.0.0.1:0", "--cert", pair.certificate, "--key", pair.key,
@@ -189,7 +189,7 @@ struct TLSTests {
     @Test func theCLINamesARefusedCertificateAndWarnsWhenVerificationIsOff() async throws {
         await EngineTurns.shared.acquire()
         defer { Task { await EngineTurns.shared.release() } }
-        let certificates = try TestCertificates()
+        let certificates = try await TestCertificates.make()
         let kamailio = try await Kamailio(tls: certificates.selfSigned, caFile: certificates.caFile)
         defer { kamailio.stop() }
         let tlsPort = try #require(kamailio.tlsPort)
@@ -233,7 +233,7 @@ struct TLSTests {
     /// test CA gets through; one presenting a self-signed certificate is refused, and the
     /// refusal arrives as an incoming TLS connection event naming the reason.
     @Test func clientVerificationAcceptsTheCAsCertificateAndRefusesASelfSignedOne() async throws {
-        let certificates = try TestCertificates()
+        let certificates = try await TestCertificates.make()
         var configuration = tlsEngine(caFile: certificates.caFile)
         configuration.tls.certificateFile = certificates.server.certificate
         configuration.tls.privateKeyFile = certificates.server.key
@@ -272,7 +272,7 @@ struct TLSTests {
     /// registers with kamailio over TLS; without it the same server is refused as untrusted.
     @Test(arguments: [true, false])
     func anAddedTLSTransportFollowsTheConfiguration(trustingTheCA: Bool) async throws {
-        let certificates = try TestCertificates()
+        let certificates = try await TestCertificates.make()
         let kamailio = try await Kamailio(tls: certificates.server, caFile: certificates.caFile)
         defer { kamailio.stop() }
         let tlsPort = try #require(kamailio.tlsPort)
