@@ -5,8 +5,9 @@ import Foundation
 ///
 /// The first signal starts the clean shutdown (BYE to live calls, unregistration). A second one
 /// means the user will not wait for it, say for an unregistration the registrar never answers:
-/// the process exits at once. Either way the exit status is ``exitStatus(for:)`` of the first
-/// signal, whatever the command.
+/// the process exits at once with ``exitStatus(for:)`` of the first signal. After a clean
+/// shutdown the status is ``exitStatus(for:)`` too, except for a command that serves until it is
+/// stopped (`answer`), for which SIGTERM is the expected way to stop (``isStopRequest(_:)``).
 final class Signals: @unchecked Sendable {
     // @unchecked Sendable: `received` and `waiters` are guarded by `lock`; the dispatch sources
     // are created once in init and never released (the instance lives as long as the process).
@@ -23,6 +24,11 @@ final class Signals: @unchecked Sendable {
     /// The exit status after `signal`: 128 + its number (130 for SIGINT, 143 for SIGTERM), what a
     /// shell reports for a process the signal killed.
     static func exitStatus(for signal: Int32) -> Int32 { 128 + signal }
+
+    /// Whether `signal` is the stop a service manager sends (SIGTERM: systemd, Kubernetes,
+    /// `docker stop`), which a command that serves until stopped answers with a clean shutdown
+    /// and status 0: 143 would read as a failure to them. SIGINT (Ctrl-C) stays an interruption.
+    static func isStopRequest(_ signal: Int32) -> Bool { signal == SIGTERM }
 
     static func name(of signal: Int32) -> String {
         switch signal {

@@ -12,21 +12,28 @@ commands:
   message    send an instant message (SIP MESSAGE)
   version    print the versions of softphone, swift-pjsua and PJSIP (also --version)
 Run `softphone <command> --help` for a command's options.
-Exit codes: 0 success, 1 call or registration failed, 2 usage or bad input,
-  130 on SIGINT and 143 on SIGTERM (128 + the signal number), for every command. The first
-  signal shuts down cleanly (hangs up, unregisters); a second one exits at once. SIGUSR1 tells
-  answer, call and register that the network changed (re-register, re-INVITE on the new address).
+Exit codes: 0 success, 1 call or registration failed, 2 usage or bad input.
+Signals: the first SIGINT or SIGTERM shuts down cleanly (hangs up calls, unregisters); a second
+  one exits at once with 128 + the first one's number. After the clean shutdown:
+  SIGINT (Ctrl-C) exits 130 for every command;
+  SIGTERM exits 0 for answer (a service manager's stop: systemd and Kubernetes read 143 as a
+  failure), and 143 for the others (call, register, message), whose work it cut short.
+SIGUSR1 tells answer, call and register that the network changed (re-register, re-INVITE on the
+  new address).
 """
 
 struct Command {
     let usage: String
     let spec: OptionSpec
     let run: (Arguments) async throws -> Int32
+    /// Whether the command serves until stopped, so that SIGTERM after a clean shutdown is a
+    /// success (``Signals/isStopRequest(_:)``) rather than an interruption.
+    var servesUntilStopped = false
 }
 
 let commands: [String: Command] = [
     "demo": Command(usage: DemoCommand.usage, spec: DemoCommand.spec, run: DemoCommand.run),
-    "answer": Command(usage: AnswerCommand.usage, spec: AnswerCommand.spec, run: AnswerCommand.run),
+    "answer": Command(usage: AnswerCommand.usage, spec: AnswerCommand.spec, run: AnswerCommand.run, servesUntilStopped: true),
     "call": Command(usage: CallCommand.usage, spec: CallCommand.spec, run: CallCommand.run),
     "register": Command(usage: RegisterCommand.usage, spec: RegisterCommand.spec, run: RegisterCommand.run),
     "message": Command(usage: MessageCommand.usage, spec: MessageCommand.spec, run: MessageCommand.run),
@@ -83,6 +90,9 @@ do {
     code = 1
 }
 // A signal decides the status whatever the command made of it (a call it cut short may have
-// failed, or ended in time for a 0).
-if let signal = Signals.shared.pending { code = Signals.exitStatus(for: signal) }
+// failed, or ended in time for a 0); a service stopped by SIGTERM keeps its own status (0 after
+// the clean shutdown, 1 when something failed).
+if let signal = Signals.shared.pending, !(command.servesUntilStopped && Signals.isStopRequest(signal)) {
+    code = Signals.exitStatus(for: signal)
+}
 exit(code)

@@ -49,4 +49,14 @@ struct SecurityOptionsTests {
             #expect(throws: UsageError.self, "\(arguments)") { try options(arguments, listen: listen) }
         }
     }
+
+    /// The client TLS transport a `sips:` destination gets without `--listen` takes the TLS
+    /// options as a TLS listener does.
+    @Test func tlsOptionsApplyToTheClientTLSTransport() throws {
+        let parsed = try options(["--ca-file", "/ca.pem", "--tls-verify", "off", "--srtp", "mandatory"], listen: .tlsClient)
+        #expect(parsed.tls.caFile == "/ca.pem")
+        #expect(!parsed.tls.verifyServer)
+        #expect(parsed.srtp.secureSignaling == .tls)
+        #expect(throws: UsageError.self) { try options(["--ca-file", "/ca.pem"], listen: .loopback) }
+    }
 }

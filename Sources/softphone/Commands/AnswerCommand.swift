@@ -16,7 +16,9 @@ enum AnswerCommand {
       after MS milliseconds; plays FILE into (one looping player shared by all calls, as the pjsua app's
       --auto-play) and records each call into DIR; hangs up after SECONDS;
       holds at most --max-calls calls at once (as the pjsua app's flag: more are refused with 503 and
-      Retry-After); exits after --exit-after calls have ended (status 0), or on SIGINT/SIGTERM (130/143). Prints a "listening" line first;
+      Retry-After); exits after --exit-after calls have ended (status 0), on SIGTERM after hanging up its calls and
+      shutting down (status 0: a service manager's stop, as systemd and Kubernetes send it), or on SIGINT (Ctrl-C,
+      likewise cleanly, status 130); a second signal during that shutdown exits at once (143 or 130). Prints a "listening" line first;
       --quiet prints nothing else (for load tests); --media-thread gives RTP its own worker thread;
       --max-cps refuses new calls beyond R per second with 503 and Retry-After (admission control).
       SIGUSR1 means the network changed: listeners reopen, accounts re-register, calls re-INVITE.
@@ -134,7 +136,8 @@ enum AnswerCommand {
             await phone.shutdown()
             await loop.value
             output.emit("done", ["calls": await agent.completed], human: "done: \(await agent.completed) call(s)")
-            return signals.pending.map(Signals.exitStatus(for:)) ?? 0
+            // SIGTERM is how a service manager stops an agent: done cleanly, that is a success.
+            return signals.pending.map { Signals.isStopRequest($0) ? 0 : Signals.exitStatus(for: $0) } ?? 0
         } catch {
             await phone.shutdown()
             throw error

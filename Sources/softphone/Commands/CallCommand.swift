@@ -13,8 +13,13 @@ enum CallCommand {
                           [--header 'Name: value']... [--transfer-to <sip-uri> [--transfer-after S]]
                           [--accept-transfer | --refuse-transfer] [--video [--video-codecs VP8,H264] [--video-device N|colorbar] [--video-size WxH] [--video-fps N] [--video-kbps N]]
       Calls <sip-uri>, stays connected N seconds (default 5), then hangs up. Exits 0 when the call
-      connected, 1 when it failed (with the SIP reason), 2 on bad input, 130/143 on SIGINT/SIGTERM
-      (hanging up first). --codecs offers only those codecs, in that order; --stats-interval prints
+      connected, 1 when it failed (with the SIP reason), 2 on bad input, 130 on SIGINT and 143 on
+      SIGTERM (hanging up first). SIGTERM is 143, not 0, even for a connected call: the call did not
+      run its course (--seconds, --transfer-to), so a script must not read it as done, and it is
+      neither a SIP failure (1); a service that runs calls can count 143 as a stop (systemd:
+      SuccessExitStatus=143). A sips: <sip-uri> (or one with ;transport=tls) is called over TLS:
+      without --listen, a TLS transport on a free loopback port (with --ca-file, --cert, --key,
+      --tls-verify) places it. --codecs offers only those codecs, in that order; --stats-interval prints
       the call's quality (RTP, loss, jitter, RTT, MOS) every S seconds; --redirect report ends a
       redirected call instead of following the 3xx. --header (repeatable) adds a header to the INVITE. A call to a UDP port
       where nothing listens fails only after --timeout: PJSIP does not see ICMP port-unreachable
@@ -43,7 +48,7 @@ enum CallCommand {
     static func run(_ arguments: Arguments) async throws -> Int32 {
         let output = Output(json: arguments.has("json"))
         let destination = arguments.positionals[0]
-        let listen = try arguments.string("listen").map { value throws(UsageError) in try ListenAddress(parsing: value) } ?? .loopback
+        let listen = try ListenAddress(arguments, reaching: [destination, arguments.string("registrar")])
         let seconds = try arguments.seconds("seconds", in: 0...86_400, default: 5) ?? 5
         let timeout = try arguments.seconds("timeout", in: 1...3600, default: 30) ?? 30
         let play = arguments.string("play")
@@ -89,7 +94,7 @@ enum CallCommand {
                 return fail(output, "call not answered within \(Int(timeout)) s")
             }
             guard outcome.state == .confirmed else {
-                return fail(output, "call failed: \(outcome.status)")
+                return fail(output, "call failed: \(outcome.status.certificateError?.message ?? outcome.status.description)")
             }
             var recorder: PJSUA.Recorder?
             if configuration.nat.ice != nil {

@@ -5,17 +5,18 @@ import SwiftPJSUA
 enum MessageCommand {
     static let usage = """
     usage: softphone message <sip-uri> <text> [--content-type TYPE] [--header 'Name: value']...
-                             [--listen <udp|tcp>:<host>:<port>]
+                             [--listen <udp|tcp|tls>:<host>:<port>]
                              [--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR]
                              [--timeout N] [--json]
       Sends <text> as a SIP MESSAGE (content type text/plain unless --content-type) and waits up to
       N seconds (default 35: a UDP transaction times out after 32) for the answer. Exits 0 when the far
       end answered 2xx, 1 with one line naming the status otherwise, 2 on bad input, 130/143 on
       SIGINT/SIGTERM.
+    \(SecurityOptions.tlsUsage)
     """
 
     static let spec = OptionSpec(
-        valued: Set(["listen", "content-type", "timeout"]).union(AccountOptions.valued),
+        valued: Set(["listen", "content-type", "timeout"]).union(AccountOptions.valued).union(SecurityOptions.tlsValued),
         flags: Set(["json"]).union(AccountOptions.flags), positionals: 2...2,
         positionalNames: ["<sip-uri> (the recipient)", "<text> (the message body)"], repeatable: ["header"])
 
@@ -23,14 +24,18 @@ enum MessageCommand {
         let output = Output(json: arguments.has("json"))
         let destination = arguments.positionals[0]
         let text = arguments.positionals[1]
-        let listen = try arguments.string("listen").map { value throws(UsageError) in try ListenAddress(parsing: value) } ?? .loopback
+        let listen = try ListenAddress(arguments, reaching: [destination, arguments.string("registrar")])
         let timeout = try arguments.seconds("timeout", in: 1...3600, default: 35) ?? 35
         let contentType = arguments.string("content-type") ?? "text/plain"
         let headers = try arguments.strings("header").map(PJSUA.SIPHeader.init(parsing:))
         let account = try AccountOptions(arguments, required: false)
+        let security = try SecurityOptions(arguments, listen: listen)
+        var configuration = listen.configuration()
+        security.apply(to: &configuration)
+        security.printWarnings()
 
         let signals = Signals.shared
-        return try await withPhone(listen.configuration(), output: output) { phone, _, watcher in
+        return try await withPhone(configuration, output: output) { phone, _, watcher in
             let (from, failure) = try await account.add(to: phone, watcher: watcher, timeout: timeout, signals: signals, output: output)
             if let failure { return failure }
             let id = try await phone.sendMessage(text, to: destination, from: from, contentType: contentType, headers: headers)
@@ -43,7 +48,7 @@ enum MessageCommand {
                 return CallCommand.fail(output, "message not answered within \(Int(timeout)) s")
             }
             guard outcome.isDelivered else {
-                return CallCommand.fail(output, "message failed: \(outcome.status)")
+                return CallCommand.fail(output, "message failed: \(outcome.status.certificateError?.message ?? outcome.status.description)")
             }
             if !output.json { Output.write("message delivered: \(outcome.status)") }
             return 0

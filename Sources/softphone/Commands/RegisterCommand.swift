@@ -9,7 +9,8 @@ enum RegisterCommand {
                               [--stun HOST[:PORT],...]
       Registers, stays registered N seconds (default 0), then unregisters. Exits 0 when registered,
       1 when the registrar refused (with its status) or did not answer within --timeout (default
-      30 s), 2 on bad input, 130/143 on SIGINT/SIGTERM (unregistering first).
+      30 s), 2 on bad input, 130/143 on SIGINT/SIGTERM (unregistering first). A sips: registrar (or
+      one with ;transport=tls) is reached over TLS: without --listen, on a free loopback port.
     \(SecurityOptions.usage)
     """
 
@@ -19,7 +20,7 @@ enum RegisterCommand {
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
         let output = Output(json: arguments.has("json"))
-        let listen = try arguments.string("listen").map { value throws(UsageError) in try ListenAddress(parsing: value) } ?? .loopback
+        let listen = try ListenAddress(arguments, reaching: [arguments.string("registrar")])
         let seconds = try arguments.seconds("seconds", in: 0...86_400, default: 0) ?? 0
         let timeout = try arguments.seconds("timeout", in: 1...3600, default: 30) ?? 30
         let options = try AccountOptions(arguments, required: true)

@@ -3,12 +3,20 @@ import SwiftPJSUA
 
 /// `--ca-file PEM --cert PEM --key PEM --key-password-env VAR --tls-verify on|off
 /// --srtp off|optional|mandatory`: TLS and SRTP settings shared by `call`, `answer` and
-/// `register`. Key passwords, like account passwords, never come from argv.
+/// `register` (`message` takes the TLS ones). Key passwords, like account passwords, never come
+/// from argv.
 struct SecurityOptions {
-    static let valued: Set<String> = ["ca-file", "cert", "key", "key-password-env", "tls-verify", "srtp", "srtp-keying"]
-    static let usage = """
-      TLS: --listen tls:<host>:<port> [--ca-file CA.pem] [--cert CERT.pem --key KEY.pem [--key-password-env VAR]]
+    /// The TLS options: they configure the TLS transport (`--listen tls:...`, or the one a client
+    /// opens for a `sips:` destination).
+    static let tlsValued: Set<String> = ["ca-file", "cert", "key", "key-password-env", "tls-verify"]
+    static let valued: Set<String> = tlsValued.union(["srtp", "srtp-keying"])
+    static let tlsUsage = """
+      TLS: --listen tls:<host>:<port>, or without --listen a sips: (or ;transport=tls) destination or registrar
+           (a TLS transport on a free loopback port) [--ca-file CA.pem] [--cert CERT.pem --key KEY.pem [--key-password-env VAR]]
            [--tls-verify on|off] (servers are verified against --ca-file by default; off prints a warning)
+    """
+    static let usage = """
+    \(tlsUsage)
       SRTP: --srtp off|optional|mandatory [--srtp-keying sdes|dtls|sdes,dtls|dtls,sdes] (default sdes:
            keys only over TLS when listening on tls, otherwise in clear SIP, with a warning; dtls
            agrees keys on the media path, where the PJSIP build has DTLS-SRTP)
@@ -40,7 +48,7 @@ struct SecurityOptions {
         }
         let usesTLSOptions = ["ca-file", "cert", "key", "tls-verify"].contains { arguments.string($0) != nil }
         if usesTLSOptions && listen.transport != .tls {
-            throw UsageError("--ca-file, --cert, --key and --tls-verify need --listen tls:<host>:<port>")
+            throw UsageError("--ca-file, --cert, --key and --tls-verify need a TLS transport: a sips: (or ;transport=tls) destination or registrar, or --listen tls:<host>:<port>")
         }
         if let text = arguments.string("srtp-keying") {
             guard arguments.string("srtp") != nil else { throw UsageError("--srtp-keying needs --srtp") }

@@ -122,16 +122,48 @@ struct SoftphoneTests {
         #expect(try await callee.waitForExit(timeout: .seconds(10)) == 0)
     }
 
-    @Test func answerShutsDownCleanlyOnSIGTERMAndSIGINT() async throws {
+    /// SIGTERM is how systemd and Kubernetes stop a service: after the clean shutdown `answer`
+    /// exits 0. SIGINT (Ctrl-C at a terminal) keeps the shell's 130.
+    @Test func answerShutsDownCleanlyAndExits0OnSIGTERMAnd130OnSIGINT() async throws {
         await EngineTurns.shared.acquire()
         defer { Task { await EngineTurns.shared.release() } }
-        for (signal, extra) in [(SIGTERM, [String]()), (SIGINT, ["--media-thread"])] {
+        for (signal, extra, status) in [(SIGTERM, [String](), Int32(0)), (SIGINT, ["--media-thread"], Int32(130))] {
             let agent = try ChildProcess(try softphone(), ["answer", "--json"] + extra, name: "softphone-signal")
             try await agent.waitForOutput("\"listening\"")
             agent.signal(signal)
-            #expect(try await agent.waitForExit(timeout: .seconds(10)) == 128 + signal, "\(agent.output)")
+            #expect(try await agent.waitForExit(timeout: .seconds(10)) == status, "\(agent.output)")
             #expect(agent.output.contains("\"done\""))
         }
+    }
+
+    /// With a call up, SIGTERM first hangs the call up (the caller gets a BYE and ends long
+    /// before its 60 s), then `answer` exits 0.
+    @Test func answerStoppedBySIGTERMHangsUpItsCallThenExits0() async throws {
+        await EngineTurns.shared.acquire()
+        defer { Task { await EngineTurns.shared.release() } }
+        let (agent, port) = try await answeringSoftphone(name: "softphone-sigterm-callee")
+        defer { agent.stop() }
+        let caller = try ChildProcess(try softphone(), ["call", "sip:x@127.0.0.1:\(port)", "--listen", "udp:127.0.0.1:0", "--seconds", "60",
+                                                       "--json"], name: "softphone-sigterm-caller")
+        defer { caller.stop() }
+        try await caller.waitForOutput("\"CONFIRMED\"")
+        try await agent.waitForOutput("\"CONFIRMED\"")
+        agent.signal(SIGTERM)
+        #expect(try await agent.waitForExit(timeout: .seconds(10)) == 0, "\(agent.output)")
+        let events = jsonLines(agent.output).compactMap { line -> String? in
+            switch line["event"] as? String {
+            case "callState": line["state"] as? String
+            case "signal": "signal"
+            case "done": "done"
+            default: nil
+            }
+        }
+        #expect(events.suffix(3) == ["signal", "DISCONNECTED", "done"], "\(agent.output)")
+        // The caller heard the BYE: its call ended by itself, and it exits 0 well before --seconds.
+        #expect(try await caller.waitForExit(timeout: .seconds(10)) == 0, "\(caller.output)")
+        #expect(jsonLines(caller.output).contains { $0["event"] as? String == "callState" && $0["state"] as? String == "DISCONNECTED" },
+                "\(caller.output)")
+        #expect(!caller.output.contains("\"interrupted\""), "\(caller.output)")
     }
 
     @Test(arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])
