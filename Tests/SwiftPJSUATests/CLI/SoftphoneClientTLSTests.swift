@@ -20,7 +20,7 @@ struct SoftphoneClientTLSTests {
     func aTLSDestinationConnectsWithoutListen(destination: String) async throws {
         await EngineTurns.shared.acquire()
         defer { Task { await EngineTurns.shared.release() } }
-        let certificates = try TestCertificates()
+        let certificates = try await TestCertificates.make()
         let callee = try await tlsCallee(certificates.server)
         defer { callee.process.stop() }
         let uri = destination.replacingOccurrences(of: "PORT", with: "\(callee.port)")
@@ -38,8 +38,8 @@ struct SoftphoneClientTLSTests {
     @Test func aCalleeFromAnotherCAIsRefusedWithOneTypedLine() async throws {
         await EngineTurns.shared.acquire()
         defer { Task { await EngineTurns.shared.release() } }
-        let certificates = try TestCertificates()
-        let otherAuthority = try TestCertificates()
+        let certificates = try await TestCertificates.make()
+        let otherAuthority = try await TestCertificates.make()
         let callee = try await tlsCallee(otherAuthority.server)
         defer { callee.process.stop() }
         let caller = try await runSoftphone(["call", "sips:bob@127.0.0.1:\(callee.port)", "--ca-file", certificates.caFile,
@@ -54,7 +54,7 @@ struct SoftphoneClientTLSTests {
     @Test func aMessageToASipsURIIsDeliveredWithoutListen() async throws {
         await EngineTurns.shared.acquire()
         defer { Task { await EngineTurns.shared.release() } }
-        let certificates = try TestCertificates()
+        let certificates = try await TestCertificates.make()
         let callee = try await tlsCallee(certificates.server)
         defer { callee.process.stop() }
         let sent = try await runSoftphone(["message", "sips:bob@127.0.0.1:\(callee.port)", "over TLS", "--ca-file", certificates.caFile,
@@ -78,7 +78,7 @@ struct SoftphoneClientTLSTests {
     @Test func registerWithASipsRegistrarConnectsWithoutListen() async throws {
         await EngineTurns.shared.acquire()
         defer { Task { await EngineTurns.shared.release() } }
-        let certificates = try TestCertificates()
+        let certificates = try await TestCertificates.make()
         let kamailio = try await Kamailio(tls: certificates.server, caFile: certificates.caFile)
         defer { kamailio.stop() }
         let tlsPort = try #require(kamailio.tlsPort)
