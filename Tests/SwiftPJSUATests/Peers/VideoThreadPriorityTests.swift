@@ -6,7 +6,7 @@ import Testing
 /// No thread of the engine runs at a real-time policy unless the app asks: pjmedia raises its media
 /// clocks' threads to the highest priority (`SCHED_RR` as root) unless created with
 /// `PJMEDIA_CLOCK_NO_HIGHEST_PRIO`. KL-26 took the audio bridge's clock off it; pjmedia's video
-/// conference bridge (vid_conf.c) created its clock the same way (KL-32, patched in our build).
+/// conference bridge (vid_conf.c) created its clock the same way (KL-33, patched in our build).
 @Suite("Video calls keep every engine thread at normal priority", .serialized)
 struct VideoThreadPriorityTests {
     @Test func aVideoCallsClockAndCodecThreadsKeepNormalPriority() async throws {
