@@ -61,7 +61,7 @@ enum FramesAgent {
         var ended = 0
         loop: for await event in events {
             switch event {
-            case let .incomingCall(_, call, sipCallID, _, _, _):
+            case let .incomingCall(_, call, sipCallID, _, _):
                 callIDs[call] = sipCallID
             case let .callMedia(call, .active, _):
                 guard started.insert(call).inserted else { break }

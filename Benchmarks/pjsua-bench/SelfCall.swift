@@ -23,7 +23,7 @@ struct SelfCaller {
         while confirmed < 2 {
             guard let event = await iterator.next() else { throw BenchError("events ended") }
             switch event {
-            case let .incomingCall(_, call, _, _, _, _):
+            case let .incomingCall(_, call, _, _, _):
                 incoming = call
                 try await phone.answer(call)
             case let .callState(call, .confirmed, _, _) where call == outgoing || call == incoming:

@@ -12,7 +12,7 @@ var digits: [PJSUA.Call: String] = [:]
 for await event in phone.events {
     do {
         switch event {
-        case let .incomingCall(_, call, _, _, _, _):
+        case let .incomingCall(_, call, _, _, _):
             try await phone.answer(call)
         case let .callMedia(call, .active, _) where digits[call] == nil:
             digits[call] = ""

@@ -219,6 +219,18 @@ extension PJSUA {
         }
     }
 
+    /// Every header of the INVITE that started an incoming call, in message order (e.g.
+    /// `X-Call-UUID` from a push gateway, `Diversion`, `P-Asserted-Identity`; look one up with
+    /// `value(named:)`): what ``Event/incomingCall(account:call:sipCallID:from:offeredVideo:)``
+    /// does not carry.
+    ///
+    /// Read from the INVITE in pjsua's `on_incoming_call`, before the event. They stay readable
+    /// after the call ended, until pjsua gives the call's slot to another incoming call or the
+    /// engine shuts down; nil for an outgoing call, and after that.
+    public nonisolated func incomingCallHeaders(_ call: Call) -> [SIPHeader]? {
+        CallbackContext.headers(of: call)
+    }
+
     /// The calls currently alive.
     ///
     /// Drives `pjsua_enum_calls()`.

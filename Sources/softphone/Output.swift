@@ -24,10 +24,11 @@ struct Output: Sendable {
         }
     }
 
-    /// Prints an engine event.
-    func emit(_ event: PJSUA.Event) {
+    /// Prints an event of `phone` (an incoming call's record carries its INVITE's headers).
+    func emit(_ event: PJSUA.Event, of phone: PJSUA?) {
         switch event {
-        case let .incomingCall(account, call, sipCallID, from, offeredVideo, headers):
+        case let .incomingCall(account, call, sipCallID, from, offeredVideo):
+            let headers = phone?.incomingCallHeaders(call) ?? []
             emit("incomingCall", ["call": call.description, "account": account.description, "sipCallID": sipCallID,
                                   "from": from, "offeredVideo": offeredVideo, "headers": headers.map(\.description)],
                  human: "incoming call \(call) from \(from)")

@@ -138,7 +138,7 @@ struct RealEngineTests {
             var connected = false
             while !connected, let event = await events.next() {
                 switch event {
-                case let .incomingCall(_, call, _, _, _, _): try await phone.answerCall(call, video: false)
+                case let .incomingCall(_, call, _, _, _): try await phone.answerCall(call, video: false)
                 case let .callState(call, .confirmed, _, _) where call == caller: connected = true
                 default: break
                 }

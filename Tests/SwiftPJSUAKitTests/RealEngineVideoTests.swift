@@ -109,7 +109,7 @@ struct RealEngineVideoTests {
             _ = try await phone.makeCall(to: transport.uri(user: "kit"))
             var incoming: PJSUA.Call?
             while incoming == nil, let event = await events.next() {
-                if case let .incomingCall(_, call, _, _, _, _) = event { incoming = call }
+                if case let .incomingCall(_, call, _, _, _) = event { incoming = call }
             }
             let call = try #require(incoming)
             for code in [100, 183, 200, 486] {

@@ -17,7 +17,7 @@ struct AutoAnswerTests {
             // The incoming call event precedes every state event of the callee.
             let order = log.all.compactMap { event -> String? in
                 switch event {
-                case let .incomingCall(_, call, _, _, _, _) where call == callee: "incoming"
+                case let .incomingCall(_, call, _, _, _) where call == callee: "incoming"
                 case let .callState(call, state, _, _) where call == callee: "\(state)"
                 default: nil
                 }

@@ -11,7 +11,7 @@ struct EventsAndLoggingTests {
             for index in 0..<3 {
                 let call = try await phone.makeCall(to: transport.uri(user: "fan\(index)"))
                 let incoming = try await first.first("incoming \(index)") { event -> PJSUA.Call? in
-                    if case let .incomingCall(_, c, _, _, _, _) = event, !first.states(of: c).contains(.disconnected) { return c }
+                    if case let .incomingCall(_, c, _, _, _) = event, !first.states(of: c).contains(.disconnected) { return c }
                     return nil
                 }
                 try await phone.answer(incoming)

@@ -54,7 +54,7 @@ struct LifecycleTests {
         // A third call left ringing.
         let ringing = try await phone.makeCall(to: transport.uri(user: "ringing"))
         try await log.first("second incoming call") { event -> Void? in
-            if case let .incomingCall(_, call, _, _, _, _) = event, call != callee { return () }
+            if case let .incomingCall(_, call, _, _, _) = event, call != callee { return () }
             return nil
         }
         await phone.shutdown()

@@ -31,6 +31,23 @@ enum CallbackContext {
         lock.withLock { identities[call] }
     }
 
+    /// The headers of the INVITE of the last incoming call in each call slot, with that call's
+    /// token. Kept when the call ends (a subscriber may read them after the call's last event)
+    /// and replaced by the slot's next incoming call, so there are at most `maxCalls` of them.
+    nonisolated(unsafe) private static var inviteHeaders: [pjsua_call_id: (token: UInt, headers: [PJSUA.SIPHeader])] = [:]  // guarded by `lock`
+
+    static func rememberHeaders(_ headers: [PJSUA.SIPHeader], of call: PJSUA.Call) {
+        lock.withLock { inviteHeaders[call.slot] = (call.token, headers) }
+    }
+
+    /// The headers of `call`'s INVITE; nil for an outgoing call, or once its slot was reused.
+    static func headers(of call: PJSUA.Call) -> [PJSUA.SIPHeader]? {
+        lock.withLock {
+            guard let kept = inviteHeaders[call.slot], kept.token == call.token else { return nil }
+            return kept.headers
+        }
+    }
+
     /// Drops what was kept for a call that has ended (its mute flag, its INVITE identity).
     static func callEnded(_ call: PJSUA.Call) {
         FrameTaps.callEnded(call)
@@ -66,6 +83,7 @@ enum CallbackContext {
         autoAnswerCode = nil
         muted = []
         identities = [:]
+        inviteHeaders = [:]
     }
 
     /// Schedules the audio wiring of `call` on the engine's executor thread (see ``AudioWiring``),
@@ -168,11 +186,11 @@ func accountHandle(_ slot: pjsua_acc_id) -> PJSUA.Account {
 private func onIncomingCall(_ accID: pjsua_acc_id, _ callID: pjsua_call_id, _ rdata: UnsafeMutablePointer<pjsip_rx_data>?) {
     let call = callHandle(callID)
     if let whole = rdata.flatMap(identity(of:)) { CallbackContext.remember(whole, of: call) }
-    let headers = rdata?.pointee.msg_info.msg.map(receivedHeaders) ?? []
+    CallbackContext.rememberHeaders(rdata?.pointee.msg_info.msg.map(receivedHeaders) ?? [], of: call)
     let event = withCallInfo(callID) { info in
         let identity = callIdentity(call, info)
         return PJSUA.Event.incomingCall(account: accountHandle(accID), call: call, sipCallID: identity.sipCallID,
-                                        from: identity.remote, offeredVideo: info.pointee.rem_vid_cnt > 0, headers: headers)
+                                        from: identity.remote, offeredVideo: info.pointee.rem_vid_cnt > 0)
     }
     if let event { CallbackContext.publish(event) }
     // Configuration.autoAnswerCode: answered here, on pjsua's thread, after the event (so that

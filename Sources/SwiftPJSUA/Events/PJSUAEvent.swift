@@ -3,9 +3,12 @@ extension PJSUA {
     /// ``PJSUA/events``.
     public enum Event: Sendable {
         /// A call arrived (`on_incoming_call`). Answer, ring or reject it through the engine.
-        /// `headers` are every header of the INVITE, in order (e.g. `X-Call-UUID` from a push
-        /// gateway, `Diversion`, `P-Asserted-Identity`; look one up with `headers.value(named:)`).
-        case incomingCall(account: Account, call: Call, sipCallID: String, from: String, offeredVideo: Bool, headers: [SIPHeader])
+        ///
+        /// Every header of the INVITE, in order (e.g. `X-Call-UUID` from a push gateway,
+        /// `Diversion`, `P-Asserted-Identity`), is in ``PJSUA/incomingCallHeaders(_:)``: look one
+        /// up with `phone.incomingCallHeaders(call)?.value(named:)`. They stay readable after the
+        /// call ended, until pjsua gives its slot to another call.
+        case incomingCall(account: Account, call: Call, sipCallID: String, from: String, offeredVideo: Bool)
         /// A call changed state (`on_call_state`). `lastStatus` is the last SIP status seen.
         case callState(call: Call, state: CallState, sipCallID: String, lastStatus: SIPStatus)
         /// A call's media changed (`on_call_media_state`): `state` is its audio; `hasVideo` whether a

@@ -96,7 +96,7 @@ extension PJSUA {
         public var admission: AdmissionControl
         /// Answers every incoming call with this status code right inside pjsua's callback, with
         /// no round trip to Swift before the response: 180 or 183 ring, 200 answers, 300...699
-        /// rejects. The ``Event/incomingCall(account:call:sipCallID:from:offeredVideo:headers:)`` event is
+        /// rejects. The ``Event/incomingCall(account:call:sipCallID:from:offeredVideo:)`` event is
         /// still published, first. nil (the default): the app answers. For servers and bots that
         /// answer everything: under load it saves a thread hop per call.
         public var autoAnswerCode: Int?

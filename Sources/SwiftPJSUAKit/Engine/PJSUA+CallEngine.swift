@@ -113,7 +113,7 @@ extension PJSUA: CallEngine {
 
     private nonisolated static func translate(_ event: PJSUA.Event) -> CallEngineEvent<PJSUA.Call>? {
         switch event {
-        case let .incomingCall(_, call, sipCallID, from, offeredVideo, _):
+        case let .incomingCall(_, call, sipCallID, from, offeredVideo):
             return .incomingCall(call: call, sipCallID: sipCallID, from: from, offeredVideo: offeredVideo)
         case let .callState(call, state, sipCallID, lastStatus):
             let phase: CallPhase

@@ -61,10 +61,11 @@ final class Watcher: @unchecked Sendable {
     private var events: [PJSUA.Event] = []
     private var finished = false
 
-    init(_ sequence: PJSUA.Events, output: Output) {
-        Task { [weak self] in
+    init(_ phone: PJSUA, output: Output) {
+        let sequence = phone.events
+        Task { [weak self, weak phone] in
             for await event in sequence {
-                output.emit(event)
+                output.emit(event, of: phone)
                 self?.append(event)
             }
             self?.finish()

@@ -187,7 +187,7 @@ actor Agent {
 
     func run(_ events: PJSUA.Events) async {
         for await event in events {
-            if !quiet { output.emit(event) }
+            if !quiet { output.emit(event, of: phone) }
             await handle(event)
         }
         finish()
@@ -208,7 +208,7 @@ actor Agent {
 
     private func handle(_ event: PJSUA.Event) async {
         switch event {
-        case let .incomingCall(_, call, _, _, _, _):
+        case let .incomingCall(_, call, _, _, _):
             ours.insert(call)
             // Without `code` the engine has answered it already (Configuration.autoAnswerCode).
             guard let code else { break }

@@ -28,7 +28,7 @@ struct AdmissionControlTests {
             try await waitUntil("both legs gone") { try await phone.activeCalls().isEmpty }
             let admitted = try sipp(["-sn", "uac", "-d", "200", "127.0.0.1:\(transport.port)"], name: "sipp-admitted")
             let incoming = try await log.first("the admitted call") { event -> PJSUA.Call? in
-                if case let .incomingCall(_, call, _, _, _, _) = event, call != callee { return call }
+                if case let .incomingCall(_, call, _, _, _) = event, call != callee { return call }
                 return nil
             }
             try await phone.answer(incoming)
@@ -70,7 +70,7 @@ struct AdmissionControlTests {
             let second = socket.receive(timeout: .seconds(5))
             #expect(second?.hasPrefix("SIP/2.0 503") == true, "the same INVITE again got: \(second ?? "no answer")")
             try await Task.sleep(for: .milliseconds(200))
-            #expect(!log.all.contains { if case let .incomingCall(_, call, _, _, _, _) = $0 { call != callee } else { false } })
+            #expect(!log.all.contains { if case let .incomingCall(_, call, _, _, _) = $0 { call != callee } else { false } })
         }
     }
 

@@ -24,7 +24,7 @@ struct CallWaitingTests {
                                                            "--seconds", "30", "--play", directory + "/tone.wav", "--json"],
                                           name: "softphone-second")
             let two = try await log.first("the second incoming call") { event -> PJSUA.Call? in
-                if case let .incomingCall(_, call, _, _, _, _) = event, call != one { return call }
+                if case let .incomingCall(_, call, _, _, _) = event, call != one { return call }
                 return nil
             }
             // Waiting: it rings while the first call goes on.
@@ -76,7 +76,7 @@ struct CallWaitingTests {
                 callers.append(try ChildProcess(try softphone(), ["call", transport.uri(user: "c\(index)"), "--listen", "udp:127.0.0.1:0",
                                                                  "--seconds", "30", "--json"], name: "softphone-c\(index)"))
                 let call = try await log.first("call \(index)") { event -> PJSUA.Call? in
-                    if case let .incomingCall(_, call, _, _, _, _) = event,
+                    if case let .incomingCall(_, call, _, _, _) = event,
                        !log.all.contains(where: { if case let .callState(c, .confirmed, _, _) = $0 { c == call } else { false } }) {
                         return call
                     }

@@ -83,7 +83,7 @@ struct ConferenceTests {
                 let caller = try await phone.makeCall(to: transport.uri(user: user))
                 let known = Set(legs.map(\.callee))
                 let callee = try await log.first("the call from \(caller)") { event -> PJSUA.Call? in
-                    if case let .incomingCall(_, call, _, _, _, _) = event, !known.contains(call) { return call }
+                    if case let .incomingCall(_, call, _, _, _) = event, !known.contains(call) { return call }
                     return nil
                 }
                 try await phone.answer(callee)

@@ -208,7 +208,7 @@ struct HostileRun {
 
     var incomingCalls: [(call: PJSUA.Call, sipCallID: String, from: String)] {
         events.compactMap { event in
-            if case let .incomingCall(_, call, id, from, _, _) = event { return (call, id, from) }
+            if case let .incomingCall(_, call, id, from, _) = event { return (call, id, from) }
             return nil
         }
     }
@@ -252,7 +252,7 @@ func runHostile(_ file: String, transport kind: PJSUA.TransportKind = .udp, sipp
 
         // Every call announced ends, once.
         let announced = log.all.compactMap { event -> PJSUA.Call? in
-            if case let .incomingCall(_, call, _, _, _, _) = event { return call }
+            if case let .incomingCall(_, call, _, _, _) = event { return call }
             return nil
         }
         for call in announced {
@@ -286,7 +286,7 @@ func runHostile(_ file: String, transport kind: PJSUA.TransportKind = .udp, sipp
 private func respond(to events: PJSUA.Events, on phone: PJSUA, _ policy: IncomingPolicy) -> Task<Void, Never> {
     Task {
         for await event in events {
-            guard case let .incomingCall(_, call, _, _, _, _) = event else { continue }
+            guard case let .incomingCall(_, call, _, _, _) = event else { continue }
             switch policy {
             case .answer: try? await phone.answer(call)
             case let .reject(code): try? await phone.reject(call, code: code)
@@ -299,7 +299,7 @@ private func respond(to events: PJSUA.Events, on phone: PJSUA, _ policy: Incomin
 private func expectSelfCallWorks(_ phone: PJSUA, _ transport: PJSUA.Transport, _ log: EventLog, after seen: Int) async throws {
     let outgoing = try await phone.makeCall(to: transport.uri(user: "self"))
     let incoming = try await log.first("the self-call's incoming leg") { event -> PJSUA.Call? in
-        if case let .incomingCall(_, call, _, _, _, _) = event, call != outgoing { return call }
+        if case let .incomingCall(_, call, _, _, _) = event, call != outgoing { return call }
         return nil
     } in: { Array(log.all.dropFirst(seen)) }
     try await phone.answer(incoming)

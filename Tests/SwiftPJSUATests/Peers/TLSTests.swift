@@ -241,7 +241,7 @@ struct TLSTests {
         try await withEngine(configuration) { phone, transport, log in
             let answering = Task {
                 for await event in phone.events {
-                    if case let .incomingCall(_, call, _, _, _, _) = event { try? await phone.answer(call) }
+                    if case let .incomingCall(_, call, _, _, _) = event { try? await phone.answer(call) }
                 }
             }
             defer { answering.cancel() }

@@ -189,11 +189,8 @@ struct TransferTests {
             let transferor = try ChildProcess(try softphone(), ["call", transferee.uri, "--listen", "udp:127.0.0.1:0",
                                                                "--transfer-to", transport.uri(user: "carol"), "--transfer-after", "0.5", "--json"],
                                               name: "softphone-bob")
-            let headers = try await log.first("the transferred caller") { event -> [PJSUA.SIPHeader]? in
-                if case let .incomingCall(_, _, _, _, _, headers) = event { return headers }
-                return nil
-            }
             let incoming = try await log.incomingCall()
+            let headers = try #require(phone.incomingCallHeaders(incoming.call))
             try await phone.answer(incoming.call)
             try await log.state(incoming.call, .confirmed)
             let referredBy = try #require(headers.value(named: "Referred-By"), "\(headers)")

@@ -85,7 +85,7 @@ final class EventLog: @unchecked Sendable {
     /// Waits for the next incoming call.
     func incomingCall(timeout: Duration = .seconds(10)) async throws -> (call: PJSUA.Call, sipCallID: String, from: String) {
         try await first("an incoming call", timeout: timeout) { event in
-            if case let .incomingCall(_, call, id, from, _, _) = event { return (call, id, from) }
+            if case let .incomingCall(_, call, id, from, _) = event { return (call, id, from) }
             return nil
         }
     }
