@@ -3,7 +3,7 @@ import PJSIP
 
 extension PJSUA {
     /// Decides a redirect held by ``RedirectPolicy/ask``: `follow` re-sends the INVITE to the
-    /// target the ``Event/redirected(call:target:status:followed:)`` event named; otherwise the
+    /// target the ``Event/redirected(_:)`` event named; otherwise the
     /// target is rejected and the next one (if the 3xx named several) is reported, or the call
     /// ends (pjsip gives it 487 Request Terminated as its last status).
     ///

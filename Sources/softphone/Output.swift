@@ -47,12 +47,15 @@ struct Output: Sendable {
             emit("dtmf", ["call": call.description, "digit": String(digit.digit), "method": digit.method.rawValue,
                           "durationMs": digit.duration.map { Int($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) } ?? -1],
                  human: "\(call) DTMF \(digit)")
-        case let .transferStatus(call, status, isFinal):
-            emit("transfer", ["kind": "status", "call": call.description, "code": status.code, "reason": status.reason, "final": isFinal],
-                 human: "\(call) transfer \(status)\(isFinal ? " (final)" : "")")
-        case let .transferRequested(call, target, requester, accepted):
-            emit("transfer", ["kind": "requested", "call": call.description, "to": target, "by": requester, "accepted": accepted],
-                 human: "\(call) transfer to \(target) requested by \(requester): \(accepted ? "accepted" : "refused")")
+        case let .transferStatus(progress):
+            emit("transfer", ["kind": "status", "call": progress.call.description, "code": progress.status.code,
+                              "reason": progress.status.reason, "final": progress.isFinal],
+                 human: progress.description)
+        case let .transferRequested(decision):
+            let request = decision.request
+            emit("transfer", ["kind": "requested", "call": request.call.description, "to": request.target, "by": request.requester,
+                              "accepted": decision.isAccepted],
+                 human: "\(request.call) transfer to \(request.target) requested by \(request.requester): \(decision.isAccepted ? "accepted" : "refused")")
         case let .transferCallPlaced(call, newCall):
             emit("transfer", ["kind": "placed", "call": call.description, "newCall": newCall.description],
                  human: "\(call) transferred: new \(newCall)")
@@ -77,9 +80,10 @@ struct Output: Sendable {
             emit(quality: quality, of: call)
         case let .videoMedia(call, streams):
             emit(video: streams, of: call)
-        case let .redirected(call, target, status, followed):
-            emit("redirected", ["call": call.description, "target": target, "code": status.code, "reason": status.reason, "followed": followed],
-                 human: "\(call) redirected (\(status)) to \(target)\(followed ? ", following" : "")")
+        case let .redirected(redirect):
+            emit("redirected", ["call": redirect.call.description, "target": redirect.target, "code": redirect.status.code,
+                                "reason": redirect.status.reason, "followed": redirect.isFollowed],
+                 human: "\(redirect.call) redirected (\(redirect.status)) to \(redirect.target)\(redirect.isFollowed ? ", following" : "")")
         }
     }
 

@@ -93,7 +93,7 @@ func onCallRedirected(_ callID: pjsua_call_id, _ target: UnsafePointer<pjsip_uri
             }
         }
     }
-    CallbackContext.publish(.redirected(call: callHandle(callID), target: uri, status: status, followed: policy == .follow))
+    CallbackContext.publish(.redirected(PJSUA.Redirect(call: callHandle(callID), target: uri, status: status, isFollowed: policy == .follow)))
     switch policy {
     case .follow: return PJSIP_REDIRECT_ACCEPT
     // REJECT rather than STOP: pjsip_inv_process_redirect ends a STOPped call with 487 Request

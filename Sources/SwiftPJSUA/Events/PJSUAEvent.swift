@@ -29,14 +29,15 @@ extension PJSUA {
         /// ``PJSUA/transfer(_:to:hangUpWhenDone:)`` or
         /// ``PJSUA/transfer(_:replacing:requireReplaces:hangUpWhenDone:)``: the REFER's acceptance
         /// (100), then the transferee's new call as it reports it in NOTIFYs (180, 200 OK, or
-        /// the failure). `isFinal` marks the last one; after a 2xx final status the engine hangs
-        /// up `call` unless asked not to.
-        case transferStatus(call: Call, status: SIPStatus, isFinal: Bool)
-        /// A REFER arrived on `call` (`on_call_transfer_request2`): `by` (its `Referred-By`, or
-        /// the call's remote party when it has none) asks us to call `to`. `accepted` is the ``TransferPolicy``'s verdict; when true,
+        /// the failure). ``TransferProgress/isFinal`` marks the last one; after a 2xx final
+        /// status the engine hangs up the call unless asked not to.
+        case transferStatus(TransferProgress)
+        /// A REFER arrived on a call (`on_call_transfer_request2`) and the ``TransferPolicy``
+        /// decided: who asks (its `Referred-By`, or the call's remote party when it has none), whom
+        /// to call, and whether it was accepted. When accepted,
         /// ``transferCallPlaced(call:newCall:)`` follows with the new call (unless pjsua cannot
-        /// place it, say for an unusable `to`: the transferor is then told 500 in a NOTIFY).
-        case transferRequested(call: Call, to: String, by: String, accepted: Bool)
+        /// place it, say for an unusable target: the transferor is then told 500 in a NOTIFY).
+        case transferRequested(TransferDecision)
         /// The engine placed `newCall` because of an accepted REFER on `call`. `newCall` is an
         /// ordinary outgoing call with its own events; the transferor usually ends `call` once
         /// `newCall` is answered.
@@ -61,10 +62,10 @@ extension PJSUA {
         /// Periodic quality figures of a call with active audio, every
         /// ``Configuration/statisticsInterval`` (see ``PJSUA/setStatisticsInterval(_:)``).
         case stats(call: Call, quality: CallQuality)
-        /// An outgoing call was redirected (`on_call_redirected`): a 3xx named `target`, or a
-        /// target being tried failed with `status`. `followed` tells whether the engine
-        /// re-sends the INVITE there (``RedirectPolicy/follow``); with ``RedirectPolicy/ask``
-        /// it is false and the call waits for ``PJSUA/followRedirect(_:_:)``.
-        case redirected(call: Call, target: String, status: SIPStatus, followed: Bool)
+        /// An outgoing call was redirected (`on_call_redirected`): a 3xx named a target, or a
+        /// target being tried failed. ``Redirect/isFollowed`` tells whether the engine re-sends
+        /// the INVITE there (``RedirectPolicy/follow``); with ``RedirectPolicy/ask`` it is false
+        /// and the call waits for ``PJSUA/followRedirect(_:_:)``.
+        case redirected(Redirect)
     }
 }

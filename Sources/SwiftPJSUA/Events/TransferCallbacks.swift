@@ -150,7 +150,7 @@ private func onTransferRequest(_ callID: pjsua_call_id, _ destination: UnsafePoi
     code.pointee = pjsip_status_code(rawValue: UInt32(verdict))
     // The new call is audio-only like every call the engine places.
     if accepted, let setting { setting.pointee = PJSUA.callSetting() }
-    CallbackContext.publish(.transferRequested(call: call, to: request.target, by: requester, accepted: accepted))
+    CallbackContext.publish(.transferRequested(PJSUA.TransferDecision(request: request, isAccepted: accepted)))
     TransferContext.follow(accepted ? call : nil)
 }
 
@@ -159,7 +159,7 @@ private func onTransferStatus(_ callID: pjsua_call_id, _ code: Int32, _ text: Un
     let call = callHandle(callID)
     let status = PJSUA.SIPStatus(code: Int(code), reason: text.map { String(pj: $0.pointee) } ?? "")
     let isFinal = final != 0
-    CallbackContext.publish(.transferStatus(call: call, status: status, isFinal: isFinal))
+    CallbackContext.publish(.transferStatus(PJSUA.TransferProgress(call: call, status: status, isFinal: isFinal)))
     // A NOTIFY with 2xx ends the transfer even when the subscription is still active (pjsua then
     // unsubscribes): the transferee is talking to the target, so our leg has done its work.
     guard (200..<300).contains(Int(code)) || isFinal else { return }

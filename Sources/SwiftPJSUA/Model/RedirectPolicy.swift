@@ -1,6 +1,6 @@
 extension PJSUA {
     /// What the engine does when an outgoing call is redirected (a 3xx response with Contact
-    /// targets). Every target tried is reported as ``Event/redirected(call:target:status:followed:)``.
+    /// targets). Every target tried is reported as ``Event/redirected(_:)``.
     public enum RedirectPolicy: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
         /// Re-sends the INVITE to each target in turn until one answers (the default, what a
         /// phone does). The corresponding C constant is `PJSIP_REDIRECT_ACCEPT`.

@@ -20,13 +20,33 @@ extension PJSUA {
         }
     }
 
+    /// What the engine did with an incoming REFER: the payload of ``Event/transferRequested(_:)``.
+    public struct TransferDecision: Sendable, Hashable, CustomStringConvertible {
+        /// The REFER, as the ``TransferPolicy`` saw it.
+        public let request: TransferRequest
+        /// The policy's verdict: true when the REFER was answered 202 Accepted and the engine
+        /// places the call to ``TransferRequest/target`` (``Event/transferCallPlaced(call:newCall:)``
+        /// follows, unless pjsua cannot place it: the transferor is then told 500 in a NOTIFY).
+        public let isAccepted: Bool
+
+        /// Creates a decision (the engine makes these; public for testing event handlers).
+        public init(request: TransferRequest, isAccepted: Bool) {
+            self.request = request
+            self.isAccepted = isAccepted
+        }
+
+        public var description: String {
+            "\(request.requester) asks \(request.call) to call \(request.target): \(isAccepted ? "accepted" : "refused")"
+        }
+    }
+
     /// How the engine answers an incoming REFER: accept (202, then call the target) or refuse
     /// with a final error status. Set it in ``Configuration/transferPolicy`` or at run time with
     /// ``PJSUA/setTransferPolicy(_:)``.
     ///
     /// The verdict is given inside pjsua's `on_call_transfer_request2` callback, on pjsua's
     /// thread, before the REFER is answered; the engine then publishes
-    /// ``Event/transferRequested(call:to:by:accepted:)`` either way.
+    /// ``Event/transferRequested(_:)`` either way.
     public enum TransferPolicy: Sendable {
         /// Accept every REFER (pjsua's own default): answer 202 Accepted and place the new call,
         /// reporting its progress to the transferor in NOTIFYs.

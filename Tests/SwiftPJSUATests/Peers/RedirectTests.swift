@@ -18,9 +18,9 @@ struct RedirectTests {
         }
     }
 
-    private func redirected(_ log: EventLog, _ call: PJSUA.Call) async throws -> (target: String, status: PJSUA.SIPStatus, followed: Bool) {
+    private func redirected(_ log: EventLog, _ call: PJSUA.Call) async throws -> PJSUA.Redirect {
         try await log.first("\(call) redirected") { event in
-            if case let .redirected(c, target, status, followed) = event, c == call { return (target, status, followed) }
+            if case let .redirected(redirect) = event, redirect.call == call { return redirect }
             return nil
         }
     }
@@ -39,7 +39,7 @@ struct RedirectTests {
             let event = try await redirected(log, call)
             #expect(event.target.contains("moved@127.0.0.1:\(target.sippPort)"), "\(event.target)")
             #expect(event.status.code == 302)
-            #expect(event.followed)
+            #expect(event.isFollowed)
             try await talkToTheNewTarget(phone, log, call, redirector, target)
         }
     }
@@ -48,7 +48,7 @@ struct RedirectTests {
         try await redirect(.report) { _, log, call, redirector, target in
             let event = try await redirected(log, call)
             #expect(event.target.contains("moved@"), "\(event.target)")
-            #expect(!event.followed)
+            #expect(!event.isFollowed)
             let end = try await log.state(call, .disconnected)
             #expect(end.status.code == 302, "\(end.status)")
             #expect(!log.states(of: call).contains(.confirmed))
@@ -60,7 +60,7 @@ struct RedirectTests {
     @Test func theAskPolicyWaitsForTheAppsDecision() async throws {
         try await redirect(.ask) { phone, log, call, redirector, target in
             let event = try await redirected(log, call)
-            #expect(!event.followed)
+            #expect(!event.isFollowed)
             try await Task.sleep(for: .milliseconds(300))
             #expect(!log.states(of: call).contains(.disconnected))
             try await phone.followRedirect(call, true)

@@ -25,7 +25,8 @@ extension EventLog {
     /// Waits for the transfer status of `call` that is final or 2xx.
     func transferOutcome(_ call: PJSUA.Call, timeout: Duration = .seconds(15)) async throws -> PJSUA.SIPStatus {
         try await first("\(call) transfer outcome", timeout: timeout) { event in
-            if case let .transferStatus(c, status, isFinal) = event, c == call, isFinal || (200..<300).contains(status.code) { return status }
+            if case let .transferStatus(progress) = event, progress.call == call,
+               progress.isFinal || (200..<300).contains(progress.status.code) { return progress.status }
             return nil
         }
     }
@@ -33,7 +34,7 @@ extension EventLog {
     /// The transfer statuses of `call` seen so far.
     func transferStatuses(of call: PJSUA.Call) -> [PJSUA.SIPStatus] {
         all.compactMap { event in
-            if case let .transferStatus(c, status, _) = event, c == call { return status }
+            if case let .transferStatus(progress) = event, progress.call == call { return progress.status }
             return nil
         }
     }
@@ -41,7 +42,9 @@ extension EventLog {
     /// Waits for a REFER on `call`; returns where to, by whom, and the verdict.
     func transferRequest(on call: PJSUA.Call, timeout: Duration = .seconds(15)) async throws -> (to: String, by: String, accepted: Bool) {
         try await first("a REFER on \(call)", timeout: timeout) { event in
-            if case let .transferRequested(c, to, by, accepted) = event, c == call { return (to, by, accepted) }
+            if case let .transferRequested(decision) = event, decision.request.call == call {
+                return (decision.request.target, decision.request.requester, decision.isAccepted)
+            }
             return nil
         }
     }
@@ -68,7 +71,8 @@ func transferReadmeUsageCompiles(phone: PJSUA, call: PJSUA.Call, caller: PJSUA.C
     try await phone.setTransferPolicy(.refuse(code: 403))
     for await event in phone.events {
         switch event {
-        case let .transferRequested(call, to, by, accepted): print("\(by) asks \(call) to call \(to): \(accepted)")
+        case let .transferRequested(decision):
+            print(decision)
         case let .transferCallPlaced(call, newCall): print("\(call) continues as \(newCall)")
         case let .callReplaced(call, newCall): print("\(newCall) replaced \(call)")
         default: break
