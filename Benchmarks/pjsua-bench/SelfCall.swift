@@ -35,7 +35,7 @@ struct SelfCaller {
             }
         }
         let setup = Double(nanoseconds() - start) / 1e6
-        try await phone.hangup(outgoing)
+        try await phone.hangUp(outgoing)
         var disconnected = 0
         while disconnected < 2 {
             guard let event = await iterator.next() else { throw BenchError("events ended") }

@@ -26,7 +26,7 @@ for await event in phone.events {
             digits[call, default: ""].append(key.digit)
             if key.digit == "#" {
                 print("\(call) keyed \(digits[call, default: ""])")
-                try await phone.hangup(call)
+                try await phone.hangUp(call)
             }
         case let .callState(call, .disconnected, _, _):
             digits[call] = nil

@@ -28,7 +28,7 @@ extension PJSUA {
     ///
     /// Adds a pjmedia port to the conference bridge (`pjsua_conf_add_port()`) and connects it to
     /// the call's slot (`pjsua_conf_connect()`); the call also keeps hearing the sound device
-    /// and players connected to it. The writer is not the microphone: ``setMuted(_:_:)`` does
+    /// and players connected to it. The writer is not the microphone: ``setMuted(_:to:)`` does
     /// not silence it (``AudioFrameWriter/flush()`` and ``stopSending(_:)`` do).
     /// - Parameters:
     ///   - call: a call whose audio is active.

@@ -259,7 +259,7 @@ public actor PJSUA {
         try configuration.srtp.validate()
         try validateCallMedia(configuration)
         if let code = configuration.autoAnswerCode, !Configuration.canAutoAnswer(with: code) {
-            throw PJSUAError(.invalidArgument, "autoAnswerCode \(code) must be 180, 183, 200 or a final error status (300...699)")
+            throw PJSUAError(.invalidArgument, "autoAnswerCode \(code) is not 180, 183, 200 or a final error status (300...699)")
         }
     }
 

@@ -34,12 +34,12 @@ struct Output: Sendable {
                  human: "incoming call \(call) from \(from)")
         case let .callState(call, state, sipCallID, lastStatus):
             emit("callState", ["call": call.description, "state": state.rawValue, "sipCallID": sipCallID,
-                               "code": lastStatus.code, "reason": lastStatus.reason],
+                               "code": lastStatus.code.rawValue, "reason": lastStatus.reason],
                  human: "\(call) \(state) (\(lastStatus))")
         case let .callMedia(call, state, _):
             emit("media", ["call": call.description, "state": state.rawValue], human: "\(call) media \(state)")
         case let .registration(account, state):
-            emit("registration", ["account": account.description, "code": state.status.code, "reason": state.status.reason,
+            emit("registration", ["account": account.description, "code": state.status.code.rawValue, "reason": state.status.reason,
                                   "expires": state.expires, "registered": state.isRegistered,
                                   "unregistration": state.isUnregistration],
                  human: "\(account) \(state)")
@@ -48,7 +48,7 @@ struct Output: Sendable {
                           "durationMs": digit.duration.map { Int($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) } ?? -1],
                  human: "\(call) DTMF \(digit)")
         case let .transferStatus(progress):
-            emit("transfer", ["kind": "status", "call": progress.call.description, "code": progress.status.code,
+            emit("transfer", ["kind": "status", "call": progress.call.description, "code": progress.status.code.rawValue,
                               "reason": progress.status.reason, "final": progress.isFinal],
                  human: progress.description)
         case let .transferRequested(decision):
@@ -70,7 +70,7 @@ struct Output: Sendable {
             // Humans get the outcome once, from the command that sent the message.
             guard json else { return }
             emit("messageStatus", ["id": status.id.description, "call": status.call?.description ?? "", "to": status.to,
-                                   "code": status.status.code, "reason": status.status.reason],
+                                   "code": status.status.code.rawValue, "reason": status.status.reason],
                  human: "\(status)")
         case let .tlsConnection(connection):
             emit("tls", ["remote": connection.remote, "connected": connection.isConnected, "problems": connection.problems.description,
@@ -81,7 +81,7 @@ struct Output: Sendable {
         case let .videoMedia(call, streams):
             emit(video: streams, of: call)
         case let .redirected(redirect):
-            emit("redirected", ["call": redirect.call.description, "target": redirect.target, "code": redirect.status.code,
+            emit("redirected", ["call": redirect.call.description, "target": redirect.target, "code": redirect.status.code.rawValue,
                                 "reason": redirect.status.reason, "followed": redirect.isFollowed],
                  human: "\(redirect.call) redirected (\(redirect.status)) to \(redirect.target)\(redirect.isFollowed ? ", following" : "")")
         }

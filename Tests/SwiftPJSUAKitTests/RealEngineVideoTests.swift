@@ -112,7 +112,7 @@ struct RealEngineVideoTests {
                 if case let .incomingCall(_, call, _, _, _) = event { incoming = call }
             }
             let call = try #require(incoming)
-            for code in [100, 183, 200, 486] {
+            for code: PJSUA.SIPResponseCode in [100, 183, 200, 486] {
                 await #expect(throws: PJSUAError.self, "\(code)") { try await phone.ring(call, code: code) }
             }
             try await phone.ring(call)

@@ -27,7 +27,7 @@ struct AudioFlowTests {
             _ = try await phone.play(tonePath, into: caller)
             try await Task.sleep(for: .milliseconds(1500))
             try await phone.stop(recorder)
-            try await phone.hangup(caller)
+            try await phone.hangUp(caller)
         }
         let recording = try WAVFile(contentsOf: recordingPath)
         #expect(recording.duration > 1.0)
@@ -50,7 +50,7 @@ struct AudioFlowTests {
             let recorder = try await phone.record(callee, to: recordingPath)
             try await Task.sleep(for: .milliseconds(700))
             try await phone.stop(recorder)
-            try await phone.hangup(caller)
+            try await phone.hangUp(caller)
         }
         let recording = try WAVFile(contentsOf: recordingPath)
         #expect(recording.duration > 0.3)

@@ -23,7 +23,7 @@ struct AutoAnswerTests {
                 }
             }
             #expect(order.first == "incoming", "\(order)")
-            try await phone.hangup(caller)
+            try await phone.hangUp(caller)
             try await log.state(callee, .disconnected)
         }
     }
@@ -38,7 +38,7 @@ struct AutoAnswerTests {
     }
 
     @Test(arguments: [100, 181, 299, 700])
-    func codesThatCannotAnswerAreRejectedAtStart(code: Int) async throws {
+    func codesThatCannotAnswerAreRejectedAtStart(code: PJSUA.SIPResponseCode) async throws {
         await EngineTurns.shared.acquire()
         defer { Task { await EngineTurns.shared.release() } }
         let phone = PJSUA()

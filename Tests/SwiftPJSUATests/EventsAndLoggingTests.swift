@@ -16,7 +16,7 @@ struct EventsAndLoggingTests {
                 }
                 try await phone.answer(incoming)
                 try await first.state(call, .confirmed)
-                try await phone.hangup(call)
+                try await phone.hangUp(call)
                 try await first.state(incoming, .disconnected)
                 try await first.state(call, .disconnected)
             }
@@ -35,7 +35,7 @@ struct EventsAndLoggingTests {
             let call = try await phone.makeCall(to: transport.uri(user: "early"))
             try await log.state(call, .calling)
             let late = EventLog(phone.events)
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
             try await waitUntil("late subscriber sees the hangup") { late.states(of: call).contains(.disconnected) }
             #expect(!late.states(of: call).contains(.calling))
@@ -49,7 +49,7 @@ struct EventsAndLoggingTests {
             let incoming = try await log.incomingCall().call
             try await phone.answer(incoming)
             try await log.state(call, .confirmed)
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(incoming, .disconnected)
             let seen = log.all.count
             var count = 0
@@ -69,7 +69,7 @@ struct EventsAndLoggingTests {
         try await withEngine(configuration) { phone, transport, log in
             let call = try await phone.makeCall(to: transport.uri(user: "logged"))
             try await log.state(call, .calling)
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
         }
         #expect(lines.values.count > 20)

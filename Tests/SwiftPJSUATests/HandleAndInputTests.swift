@@ -9,7 +9,7 @@ struct HandleAndInputTests {
         try await withEngine(.init(port: 0, bindAddress: "127.0.0.1", maxCalls: 2, audioDevice: .null)) { phone, transport, log in
             let first = try await phone.makeCall(to: transport.uri(user: "first"))
             let firstIncoming = try await log.incomingCall().call
-            try await phone.hangup(first)
+            try await phone.hangUp(first)
             try await log.state(first, .disconnected)
             try await log.state(firstIncoming, .disconnected)
 
@@ -18,14 +18,14 @@ struct HandleAndInputTests {
             #expect(second.slot == first.slot)
             #expect(second != first)
             do {
-                try await phone.hangup(first)
+                try await phone.hangUp(first)
                 Issue.record("a stale handle hung up a live call")
             } catch PJSUAError.staleHandle {
             }
             await #expect(throws: PJSUAError.self) { try await phone.answer(firstIncoming) }
             #expect(try await phone.info(second).state != .disconnected)
             #expect(log.states(of: second).contains(.disconnected) == false)
-            try await phone.hangup(second)
+            try await phone.hangUp(second)
         }
     }
 
@@ -67,14 +67,16 @@ struct HandleAndInputTests {
         try await withEngine { phone, transport, log in
             let call = try await phone.makeCall(to: transport.uri(user: "args"))
             let incoming = try await log.incomingCall().call
-            for code in [0, 99, 700, -1] {
-                await #expect(throws: PJSUAError.self) { try await phone.answer(incoming, code: code) }
+            // answer sends provisional and success responses only: refusing is reject's.
+            for code: PJSUA.SIPResponseCode in [0, 99, 100, 300, .busyHere, .decline, 700, -1] {
+                await #expect(throws: PJSUAError.self, "\(code)") { try await phone.answer(incoming, code: code) }
             }
-            await #expect(throws: PJSUAError.self) { try await phone.reject(incoming, code: 200) }
-            await #expect(throws: PJSUAError.self) { try await phone.hangup(call, code: 100) }
+            await #expect(throws: PJSUAError.self) { try await phone.reject(incoming, code: .ok) }
+            await #expect(throws: PJSUAError.self) { try await phone.hangUp(call, code: .trying) }
+            await #expect(throws: PJSUAError.self) { try await phone.hangUp(call, code: 0) }
             await #expect(throws: PJSUAError.self) { try await phone.sendDTMF("12x", on: call) }
             await #expect(throws: PJSUAError.self) { try await phone.sendDTMF("", on: call) }
-            await #expect(throws: PJSUAError.self) { try await phone.setCodecPriority("PCMU", 300) }
+            await #expect(throws: PJSUAError.self) { try await phone.setCodecPriority("PCMU", to: 300) }
             await #expect(throws: PJSUAError.self) { try await phone.useCodecs(["no-such-codec"]) }
             await #expect(throws: PJSUAError.self) { try await phone.play("/nonexistent.wav", into: call) }
             await #expect(throws: PJSUAError.self) { try await phone.addAccount(id: "not a uri") }
@@ -94,7 +96,7 @@ struct HandleAndInputTests {
                 Issue.record("recorded before media was active")
             } catch PJSUAError.mediaNotActive {
             }
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
         }
     }

@@ -47,6 +47,22 @@ struct PublicSurfaceTests {
         #expect(result.status == 0, "the design sketch no longer compiles:\n\(result.output)")
     }
 
+    @Test func responseCodesAreTheirNumbersWithNamesFromPJSIP() {
+        let named: [(PJSUA.SIPResponseCode, Int)] = [
+            (.trying, 100), (.ringing, 180), (.sessionProgress, 183), (.ok, 200), (.accepted, 202),
+            (.movedTemporarily, 302), (.forbidden, 403), (.notFound, 404), (.temporarilyUnavailable, 480),
+            (.ambiguous, 485), (.busyHere, 486), (.requestTerminated, 487), (.notAcceptableHere, 488),
+            (.serviceUnavailable, 503), (.decline, 603), (.unwanted, 607),
+        ]
+        for (code, number) in named { #expect(code.rawValue == number, "\(code)") }
+        let literal: PJSUA.SIPResponseCode = 486
+        #expect(literal == .busyHere && literal.description == "486")
+        #expect(PJSUA.SIPResponseCode.ringing.isProvisional && !PJSUA.SIPResponseCode.ringing.isSuccess)
+        #expect(PJSUA.SIPResponseCode.ok.isSuccess && !PJSUA.SIPResponseCode.ok.isError)
+        #expect(PJSUA.SIPResponseCode.movedTemporarily.isError && PJSUA.SIPResponseCode.decline.isError)
+        #expect(!PJSUA.SIPResponseCode(rawValue: 0).isError && !PJSUA.SIPResponseCode(rawValue: 700).isError)
+    }
+
     @Test func limitsComeFromTheCHeaders() {
         // scripts/pjproject-config_site.h sets these for the Linux build.
         #expect(PJSUA.maxCallsLimit == 128)

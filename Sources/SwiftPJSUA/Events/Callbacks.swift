@@ -58,9 +58,9 @@ enum CallbackContext {
         }
     }
 
-    nonisolated(unsafe) private static var autoAnswerCode: Int?  // guarded by `lock`
+    nonisolated(unsafe) private static var autoAnswerCode: PJSUA.SIPResponseCode?  // guarded by `lock`
 
-    static func activate(hub: EventHub, executor: PJSUAExecutor, logHandler: PJSUA.LogHandler?, autoAnswerCode: Int?) {
+    static func activate(hub: EventHub, executor: PJSUAExecutor, logHandler: PJSUA.LogHandler?, autoAnswerCode: PJSUA.SIPResponseCode?) {
         lock.lock()
         defer { lock.unlock() }
         self.hub = hub
@@ -70,7 +70,7 @@ enum CallbackContext {
     }
 
     /// The status code every incoming call is answered with inside the callback, if any.
-    static var automaticAnswer: Int? {
+    static var automaticAnswer: PJSUA.SIPResponseCode? {
         lock.withLock { autoAnswerCode }
     }
 
@@ -196,11 +196,11 @@ private func onIncomingCall(_ accID: pjsua_acc_id, _ callID: pjsua_call_id, _ rd
     // Configuration.autoAnswerCode: answered here, on pjsua's thread, after the event (so that
     // subscribers see the call before its state changes). pjsua's own app answers the same way.
     if let code = CallbackContext.automaticAnswer {
-        if code >= 300 {
-            pjsua_call_hangup(callID, UInt32(code), nil, nil)
+        if code.isError {
+            pjsua_call_hangup(callID, UInt32(code.rawValue), nil, nil)
         } else {
             var setting = PJSUA.callSetting()
-            pjsua_call_answer2(callID, &setting, UInt32(code), nil, nil)
+            pjsua_call_answer2(callID, &setting, UInt32(code.rawValue), nil, nil)
         }
     }
 }
@@ -233,7 +233,7 @@ private func onCallState(_ callID: pjsua_call_id, _ event: UnsafeMutablePointer<
     let published = withCallInfo(callID) { info in
         PJSUA.Event.callState(
             call: call, state: PJSUA.CallState(info.pointee.state), sipCallID: callIdentity(call, info).sipCallID,
-            lastStatus: PJSUA.SIPStatus(code: Int(info.pointee.last_status.rawValue), reason: String(pj: info.pointee.last_status_text)))
+            lastStatus: PJSUA.SIPStatus(code: .init(info.pointee.last_status), reason: String(pj: info.pointee.last_status_text)))
     }
     guard let published else { return }
     if case .callState(_, .disconnected, _, _) = published {
@@ -263,7 +263,7 @@ private func onCallMediaState(_ callID: pjsua_call_id) {
 private func onRegState(_ accID: pjsua_acc_id, _ info: UnsafeMutablePointer<pjsua_reg_info>?) {
     guard let info, let param = info.pointee.cbparam?.pointee else { return }
     var state = PJSUA.RegistrationState(
-        status: PJSUA.SIPStatus(code: Int(param.code), reason: String(pj: param.reason)),
+        status: PJSUA.SIPStatus(code: .init(rawValue: Int(param.code)), reason: String(pj: param.reason)),
         expires: Int(param.expiration == UInt32.max ? 0 : param.expiration),
         isUnregistration: info.pointee.renew == 0,
         transportStatus: param.status)

@@ -79,7 +79,7 @@ func onCallRedirected(_ callID: pjsua_call_id, _ target: UnsafePointer<pjsip_uri
     let policy = MediaCallbacks.policy
     var status = PJSUA.SIPStatus(code: 0, reason: "")
     if let event, event.pointee.type == PJSIP_EVENT_TSX_STATE, let transaction = event.pointee.body.tsx_state.tsx {
-        status = PJSUA.SIPStatus(code: Int(transaction.pointee.status_code), reason: String(pj: transaction.pointee.status_text))
+        status = PJSUA.SIPStatus(code: .init(rawValue: Int(transaction.pointee.status_code)), reason: String(pj: transaction.pointee.status_text))
     }
     var uri = ""
     if let target {

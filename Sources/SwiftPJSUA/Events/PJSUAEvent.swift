@@ -65,7 +65,7 @@ extension PJSUA {
         /// An outgoing call was redirected (`on_call_redirected`): a 3xx named a target, or a
         /// target being tried failed. ``Redirect/isFollowed`` tells whether the engine re-sends
         /// the INVITE there (``RedirectPolicy/follow``); with ``RedirectPolicy/ask`` it is false
-        /// and the call waits for ``PJSUA/followRedirect(_:_:)``.
+        /// and the call waits for ``PJSUA/decideRedirect(_:follow:)``.
         case redirected(Redirect)
     }
 }

@@ -95,11 +95,12 @@ extension PJSUA {
         /// ``maxCalls`` calls are in progress.
         public var admission: AdmissionControl
         /// Answers every incoming call with this status code right inside pjsua's callback, with
-        /// no round trip to Swift before the response: 180 or 183 ring, 200 answers, 300...699
-        /// rejects. The ``Event/incomingCall(account:call:sipCallID:from:offeredVideo:)`` event is
+        /// no round trip to Swift before the response: ``SIPResponseCode/ringing`` or
+        /// ``SIPResponseCode/sessionProgress`` ring, ``SIPResponseCode/ok`` answers, 300...699
+        /// rejects (checked at ``PJSUA/start(_:)``, ``canAutoAnswer(with:)``). The ``Event/incomingCall(account:call:sipCallID:from:offeredVideo:)`` event is
         /// still published, first. nil (the default): the app answers. For servers and bots that
         /// answer everything: under load it saves a thread hop per call.
-        public var autoAnswerCode: Int?
+        public var autoAnswerCode: SIPResponseCode?
         /// How incoming REFERs (call transfer requests) are answered; ``TransferPolicy/accept``
         /// by default. Can be changed while running with ``PJSUA/setTransferPolicy(_:)``.
         public var transferPolicy: TransferPolicy = .accept
@@ -125,7 +126,7 @@ extension PJSUA {
         public var srtp: SRTPConfiguration
 
         /// Codecs offered first, in this order, where the build has them (ids or prefixes as
-        /// in ``PJSUA/setCodecPriority(_:_:)``); the others keep pjmedia's priorities behind them.
+        /// in ``PJSUA/setCodecPriority(_:to:)``); the others keep pjmedia's priorities behind them.
         /// Opus by default: two engines then talk Opus rather than pjmedia's first pick
         /// (speex/16000, which some peers render distorted).
         public var preferredCodecs: [String] = ["opus"]
@@ -142,8 +143,8 @@ extension PJSUA {
         public var statisticsInterval: Duration?
 
         /// Whether `code` can be an ``autoAnswerCode``: 180, 183, 200, or a final error status.
-        public static func canAutoAnswer(with code: Int) -> Bool {
-            code == 180 || code == 183 || code == 200 || (300...699).contains(code)
+        public static func canAutoAnswer(with code: SIPResponseCode) -> Bool {
+            code == .ringing || code == .sessionProgress || code == .ok || code.isError
         }
 
         /// Creates a configuration; every parameter has a sensible default.
@@ -153,7 +154,7 @@ extension PJSUA {
             audioDevice: AudioDeviceMode = .none, rtpPort: Int = 4000, logLevel: LogLevel = .off,
             logSIPMessages: Bool = false, logHandler: LogHandler? = nil,
             unregisterTimeoutMilliseconds: Int = 2000, dedicatedMediaThread: Bool = false,
-            admission: AdmissionControl = AdmissionControl(), autoAnswerCode: Int? = nil,
+            admission: AdmissionControl = AdmissionControl(), autoAnswerCode: SIPResponseCode? = nil,
             tls: TLSConfiguration = TLSConfiguration(), srtp: SRTPConfiguration = .off
         ) {
             self.port = port

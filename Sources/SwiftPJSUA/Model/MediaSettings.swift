@@ -60,7 +60,7 @@ extension PJSUA {
         /// (``PJSUA/receiveAudio(from:format:bufferedFrames:)``) or conferences. The bridge then reads a call's
         /// received audio only while something listens to it, and mixes nothing into slot 0:
         /// without a device that slot is a sink, yet wired calls are decoded (and resampled, at
-        /// a bridge rate other than the codec's) into it every 20 ms. ``PJSUA/setMuted(_:_:)``
+        /// a bridge rate other than the codec's) into it every 20 ms. ``PJSUA/setMuted(_:to:)``
         /// has nothing to cut then (it acts on the slot 0 links).
         public var connectsCallsToAudioDevice: Bool
 

@@ -10,7 +10,7 @@ extension PJSUA {
         public let status: SIPStatus
         /// Whether the engine re-sends the INVITE to ``target`` (``RedirectPolicy/follow``). With
         /// ``RedirectPolicy/ask`` it is false and the call waits for
-        /// ``PJSUA/followRedirect(_:_:)``.
+        /// ``PJSUA/decideRedirect(_:follow:)``.
         public let isFollowed: Bool
 
         /// Creates a redirect (the engine makes these; public for testing event handlers).

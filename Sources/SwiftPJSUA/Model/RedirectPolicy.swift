@@ -9,7 +9,7 @@ extension PJSUA {
         /// last status. The corresponding C constant is `PJSIP_REDIRECT_REJECT` (for each
         /// target; `PJSIP_REDIRECT_STOP` would end the call with 487 instead).
         case report
-        /// Holds the call until the app decides with ``PJSUA/followRedirect(_:_:)`` (a user
+        /// Holds the call until the app decides with ``PJSUA/decideRedirect(_:follow:)`` (a user
         /// confirming "call this other number?"). The corresponding C constant is
         /// `PJSIP_REDIRECT_PENDING`.
         case ask

@@ -51,26 +51,27 @@ extension PJSUA {
         /// Accept every REFER (pjsua's own default): answer 202 Accepted and place the new call,
         /// reporting its progress to the transferor in NOTIFYs.
         case accept
-        /// Refuse every REFER with `code` (300...699; 603 Decline by default; 403 Forbidden is
-        /// the other common choice). The call it arrived on stays up.
-        case refuse(code: Int = 603)
+        /// Refuse every REFER with `code` (300...699, checked when the policy is set;
+        /// ``SIPResponseCode/decline`` by default, ``SIPResponseCode/forbidden`` is the other
+        /// common choice). The call it arrived on stays up.
+        case refuse(code: SIPResponseCode = .decline)
         /// Ask `decide` for each REFER: true accepts, false refuses with 603 Decline. Runs on
         /// pjsua's thread while the REFER waits for its answer: return at once, never block and
         /// never call into the engine from it.
         case decide(@Sendable (TransferRequest) -> Bool)
 
         /// The response status for `request`: 202 to accept, otherwise the refusal code.
-        func responseCode(for request: TransferRequest) -> Int {
+        func responseCode(for request: TransferRequest) -> SIPResponseCode {
             switch self {
-            case .accept: 202
+            case .accept: .accepted
             case let .refuse(code): code
-            case let .decide(decide): decide(request) ? 202 : 603
+            case let .decide(decide): decide(request) ? .accepted : .decline
             }
         }
 
         func validate() throws(PJSUAError) {
-            if case let .refuse(code) = self, !(300...699).contains(code) {
-                throw PJSUAError(.invalidArgument, "transfer refusal code \(code) is not a final error status (300...699)")
+            if case let .refuse(code) = self {
+                try code.require(PJSUA.refusalCodes, for: "transfer refusal", "a final error status")
             }
         }
     }

@@ -51,7 +51,7 @@ enum DemoCommand {
                         human: "demo: playing a \(Int(toneFrequency)) Hz tone for \(seconds) s")
             try? await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
             if let quality = try? await phone.quality(of: call) { output.emit(quality: quality, of: call) }
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             _ = await watcher.state(of: call, in: [.disconnected], within: 5)
             return Int32(0)
         }

@@ -30,7 +30,7 @@ extension Watcher {
     func transferOutcome(of call: PJSUA.Call, within seconds: Double, signals: Signals) async -> PJSUA.SIPStatus? {
         await first(within: seconds, signals: signals) { event in
             if case let .transferStatus(progress) = event, progress.call == call,
-               progress.isFinal || (200..<300).contains(progress.status.code) {
+               progress.isFinal || progress.status.code.isSuccess {
                 return progress.status
             }
             return nil

@@ -23,7 +23,7 @@ struct AdmissionControlTests {
         try await withEngineHoldingTwoCalls { phone, transport, log, caller, callee in
             let refused = try sipp(["-sf", scenario("uac-expect-503.xml"), "-s", "full", "127.0.0.1:\(transport.port)"], name: "sipp-full")
             #expect(try await refused.waitForExit() == 0, "\(refused.output.suffix(2000))")
-            try await phone.hangup(caller)
+            try await phone.hangUp(caller)
             try await log.state(callee, .disconnected)
             try await waitUntil("both legs gone") { try await phone.activeCalls().isEmpty }
             let admitted = try sipp(["-sn", "uac", "-d", "200", "127.0.0.1:\(transport.port)"], name: "sipp-admitted")
@@ -62,7 +62,7 @@ struct AdmissionControlTests {
             let first = socket.receive(timeout: .seconds(5))
             #expect(first?.hasPrefix("SIP/2.0 503") == true, "\(first ?? "no answer")")
 
-            try await phone.hangup(caller)
+            try await phone.hangUp(caller)
             try await log.state(callee, .disconnected)
             try await waitUntil("both legs gone") { try await phone.activeCalls().isEmpty }
 

@@ -35,7 +35,7 @@ struct AudioOnlyCallTests {
             try await phone.resume(call)
             try await waitUntil("audio active again") { try await phone.info(call).media == .active }
             #expect(try await phone.info(call).hasVideo == false)
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
             #expect(try await peer.waitForExit() == 0, "sipp saw m=video or missed a step: \(peer.output.suffix(2000))")
             #expect(!log.all.contains { event in

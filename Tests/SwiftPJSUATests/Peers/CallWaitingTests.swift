@@ -42,12 +42,12 @@ struct CallWaitingTests {
             let recorder = try await phone.record(two, to: directory + "/second.wav")
             try await Task.sleep(for: .milliseconds(1500))
             try await phone.stop(recorder)
-            try await phone.hangup(two)
+            try await phone.hangUp(two)
             try await log.state(two, .disconnected)
 
             try await phone.resume(one)
             try await waitUntil("first call active again") { try await phone.info(one).media == .active }
-            try await phone.hangup(one)
+            try await phone.hangUp(one)
             try await log.state(one, .disconnected)
 
             #expect(try await first.waitForExit(timeout: .seconds(10)) == 0, "\(first.output)")
@@ -90,7 +90,7 @@ struct CallWaitingTests {
             #expect(extra.status == 1, "\(extra.output)")
             #expect(extra.output.contains("503"), "\(extra.output)")
             #expect(try await phone.activeCalls().count == limit)
-            for call in try await phone.activeCalls() { try await phone.hangup(call) }
+            for call in try await phone.activeCalls() { try await phone.hangUp(call) }
             for caller in callers { #expect(try await caller.waitForExit(timeout: .seconds(10)) == 0, "\(caller.output)") }
         }
     }

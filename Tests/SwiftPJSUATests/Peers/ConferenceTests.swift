@@ -52,7 +52,7 @@ struct ConferenceTests {
             // A conference of one is no conference.
             #expect(await phone.conferenceCalls.isEmpty)
             try await Task.sleep(for: .milliseconds(2000))
-            for call in calls { try await phone.hangup(call) }
+            for call in calls { try await phone.hangUp(call) }
             for call in calls { try await log.state(call, .disconnected) }
         }
         for (index, party) in parties.enumerated() {
@@ -118,7 +118,7 @@ struct ConferenceTests {
             // Both stay wired to the sound device.
             #expect(try await phone.microphonePathConnected(a))
             #expect(try await phone.microphonePathConnected(b))
-            for leg in legs { try await phone.hangup(leg.caller) }
+            for leg in legs { try await phone.hangUp(leg.caller) }
             for leg in legs { try await log.state(leg.caller, .disconnected) }
         }
     }
@@ -141,7 +141,7 @@ struct ConferenceTests {
             }
             try await phone.split(caller)  // not a member: nothing to do
             try await phone.conference([caller, callee])
-            try await phone.hangup(caller)
+            try await phone.hangUp(caller)
             try await log.state(caller, .disconnected)
             // Ended members leave the conference.
             #expect(await phone.conferenceCalls.isEmpty)

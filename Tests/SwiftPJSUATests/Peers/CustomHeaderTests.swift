@@ -14,7 +14,7 @@ struct CustomHeaderTests {
             ])
             try await log.state(call, .confirmed)
             #expect(phone.incomingCallHeaders(call) == nil, "an outgoing call has no INVITE of ours to read")
-            try await phone.hangup(call, headers: [.init("X-Hangup-Reason", "user pressed end")])
+            try await phone.hangUp(call, headers: [.init("X-Hangup-Reason", "user pressed end")])
             try await log.state(call, .disconnected)
             #expect(try await peer.waitForExit() == 0, "\(peer.output.suffix(2000))")
         }
@@ -26,7 +26,7 @@ struct CustomHeaderTests {
             let peer = try sipp(["-sf", scenario("uas-header-check.xml")], name: "sipp-header-missing")
             let call = try await phone.makeCall(to: "sip:service@127.0.0.1:\(peer.sippPort)")
             try await log.state(call, .confirmed)
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
             #expect(try await peer.waitForExit() != 0, "\(peer.output.suffix(2000))")
         }
@@ -114,11 +114,11 @@ struct CustomHeaderTests {
             let caller = try await phone.makeCall(to: "sip:self@127.0.0.1:\(transport.port)")
             let callee = try await log.incomingCall().call
             #expect(await thrownCode { try await phone.answer(callee, headers: [.init("X-A", "b\r\n")]) } == .invalidHeader)
-            #expect(await thrownCode { try await phone.hangup(callee, headers: [.init("To", "x")]) } == .invalidHeader)
+            #expect(await thrownCode { try await phone.hangUp(callee, headers: [.init("To", "x")]) } == .invalidHeader)
             #expect(try await phone.info(callee).state == .incoming)
             try await phone.answer(callee)
             try await log.state(caller, .confirmed)
-            try await phone.hangup(caller)
+            try await phone.hangUp(caller)
             try await log.state(callee, .disconnected)
         }
     }

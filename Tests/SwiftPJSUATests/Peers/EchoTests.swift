@@ -23,7 +23,7 @@ struct EchoTests {
             _ = try await phone.play(burst, into: call)
             try await Task.sleep(for: .milliseconds(2500))
             try await phone.stop(recorder)
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             #expect(try await child.waitForExit() == 0, "\(child.output)")
             let recording = try WAVFile(contentsOf: directory + "/echo.wav")
             let threshold = Int16(0.1 * Double(Int16.max))

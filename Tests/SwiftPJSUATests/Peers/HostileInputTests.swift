@@ -170,7 +170,7 @@ struct HostileInputTests {
             for _ in 0..<3 where !connected {
                 let call = try await phone.makeCall(to: "sip:bot@127.0.0.1:\(port);transport=tcp")
                 connected = (try? await log.mediaActive(call)) != nil
-                try? await phone.hangup(call)
+                try? await phone.hangUp(call)
                 try await log.state(call, .disconnected, timeout: .seconds(40))
             }
             #expect(connected, "no TCP call came up after the flood")
@@ -194,7 +194,7 @@ func raiseOpenFileLimit(to count: Int) throws {
 /// What the engine does with the incoming calls of a scenario.
 enum IncomingPolicy {
     case answer
-    case reject(Int)
+    case reject(PJSUA.SIPResponseCode)
 }
 
 /// What one hostile scenario left behind.
@@ -305,7 +305,7 @@ private func expectSelfCallWorks(_ phone: PJSUA, _ transport: PJSUA.Transport, _
     try await phone.answer(incoming)
     try await log.state(outgoing, .confirmed)
     try await log.state(incoming, .confirmed)
-    try await phone.hangup(outgoing)
+    try await phone.hangUp(outgoing)
     #expect(try await log.state(outgoing, .disconnected).status.code == 200)
     #expect(try await log.state(incoming, .disconnected).status.code == 200)
 }

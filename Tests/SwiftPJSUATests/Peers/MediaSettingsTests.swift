@@ -53,7 +53,7 @@ struct MediaSettingsTests {
             defer { child.stop() }
             let directory = try temporaryDirectory()
             #expect(try await hearsTone(phone, call, at: directory + "/heard.wav"), "\(media)")
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
         }
     }
 
@@ -75,7 +75,7 @@ struct MediaSettingsTests {
             let port = try await phone.audioPort(of: call)
             #expect(try await phone.listeners(of: 0).contains(port) == linked)
             #expect(try await phone.listeners(of: port).contains(0) == linked)
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
         }
     }
 
@@ -93,7 +93,7 @@ struct MediaSettingsTests {
             let directory = try temporaryDirectory()
             defer { try? FileManager.default.removeItem(atPath: directory) }
             #expect(try await hearsTone(phone, call, at: directory + "/heard.wav"))
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
         }
     }
 }

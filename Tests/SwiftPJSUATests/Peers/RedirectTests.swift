@@ -28,7 +28,7 @@ struct RedirectTests {
     /// The followed call reaches the second sipp, is hung up, and both sipps finish cleanly.
     private func talkToTheNewTarget(_ phone: PJSUA, _ log: EventLog, _ call: PJSUA.Call, _ redirector: ChildProcess, _ target: ChildProcess) async throws {
         try await log.state(call, .confirmed)
-        try await phone.hangup(call)
+        try await phone.hangUp(call)
         try await log.state(call, .disconnected)
         #expect(try await redirector.waitForExit() == 0, "\(redirector.output.suffix(2000))")
         #expect(try await target.waitForExit() == 0, "\(target.output.suffix(2000))")
@@ -63,7 +63,7 @@ struct RedirectTests {
             #expect(!event.isFollowed)
             try await Task.sleep(for: .milliseconds(300))
             #expect(!log.states(of: call).contains(.disconnected))
-            try await phone.followRedirect(call, true)
+            try await phone.decideRedirect(call, follow: true)
             try await talkToTheNewTarget(phone, log, call, redirector, target)
         }
     }
@@ -71,7 +71,7 @@ struct RedirectTests {
     @Test func refusingAnAskedRedirectEndsTheCall() async throws {
         try await redirect(.ask) { phone, log, call, redirector, target in
             _ = try await redirected(log, call)
-            try await phone.followRedirect(call, false)
+            try await phone.decideRedirect(call, follow: false)
             let end = try await log.state(call, .disconnected)
             // pjsip_inv_process_redirect ends a refused redirect with 487 (its cancel code);
             // the 302 itself was in the redirected event.

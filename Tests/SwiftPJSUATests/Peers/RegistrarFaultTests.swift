@@ -74,7 +74,7 @@ struct RegistrarFaultTests {
                 #expect(later.at - earlier.at >= .milliseconds(1500), "retried after \(later.at - earlier.at)")
             }
             // A connection the registrar refuses is reported as a failure with a status.
-            #expect(failures.allSatisfy { $0.state.status.code >= 400 }, "\(failures.map(\.state))")
+            #expect(failures.allSatisfy { $0.state.status.code.rawValue >= 400 }, "\(failures.map(\.state))")
 
             let lastFailure = outcomes.all.count - 1
             kamailio = try await Kamailio(port: kamailio.port, transport: "tcp")

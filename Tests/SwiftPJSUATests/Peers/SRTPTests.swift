@@ -46,7 +46,7 @@ struct SRTPTests {
             #expect(encryption.keying == .sdes)
             #expect(encryption.cryptoSuite?.hasPrefix("AES") == true, "\(encryption)")
             try await expectTone(800, on: call, of: phone, recordingTo: directory + "/heard.wav", context: callee.output)
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
         }
         #expect(try await callee.waitForExit(timeout: .seconds(10)) == 0, "\(callee.output)")
@@ -60,7 +60,7 @@ struct SRTPTests {
             try await phone.answer(callee)
             try await log.mediaActive(caller)
             #expect(try await phone.info(caller).encryption == .none)
-            try await phone.hangup(caller)
+            try await phone.hangUp(caller)
             try await log.state(caller, .disconnected)
         }
     }
@@ -135,7 +135,7 @@ struct SRTPTests {
             try await log.mediaActive(call)
             let encryption = try await phone.info(call).encryption
             #expect(encryption.isEncrypted && encryption.keying == .sdes, "\(encryption)\n\(app.output.suffix(2000))")
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
         }
     }
@@ -163,7 +163,7 @@ struct SRTPTests {
             try await log.mediaActive(call)
             #expect(try await phone.info(call).encryption.isEncrypted)
             try await expectTone(500, on: call, of: phone, recordingTo: directory + "/heard.wav", context: callee.output)
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
         }
     }
@@ -197,7 +197,7 @@ struct SRTPTests {
             try await waitUntil("DTLS-SRTP is up", timeout: .seconds(10)) { try await phone.info(call).encryption.isEncrypted }
             #expect(try await phone.info(call).encryption.keying == .dtls)
             try await expectTone(900, on: call, of: phone, recordingTo: directory + "/heard.wav", context: callee.output)
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
         }
         let sdp = lines.values.filter { $0.contains("m=audio") }
@@ -236,7 +236,7 @@ struct SRTPTests {
             let encryption = try await phone.info(call).encryption
             #expect(encryption.isEncrypted && encryption.keying == .sdes, "\(encryption)")
             try await expectTone(700, on: call, of: phone, recordingTo: directory + "/heard.wav", context: baresip.output.suffix(1500).description)
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
             #expect(baresip.output.contains("SRTP is Enabled"), "\(baresip.output.suffix(1500))")
         }

@@ -26,7 +26,7 @@ extension EventLog {
     func transferOutcome(_ call: PJSUA.Call, timeout: Duration = .seconds(15)) async throws -> PJSUA.SIPStatus {
         try await first("\(call) transfer outcome", timeout: timeout) { event in
             if case let .transferStatus(progress) = event, progress.call == call,
-               progress.isFinal || (200..<300).contains(progress.status.code) { return progress.status }
+               progress.isFinal || progress.status.code.isSuccess { return progress.status }
             return nil
         }
     }
@@ -139,7 +139,7 @@ struct TransferTests {
             let statuses = softphoneEvents(transferor.output, "transfer", kind: "status").compactMap { $0["code"] as? Int }
             #expect(statuses.last == 200, "\(transferor.output)")
             #expect(try await phone.activeCalls() == [newCall])
-            try await phone.hangup(newCall)
+            try await phone.hangUp(newCall)
             try await log.state(newCall, .disconnected)
         }
         #expect(try await target.process.waitForExit(timeout: .seconds(15)) == 0, "\(target.process.output)")
@@ -200,7 +200,7 @@ struct TransferTests {
             let referredBy = try #require(headers.value(named: "Referred-By"), "\(headers)")
             #expect(referredBy.contains("127.0.0.1"))
             #expect(try await transferor.waitForExit(timeout: .seconds(15)) == 0, "\(transferor.output)")
-            try await phone.hangup(incoming.call)
+            try await phone.hangUp(incoming.call)
             try await log.state(incoming.call, .disconnected)
         }
         #expect(try await transferee.process.waitForExit(timeout: .seconds(15)) == 0, "\(transferee.process.output)")
@@ -220,7 +220,7 @@ struct TransferTests {
             #expect(outcome.code == 603)
             try await Task.sleep(for: .milliseconds(300))
             #expect(try await phone.info(incoming.call).state == .confirmed)
-            try await phone.hangup(incoming.call)
+            try await phone.hangUp(incoming.call)
             try await log.state(incoming.call, .disconnected)
             #expect(try await caller.waitForExit(timeout: .seconds(10)) == 0, "\(caller.output)")
             #expect(softphoneEvents(caller.output, "transfer", kind: "requested").first?["accepted"] as? Bool == false, "\(caller.output)")
@@ -242,7 +242,7 @@ struct TransferTests {
             #expect(outcome.code == 486, "\(log.transferStatuses(of: incoming.call))")
             #expect(try await phone.info(incoming.call).state == .confirmed)
             #expect(try await busy.waitForExit() == 0, "\(busy.output.suffix(2000))")
-            try await phone.hangup(incoming.call)
+            try await phone.hangUp(incoming.call)
             try await log.state(incoming.call, .disconnected)
             #expect(try await caller.waitForExit(timeout: .seconds(10)) == 0, "\(caller.output)")
         }
@@ -293,7 +293,7 @@ struct TransferTests {
             try await log.state(newCall, .confirmed)
             try await log.state(call, .disconnected)
             #expect(try await transferor.waitForExit() == 0, "\(transferor.output.suffix(3000))")
-            try await phone.hangup(newCall)
+            try await phone.hangUp(newCall)
             try await log.state(newCall, .disconnected)
             #expect(try await target.waitForExit() == 0, "\(target.output.suffix(2000))")
         }
@@ -345,7 +345,7 @@ struct TransferTests {
             }
             await #expect(throws: PJSUAError.self) { try await phone.transfer(caller, replacing: caller) }
             await #expect(throws: PJSUAError.self) { try await phone.setTransferPolicy(.refuse(code: 202)) }
-            try await phone.hangup(caller)
+            try await phone.hangUp(caller)
             try await log.state(caller, .disconnected)
             do {
                 try await phone.transfer(caller, to: "sip:x@127.0.0.1")
@@ -379,7 +379,7 @@ struct PjsuaAppTransferTests {
             try await log.state(newCall, .confirmed)
             try await log.state(incoming.call, .disconnected)
             try await app.waitForLog("transferred successfully")
-            try await phone.hangup(newCall)
+            try await phone.hangUp(newCall)
             try await log.state(newCall, .disconnected)
             app.stop()
         }
@@ -429,7 +429,7 @@ struct PjsuaAppTransferTests {
             // No incomingCall event for the replacing INVITE: it is answered in place.
             #expect(log.all.filter { if case .incomingCall = $0 { true } else { false } }.count == 1)
             try await app.waitForLog("transferred successfully")
-            try await phone.hangup(newCall)
+            try await phone.hangUp(newCall)
             try await log.state(newCall, .disconnected)
             app.stop()
         }
@@ -455,7 +455,7 @@ struct PjsuaAppTransferTests {
             #expect(try await phone.activeCalls() == [incoming.call])
             #expect(!log.all.contains { if case .callReplaced = $0 { true } else { false } })
             #expect(log.all.filter { if case .incomingCall = $0 { true } else { false } }.count == 1)
-            try await phone.hangup(incoming.call)
+            try await phone.hangUp(incoming.call)
             try await log.state(incoming.call, .disconnected)
             app.stop()
         }
