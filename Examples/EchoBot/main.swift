@@ -7,7 +7,7 @@ let phone = PJSUA()
 let transport = try await phone.start(.init(port: port, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null))
 print("echo bot listening on \(transport.uri())")
 let format = PJSUA.AudioFormat(sampleRate: .hz16000, frameDuration: .ms20)
-let greeting = WAVFile.tone(frequency: 440, seconds: 0.4, sampleRate: 16_000).samples
+let greeting = try WAVFile.tone(frequency: 440, duration: .milliseconds(400), sampleRate: 16_000).samples
 var digits: [PJSUA.Call: String] = [:]
 for await event in phone.events {
     do {

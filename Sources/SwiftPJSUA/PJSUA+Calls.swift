@@ -175,13 +175,11 @@ extension PJSUA {
     /// Drives `pjsua_handle_ip_change()`.
     public func handleIPChange(_ options: IPChangeOptions = IPChangeOptions()) throws {
         try requireRunning()
-        guard (0...60_000).contains(options.listenerRestartDelayMilliseconds) else {
-            throw PJSUAError(.invalidArgument, "listenerRestartDelayMilliseconds \(options.listenerRestartDelayMilliseconds) is out of range 0...60000")
-        }
+        try Validation.duration(options.listenerRestartDelay, in: .zero ... .seconds(60), what: "listenerRestartDelay")
         var parameters = pjsua_ip_change_param()
         pjsua_ip_change_param_default(&parameters)
         parameters.restart_listener = options.restartListener ? 1 : 0
-        parameters.restart_lis_delay = UInt32(options.listenerRestartDelayMilliseconds)
+        parameters.restart_lis_delay = UInt32(options.listenerRestartDelay.wholeMilliseconds)
         parameters.shutdown_transport = options.shutDownTransports ? 1 : 0
         let status = pjsua_handle_ip_change(&parameters)
         // A change already being handled (PJ_EBUSY / PJSIP_EBUSY, pjproject #3696) covers this one.

@@ -138,8 +138,7 @@ public actor PJSUA {
     }
 
     /// Shuts pjsua down: hangs up every call (their `DISCONNECTED` events are delivered),
-    /// unregisters registered accounts (waiting at most
-    /// ``Configuration/unregisterTimeoutMilliseconds``), destroys pjsua and finishes every event
+    /// unregisters registered accounts (waiting at most ``Configuration/unregisterTimeout``), destroys pjsua and finishes every event
     /// sequence. Does nothing if the engine is not started; while another caller's shutdown is
     /// under way, returns when that one has finished. The engine can be started again
     /// afterwards.
@@ -156,7 +155,7 @@ public actor PJSUA {
         pjsua_call_hangup_all()
         let unregistering = unregisterAll()
         if !unregistering.isEmpty {
-            await Self.waitForUnregistration(of: unregistering, in: watch, timeout: .milliseconds(unregisterTimeout))
+            await Self.waitForUnregistration(of: unregistering, in: watch, timeout: unregisterTimeout)
         }
         // Calls hung up before an answer end when the CANCEL is answered; give them a moment.
         let deadline = ContinuousClock.now.advanced(by: .seconds(1))
@@ -244,9 +243,7 @@ public actor PJSUA {
         guard (1...65534).contains(configuration.rtpPort) else {
             throw PJSUAError(.invalidArgument, "rtpPort \(configuration.rtpPort) is out of range 1...65534")
         }
-        guard configuration.unregisterTimeoutMilliseconds >= 0 else {
-            throw PJSUAError(.invalidArgument, "unregisterTimeoutMilliseconds must not be negative")
-        }
+        try Validation.duration(configuration.unregisterTimeout, in: .zero ... .seconds(600), what: "unregisterTimeout")
         if let address = configuration.bindAddress {
             try Validation.ipAddress(address, ipv6: configuration.ipv6, what: "bind address")
         }
@@ -297,7 +294,7 @@ public actor PJSUA {
             self.rtpPort = configuration.rtpPort
             self.maxCalls = configuration.maxCalls
             self.mediaBindAddress = configuration.bindAddress
-            self.unregisterTimeout = configuration.unregisterTimeoutMilliseconds
+            self.unregisterTimeout = configuration.unregisterTimeout
             self.tlsConfiguration = configuration.tls
             try check(pjsua_init(&config, &logging, &media), "pjsua_init")
         }
@@ -315,7 +312,7 @@ public actor PJSUA {
     var maxCalls = PJSUA.maxCallsLimit
     /// The address RTP binds to and the SDP advertises: the configured bind address, if any.
     var mediaBindAddress: String?
-    var unregisterTimeout = 2000
+    var unregisterTimeout = Duration.seconds(2)
     /// The TLS settings of every TLS transport this run opens.
     var tlsConfiguration = TLSConfiguration()
     /// Callers of ``shutdown()`` that arrived while another shutdown was under way.

@@ -35,7 +35,7 @@ struct HoldAndMuteTests {
     @Test func muteCutsOnlyTheMicrophonePathAndSurvivesHold() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try WAVFile.tone(frequency: 800, seconds: 3).write(to: directory + "/tone.wav")
+        try WAVFile.tone(frequency: 800, duration: .seconds(3)).write(to: directory + "/tone.wav")
         try await withEngine { phone, transport, log in
             let caller = try await phone.makeCall(to: transport.uri(user: "mute"))
             let callee = try await log.incomingCall().call

@@ -84,8 +84,9 @@ extension PJSUA {
         public var logSIPMessages: Bool
         /// Receives PJSIP's log lines; nil discards them.
         public var logHandler: LogHandler?
-        /// How long ``PJSUA/shutdown()`` waits for accounts to unregister, in milliseconds.
-        public var unregisterTimeoutMilliseconds: Int
+        /// How long ``PJSUA/shutdown()`` waits for accounts to unregister (0...600 s; also
+        /// `pjsua_acc_config.unreg_timeout` of every account).
+        public var unregisterTimeout: Duration
         /// Whether RTP gets its own ioqueue and worker thread (`pjsua_media_config.has_ioqueue`,
         /// `thread_cnt`). Off by default: media then shares pjsua's SIP worker, which halves the
         /// idle wake-ups (pjmedia's worker polls every 10 ms). Turn it on for many simultaneous
@@ -153,7 +154,7 @@ extension PJSUA {
             ipv6: Bool = false, userAgent: String = "swift-pjsua", maxCalls: Int = PJSUA.maxCallsLimit,
             audioDevice: AudioDeviceMode = .none, rtpPort: Int = 4000, logLevel: LogLevel = .off,
             logSIPMessages: Bool = false, logHandler: LogHandler? = nil,
-            unregisterTimeoutMilliseconds: Int = 2000, dedicatedMediaThread: Bool = false,
+            unregisterTimeout: Duration = .seconds(2), dedicatedMediaThread: Bool = false,
             admission: AdmissionControl = AdmissionControl(), autoAnswerCode: SIPResponseCode? = nil,
             tls: TLSConfiguration = TLSConfiguration(), srtp: SRTPConfiguration = .off
         ) {
@@ -168,7 +169,7 @@ extension PJSUA {
             self.logLevel = logLevel
             self.logSIPMessages = logSIPMessages
             self.logHandler = logHandler
-            self.unregisterTimeoutMilliseconds = unregisterTimeoutMilliseconds
+            self.unregisterTimeout = unregisterTimeout
             self.dedicatedMediaThread = dedicatedMediaThread
             self.admission = admission
             self.autoAnswerCode = autoAnswerCode

@@ -44,13 +44,13 @@ extension PJSUA {
         /// How calls at another clock rate are resampled; ``ResamplerQuality/high`` by default.
         public var resamplerQuality: ResamplerQuality
 
-        /// The most audio each call's receive jitter buffer may hold, in milliseconds (pjsua's
-        /// `jb_max`; its adaptive prefetch stays within 80 % of it); nil for pjsua's default,
+        /// The most audio each call's receive jitter buffer may hold (pjsua's `jb_max`, in
+        /// whole milliseconds; its adaptive prefetch stays within 80 % of it); nil for pjsua's default,
         /// 500 ms. After a network hiccup the buffer keeps the burst that arrived and drains it
         /// only slowly, so the call's audio stays that much later for seconds; a small bound
         /// (e.g. 100 ms for a bot on a LAN or in one data centre) caps that delay, at the cost
-        /// of dropping audio that arrives later than the bound. 40...5000.
-        public var jitterBufferMaxMilliseconds: Int?
+        /// of dropping audio that arrives later than the bound. 40 ms...5 s.
+        public var jitterBufferMax: Duration?
 
         /// Whether each call's audio is connected both ways to the bridge's slot 0 (the sound
         /// device; the null device or nothing when there is none) once it is active. On by
@@ -76,11 +76,11 @@ extension PJSUA {
         public var opusSampleRate: Int?
 
         /// Creates media settings; the defaults are pjsua's.
-        public init(clockRate: Int = 16000, resamplerQuality: ResamplerQuality = .high, jitterBufferMaxMilliseconds: Int? = nil,
+        public init(clockRate: Int = 16000, resamplerQuality: ResamplerQuality = .high, jitterBufferMax: Duration? = nil,
                     connectsCallsToAudioDevice: Bool = true, opusSampleRate: Int? = nil) {
             self.clockRate = clockRate
             self.resamplerQuality = resamplerQuality
-            self.jitterBufferMaxMilliseconds = jitterBufferMaxMilliseconds
+            self.jitterBufferMax = jitterBufferMax
             self.connectsCallsToAudioDevice = connectsCallsToAudioDevice
             self.opusSampleRate = opusSampleRate
         }
@@ -104,8 +104,8 @@ extension PJSUA {
             guard Self.clockRates.contains(clockRate) else {
                 throw PJSUAError(.invalidArgument, "media clock rate \(clockRate) Hz is not one of 8000, 16000, 32000, 48000")
             }
-            if let bound = jitterBufferMaxMilliseconds, !(40...5000).contains(bound) {
-                throw PJSUAError(.invalidArgument, "the jitter buffer's bound must be 40...5000 ms, not \(bound)")
+            if let bound = jitterBufferMax {
+                try Validation.duration(bound, in: .milliseconds(40) ... .seconds(5), what: "the jitter buffer's bound")
             }
             if let opusSampleRate, !Self.opusSampleRates.contains(opusSampleRate) {
                 throw PJSUAError(.invalidArgument, "Opus sample rate \(opusSampleRate) Hz is not one of 8000, 12000, 16000, 24000, 48000")
@@ -125,7 +125,7 @@ extension PJSUA {
         func apply(to media: inout pjsua_media_config) {
             media.clock_rate = UInt32(clockRate)
             media.quality = UInt32(resamplerQuality.pjsuaQuality)
-            media.jb_max = Int32(jitterBufferMaxMilliseconds ?? -1)
+            media.jb_max = Int32(jitterBufferMax?.wholeMilliseconds ?? -1)
         }
     }
 

@@ -25,7 +25,7 @@ enum DemoCommand {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let tone = directory + "/tone.wav"
-        try WAVFile.tone(frequency: toneFrequency, seconds: 2).write(to: tone)
+        try WAVFile.tone(frequency: toneFrequency, duration: .seconds(2)).write(to: tone)
 
         output.emit("demo", ["step": "start-callee"], human: "demo: starting the callee (softphone answer) as a second process")
         let callee = try Callee(arguments: ["answer", "--listen", "udp:127.0.0.1:0", "--exit-after", "1",

@@ -8,7 +8,7 @@ import Testing
 struct AdmissionControlTests {
     @Test func aDrainingEngineRefusesEveryNewCallWith503AndRetryAfter() async throws {
         let configuration = PJSUA.Configuration(port: 0, bindAddress: "127.0.0.1", audioDevice: .null,
-                                                admission: .init(maxCallsInProgress: 0, retryAfterSeconds: 30))
+                                                admission: .init(maxCallsInProgress: 0, retryAfter: .seconds(30)))
         try await withEngine(configuration) { phone, transport, log in
             let refusedBefore = phone.refusedCallCount
             let peer = try sipp(["-sf", scenario("uac-expect-503.xml"), "-s", "drain", "127.0.0.1:\(transport.port)"], name: "sipp-503")
@@ -108,7 +108,8 @@ struct AdmissionControlTests {
             (.init(maxNewCallsPerSecond: 0), "maxNewCallsPerSecond"),
             (.init(maxNewCallsPerSecond: .nan), "maxNewCallsPerSecond"),
             (.init(maxNewCallsPerSecond: 5, burst: 0.5), "burst"),
-            (.init(retryAfterSeconds: 0), "retryAfterSeconds"),
+            (.init(retryAfter: .zero), "retryAfter"),
+            (.init(retryAfter: .seconds(86_401)), "retryAfter"),
         ]
         try await withEngine { phone, _, _ in
             for (policy, mention) in policies {

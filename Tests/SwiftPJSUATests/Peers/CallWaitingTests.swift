@@ -11,7 +11,7 @@ struct CallWaitingTests {
     @Test func holdTheFirstCallAnswerTheSecondThenGoBack() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try WAVFile.tone(frequency: 700, seconds: 2, amplitude: 0.3).write(to: directory + "/tone.wav")
+        try WAVFile.tone(frequency: 700, duration: .seconds(2), amplitude: 0.3).write(to: directory + "/tone.wav")
         try await withEngine { phone, transport, log in
             try await phone.useCodecs(["PCMU"])
             let first = try ChildProcess(try softphone(), ["call", transport.uri(user: "first"), "--listen", "udp:127.0.0.1:0",

@@ -31,7 +31,7 @@ struct ConferenceTests {
         for tone in tones {
             let folder = directory + "/" + tone.name
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            try WAVFile.tone(frequency: tone.frequency, seconds: 2).write(to: folder + "/tone.wav")
+            try WAVFile.tone(frequency: tone.frequency, duration: .seconds(2)).write(to: folder + "/tone.wav")
             let party = try await answeringSoftphone(tone.name, ["--play", folder + "/tone.wav", "--record-dir", folder, "--exit-after", "1"])
             parties.append((party.process, party.uri, folder))
         }

@@ -255,8 +255,8 @@ struct BaresipLauncherTests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // G.711 only: aufile needs the codec's rate (8 kHz mono) and does not loop.
-        try WAVFile.tone(frequency: 600, seconds: 20, sampleRate: 8000, amplitude: 0.3).write(to: directory + "/prompt.wav")
-        try WAVFile.tone(frequency: 1000, seconds: 5).write(to: directory + "/ours.wav")
+        try WAVFile.tone(frequency: 600, duration: .seconds(20), sampleRate: 8000, amplitude: 0.3).write(to: directory + "/prompt.wav")
+        try WAVFile.tone(frequency: 1000, duration: .seconds(5)).write(to: directory + "/ours.wav")
         var options = Baresip.Options()
         options.codecs = ["g711"]
         options.play = directory + "/prompt.wav"

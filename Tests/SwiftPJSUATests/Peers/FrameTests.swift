@@ -16,7 +16,7 @@ func callAnsweringSoftphone(_ phone: PJSUA, _ log: EventLog, _ extra: [String], 
 /// Calls a `softphone answer` child that plays a 600 Hz tone (and takes `extra` flags).
 func callSoftphonePlayingTone(_ phone: PJSUA, _ log: EventLog, _ extra: [String] = [], name: String) async throws -> (child: ChildProcess, call: PJSUA.Call) {
     let directory = try temporaryDirectory()
-    try WAVFile.tone(frequency: 600, seconds: 1).write(to: directory + "/tone.wav")
+    try WAVFile.tone(frequency: 600, duration: .seconds(1)).write(to: directory + "/tone.wav")
     return try await callAnsweringSoftphone(phone, log, ["--play", directory + "/tone.wav"] + extra, name: name)
 }
 

@@ -28,7 +28,7 @@ struct NATTraversalTests {
         defer { turn.stop() }
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try WAVFile.tone(frequency: 600, seconds: 1).write(to: directory + "/tone.wav")
+        try WAVFile.tone(frequency: 600, duration: .seconds(1)).write(to: directory + "/tone.wav")
         let callee = try ChildProcess("ip", net.command([
             try softphone(), "answer", "--listen", "udp:\(net.address(2)):5060", "--ice", "--exit-after", "1",
             "--play", directory + "/tone.wav", "--json",
@@ -70,7 +70,7 @@ struct NATTraversalTests {
         defer { stun.stop() }
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try WAVFile.tone(frequency: 600, seconds: 1).write(to: directory + "/tone.wav")
+        try WAVFile.tone(frequency: 600, duration: .seconds(1)).write(to: directory + "/tone.wav")
         let callee = try ChildProcess("ip", net.command([
             try softphone(), "answer", "--listen", "udp:\(net.address(2)):5060", "--ice", "--stun", stun.address,
             "--ice-trickle", trickle == .full ? "full" : "off",

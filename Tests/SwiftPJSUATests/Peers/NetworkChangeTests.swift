@@ -32,7 +32,7 @@ struct NetworkChangeTests {
                                    _ body: (PJSUA, Kamailio, Outcome) async throws -> Void) async throws {
         let kamailio = try await Kamailio(host: net.hostAddress)
         defer { kamailio.stop() }
-        try WAVFile.tone(frequency: 600, seconds: 1).write(to: directory + "/tone.wav")
+        try WAVFile.tone(frequency: 600, duration: .seconds(1)).write(to: directory + "/tone.wav")
         let alice = try ChildProcess("ip", net.command([
             try softphone(), "answer", "--listen", "udp:0.0.0.0:0", "--json", "--play", directory + "/tone.wav",
             "--account", "sip:alice@\(net.hostAddress)", "--registrar", kamailio.uri, "--username", "alice",

@@ -29,7 +29,7 @@ struct SRTPTests {
     @Test func mandatorySRTPEngineToEngineCarriesTheTone() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try WAVFile.tone(frequency: 800, seconds: 2).write(to: directory + "/tone.wav")
+        try WAVFile.tone(frequency: 800, duration: .seconds(2)).write(to: directory + "/tone.wav")
         let callee = try ChildProcess(try softphone(), ["answer", "--listen", "udp:127.0.0.1:0", "--srtp", "mandatory",
                                                        "--play", directory + "/tone.wav", "--exit-after", "1", "--json"],
                                       name: "softphone-srtp")
@@ -146,7 +146,7 @@ struct SRTPTests {
         let certificates = try TestCertificates()
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try WAVFile.tone(frequency: 500, seconds: 2).write(to: directory + "/tone.wav")
+        try WAVFile.tone(frequency: 500, duration: .seconds(2)).write(to: directory + "/tone.wav")
         let callee = try ChildProcess(try softphone(), [
             "answer", "--listen", "tls:127.0.0.1:0", "--cert", certificates.server.certificate, "--key", certificates.server.key,
             "--srtp", "mandatory", "--play", directory + "/tone.wav", "--exit-after", "1", "--json",
@@ -174,7 +174,7 @@ struct SRTPTests {
         #expect(PJSUA.supportsDTLSSRTP, "this build has DTLS-SRTP (scripts/pjproject-config_site.h)")
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try WAVFile.tone(frequency: 900, seconds: 3).write(to: directory + "/tone.wav")
+        try WAVFile.tone(frequency: 900, duration: .seconds(3)).write(to: directory + "/tone.wav")
         let callee = try ChildProcess(try softphone(), ["answer", "--listen", "udp:127.0.0.1:0", "--srtp", "mandatory",
                                                        "--srtp-keying", "dtls", "--play", directory + "/tone.wav",
                                                        "--exit-after", "1", "--json"], name: "softphone-dtls")
@@ -212,7 +212,7 @@ struct SRTPTests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // baresip's aufile ends the call when the file ends: long enough for a slow (sanitizer) run.
-        try WAVFile.tone(frequency: 700, seconds: 25, sampleRate: 8000).write(to: directory + "/tone.wav")
+        try WAVFile.tone(frequency: 700, duration: .seconds(25), sampleRate: 8000).write(to: directory + "/tone.wav")
         let port = freeLoopbackPort()
         let config = [
             "poll_method epoll", "sip_listen 127.0.0.1:\(port)", "net_interface 127.0.0.1",

@@ -13,7 +13,7 @@ struct SharedPlayerTests {
     @Test func onePlayerFeedsTwoConcurrentCallsAndEachFarEndHearsIt() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try WAVFile.tone(frequency: 600, seconds: 1, sampleRate: 8000).write(to: directory + "/tone.wav")
+        try WAVFile.tone(frequency: 600, duration: .seconds(1), sampleRate: 8000).write(to: directory + "/tone.wav")
         try await withEngine { phone, _, log in
             let (child, port) = try await answeringSoftphone(["--record-dir", directory, "--exit-after", "2"], name: "softphone-recorder")
             defer { child.stop() }
@@ -59,7 +59,7 @@ struct SharedPlayerTests {
     @Test func aStoppedPlayerOrAMissingFileIsATypedError() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try WAVFile.tone(frequency: 600, seconds: 1).write(to: directory + "/tone.wav")
+        try WAVFile.tone(frequency: 600, duration: .seconds(1)).write(to: directory + "/tone.wav")
         try await withEngine { phone, _, log in
             let (child, call) = try await callSoftphonePlayingTone(phone, log, name: "softphone-stale-player")
             defer { child.stop() }
