@@ -11,15 +11,16 @@ extension PJSUA {
     /// - Parameters:
     ///   - call: a call whose audio is active.
     ///   - format: the sample rate and frame duration the app reads.
-    ///   - bufferedFrames: how far (in frames) the app may fall behind before the oldest frames
-    ///     are dropped (1...10000).
+    ///   - limit: how far (in frames) the app may fall behind before the oldest frames are
+    ///     dropped (1...10000): the newest `limit` frames are kept, as with
+    ///     ``receiveVideo(from:bufferingNewest:timeout:)``.
     /// - Throws: ``PJSUAError/Code/mediaNotActive`` before the call's audio is up,
-    ///   ``PJSUAError/Code/invalidArgument`` for a bad `bufferedFrames`.
-    public func receiveAudio(from call: Call, format: AudioFormat = AudioFormat(), bufferedFrames: Int = 50) throws -> AudioFrames {
-        guard (1...10_000).contains(bufferedFrames) else {
-            throw PJSUAError(.invalidArgument, "bufferedFrames must be 1...10000, not \(bufferedFrames)")
+    ///   ``PJSUAError/Code/invalidArgument`` for a bad `limit`.
+    public func receiveAudio(from call: Call, format: AudioFormat = AudioFormat(), bufferingNewest limit: Int = 50) throws -> AudioFrames {
+        guard (1...10_000).contains(limit) else {
+            throw PJSUAError(.invalidArgument, "bufferingNewest must be 1...10000 frames, not \(limit)")
         }
-        let channel = try attachFrames(call, format: format, direction: .receive, capacityFrames: bufferedFrames)
+        let channel = try attachFrames(call, format: format, direction: .receive, capacityFrames: limit)
         return AudioFrames(channel: channel)
     }
 

@@ -57,7 +57,7 @@ extension PJSUA {
         /// default: a phone's calls are heard on its device.
         ///
         /// Off for a server or bot that talks to calls only through players, recorders, frames
-        /// (``PJSUA/receiveAudio(from:format:bufferedFrames:)``) or conferences. The bridge then reads a call's
+        /// (``PJSUA/receiveAudio(from:format:bufferingNewest:)``) or conferences. The bridge then reads a call's
         /// received audio only while something listens to it, and mixes nothing into slot 0:
         /// without a device that slot is a sink, yet wired calls are decoded (and resampled, at
         /// a bridge rate other than the codec's) into it every 20 ms. ``PJSUA/setMuted(_:to:)``

@@ -70,7 +70,7 @@ struct FrameTests {
             let (child, call) = try await callSoftphonePlayingTone(phone, log, name: "softphone-frames-tone")
             defer { child.stop() }
             let format = PJSUA.AudioFormat(sampleRate: .hz48000, frameDuration: .ms10)
-            let frames = try await phone.receiveAudio(from: call, format: format, bufferedFrames: 500)
+            let frames = try await phone.receiveAudio(from: call, format: format, bufferingNewest: 500)
             let started = ContinuousClock.now
             var received: [PJSUA.AudioFrame] = []
             var handedLate = 0
@@ -324,7 +324,7 @@ struct FrameTests {
         try await withEngine { phone, _, log in
             let (child, call) = try await callSoftphonePlayingTone(phone, log, name: "softphone-frames-hold")
             defer { child.stop() }
-            let frames = try await phone.receiveAudio(from: call, format: .init(sampleRate: .hz8000), bufferedFrames: 500)
+            let frames = try await phone.receiveAudio(from: call, format: .init(sampleRate: .hz8000), bufferingNewest: 500)
             let attached = ContinuousClock.now
             for media in [PJSUA.MediaState.localHold, .active] {
                 if media == .active { try await phone.resume(call) } else { try await phone.hold(call) }
