@@ -8,9 +8,10 @@ extension PJSUA.Account {
         public var id: String
         /// The registrar URI, e.g. `sip:example.com`; nil for an account that does not register.
         public var registrar: String?
-        /// The digest user name; nil for no credentials.
+        /// The digest user name; nil for no credentials. Given with ``password`` or not at all.
         public var username: String?
-        /// The digest password. Never logged and never part of a `description`.
+        /// The digest password, given with ``username`` or not at all. Never logged and never
+        /// part of a `description`.
         public var password: String?
         /// The digest realm; `*` answers any realm.
         public var realm: String
@@ -112,6 +113,11 @@ extension PJSUA {
         if case let .custom(ice) = configuration.ice { try ice.validate() }
         if case let .custom(turn) = configuration.turn { try turn.validate() }
         try Validation.duration(configuration.keepAliveInterval, in: .zero ... .seconds(3600), what: "keepAliveInterval")
+        // pjsua would answer a challenge with an empty password (or ignore a password without a
+        // user name): a credential is whole or absent.
+        guard (configuration.username == nil) == (configuration.password == nil) else {
+            throw PJSUAError(.invalidArgument, configuration.username == nil ? "a password needs a username" : "username \(Validation.quoted(configuration.username ?? "")) has no password")
+        }
         if let username = configuration.username { try Validation.headerValue(username, what: "username", maxLength: 255) }
         try Validation.headerValue(configuration.realm, what: "realm", maxLength: 255)
         if let password = configuration.password {
@@ -154,7 +160,7 @@ extension PJSUA {
                 config.cred_info.0.scheme = arena.pj("digest")
                 config.cred_info.0.username = arena.pj(username)
                 config.cred_info.0.data_type = Int32(PJSIP_CRED_DATA_PLAIN_PASSWD.rawValue)
-                config.cred_info.0.data = arena.pj(configuration.password ?? "")
+                config.cred_info.0.data = arena.pj(configuration.password ?? "")  // checked above: never nil here
             }
             var slot: pjsua_acc_id = -1
             try withUnsafeMutablePointer(to: &config) { (config) throws(PJSUAError) in

@@ -63,9 +63,11 @@ extension PJSUA {
         let known = infos.prefix(Int(count)).map { String(pj: $0.codec_id).lowercased() }
         // PJMEDIA_CODEC_PRIO_HIGHEST is 255; pjmedia's own defaults stay below 255 - ids.count.
         for (index, id) in ids.enumerated() where known.contains(where: { $0.hasPrefix(id.lowercased()) }) {
+            // validateCallMedia bounds the list; clamped all the same, so no list traps here.
+            let priority = UInt8(clamping: 255 - index)
             try withCStringArena { arena throws(PJSUAError) in
                 var codec = arena.pj(id)
-                try check(pjsua_codec_set_priority(&codec, UInt8(255 - index)), "cannot prefer codec \(Validation.quoted(id))")
+                try check(pjsua_codec_set_priority(&codec, priority), "cannot prefer codec \(Validation.quoted(id))")
             }
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import PJSUATestSupport
 import SwiftPJSUA
 import Testing
 
@@ -99,6 +100,79 @@ struct HandleAndInputTests {
             try await phone.hangUp(call)
             try await log.state(call, .disconnected)
         }
+    }
+
+    // Input that once trapped (an integer conversion or an overflow before the range check) is a
+    // typed error naming what was wrong.
+
+    @Test(arguments: [Duration.seconds(Int64.max), .seconds(601), .seconds(-1)])
+    func anUnregisterTimeoutOutOfRangeIsRefusedAtStart(timeout: Duration) async throws {
+        await EngineTurns.shared.acquire()
+        defer { Task { await EngineTurns.shared.release() } }
+        let error = await startError(PJSUA(), .init(port: 0, bindAddress: "127.0.0.1", unregisterTimeout: timeout))
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.message.contains("unregisterTimeout") == true, "\(String(describing: error))")
+    }
+
+    @Test func morePreferredCodecsThanPrioritiesAreRefusedAtStart() async throws {
+        await EngineTurns.shared.acquire()
+        defer { Task { await EngineTurns.shared.release() } }
+        // Every entry a codec the build has: each would get priority 255 - index, below 0 past 255.
+        var configuration = PJSUA.Configuration(port: 0, bindAddress: "127.0.0.1")
+        configuration.preferredCodecs = Array(repeating: "PCMU", count: 300)
+        let error = await startError(PJSUA(), configuration)
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.message.contains("preferredCodecs") == true, "\(String(describing: error))")
+    }
+
+    @Test func aWritersCapacityOutOfRangeIsATypedErrorBeforeAnyConversion() async throws {
+        try await withEngine { phone, transport, log in
+            let call = try await phone.makeCall(to: transport.uri(user: "capacity"))
+            for capacity in [Duration.seconds(Int64.max), .seconds(-Int64.max), .zero, .seconds(601)] {
+                #expect(await thrownCode { try await phone.sendAudio(to: call, capacity: capacity) } == .invalidArgument, "\(capacity)")
+            }
+            try await phone.hangUp(call)
+            try await log.state(call, .disconnected)
+        }
+    }
+
+    @Test func aUsernameWithoutAPasswordOrAPasswordWithoutAUsernameIsRefused() async throws {
+        try await withEngine { phone, _, _ in
+            do {
+                try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: "sip:127.0.0.1:9", username: "alice")
+                Issue.record("a username without a password was accepted (it would register with an empty password)")
+            } catch let error as PJSUAError {
+                #expect(error.code == .invalidArgument && error.message.contains("no password"), "\(error)")
+            }
+            #expect(await thrownCode {
+                try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: "sip:127.0.0.1:9", password: "secret")
+            } == .invalidArgument)
+            // Whole credentials, or none, are fine.
+            try await phone.addAccount(id: "sip:alice@127.0.0.1", username: "alice", password: "secret")
+            try await phone.addAccount(id: "sip:bob@127.0.0.1")
+        }
+    }
+
+    @Test func aDTMFDetectorRefusesSampleRatesItCannotWorkAt() throws {
+        for rate in [0, -8000, 7999, 48_001, Int.max] {
+            #expect(thrownCode { try DTMFDetector(sampleRate: rate) } == .invalidArgument, "\(rate)")
+        }
+        var detector = try DTMFDetector(sampleRate: 8000)
+        #expect(detector.process([Int16](repeating: 0, count: 160)) == nil)
+    }
+
+    @Test func aToneOrWAVFileThatCannotBeMadeIsATypedError() throws {
+        for duration in [Duration.seconds(Int64.max), .seconds(-1), WAVFile.longestTone + .seconds(1)] {
+            #expect(thrownCode { try WAVFile.tone(frequency: 440, duration: duration) } == .invalidArgument, "\(duration)")
+        }
+        #expect(thrownCode { try WAVFile.tone(frequency: 440, duration: .seconds(1), sampleRate: 0) } == .invalidArgument)
+        #expect(thrownCode { try WAVFile.tone(frequency: .infinity, duration: .seconds(1)) } == .invalidArgument)
+        #expect(thrownCode { try WAVFile.tone(frequency: 440, duration: .seconds(1), amplitude: .nan) } == .invalidArgument)
+        #expect(try WAVFile.tone(frequency: 440, duration: .milliseconds(250), sampleRate: 8000).samples.count == 2000)
+        // A rate no WAV header can hold: `data` does not trap, `write` refuses.
+        let odd = WAVFile(sampleRate: -1, samples: [0, 1])
+        #expect(!odd.data.isEmpty)
+        #expect(thrownCode { try odd.write(to: NSTemporaryDirectory() + "never.wav") } == .invalidArgument)
     }
 
     @Test func pushParametersFollowRFC8599() throws {

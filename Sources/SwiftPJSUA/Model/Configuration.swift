@@ -127,7 +127,8 @@ extension PJSUA {
         public var srtp: SRTPConfiguration
 
         /// Codecs offered first, in this order, where the build has them (ids or prefixes as
-        /// in ``PJSUA/setCodecPriority(_:to:)``); the others keep pjmedia's priorities behind them.
+        /// in ``PJSUA/setCodecPriority(_:to:)``, at most 64); the others keep pjmedia's
+        /// priorities behind them.
         /// Opus by default: two engines then talk Opus rather than pjmedia's first pick
         /// (speex/16000, which some peers render distorted).
         public var preferredCodecs: [String] = ["opus"]

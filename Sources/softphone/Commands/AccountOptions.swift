@@ -30,6 +30,7 @@ struct AccountOptions {
         }
         let username = arguments.string("username")
         if password != nil && username == nil { throw UsageError("a password needs --username") }
+        if username != nil && password == nil { throw UsageError("--username needs a password (--password-env or --password-stdin)") }
         if required && arguments.string("registrar") == nil { throw UsageError("--registrar is required") }
         var ipChangeCalls = PJSUA.IPChangeCallPolicy.keep
         switch arguments.string("ip-change-calls") {
