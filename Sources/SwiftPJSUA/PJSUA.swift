@@ -15,7 +15,7 @@ import PJSIP
 public actor PJSUA {
     /// The executor this actor runs on; stored strongly for the actor's lifetime.
     nonisolated let executor: PJSUAExecutor
-    let hub = EventHub()
+    nonisolated let hub = EventHub()
 
     enum Phase { case idle, starting, running, stopping }
     var phase: Phase = .idle
@@ -68,9 +68,11 @@ public actor PJSUA {
     /// Each read of this property creates an independent subscriber that receives every event from
     /// this moment on, in callback order, with nothing dropped; several subscribers (the app and
     /// SwiftPJSUAKit, say) never take events from one another. The sequence finishes when the
-    /// engine shuts down, or when the engine is released, whether it was running or not.
+    /// engine shuts down, or when the engine is released, whether it was running or not. A
+    /// subscription is read once: when its `for await` loop ends (or its iterator, or the
+    /// unread value, is released) it ends, and nothing is buffered for it any more.
     public nonisolated var events: Events {
-        Events(stream: hub.subscribe())
+        hub.subscribe()
     }
 
     /// Whether the engine is started.
@@ -198,7 +200,7 @@ public actor PJSUA {
         return pending
     }
 
-    private static func waitForUnregistration(of slots: Set<Int32>, in events: AsyncStream<Event>, timeout: Duration) async {
+    private static func waitForUnregistration(of slots: Set<Int32>, in events: Events, timeout: Duration) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 var pending = slots
