@@ -117,13 +117,34 @@ struct HoldAndMuteTests {
         }
     }
 
+    /// An account registered with kamailio registers again (a new, successful REGISTER after
+    /// the change), each step is reported, and calls still work afterwards.
     @Test func ipChangeHandlingReRegistersAndKeepsTheEngineUsable() async throws {
+        let kamailio = try await Kamailio()
+        defer { kamailio.stop() }
         try await withEngine { phone, transport, log in
+            let account = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: kamailio.uri,
+                                                     username: "alice", password: "alice-secret")
+            try await log.registration(account, "alice registered", where: \.isRegistered)
+            let registrationsBefore = log.registrations(of: account).count
             try await phone.handleIPChange()
-            try await Task.sleep(for: .milliseconds(500))
+            let contactUpdate = try await log.first("alice's Contact updated") { event -> Result<Void, PJSUAError>? in
+                guard case let .ipChange(.accountContactUpdated(updated), error) = event, updated == account else { return nil }
+                return error.map { .failure($0) } ?? .success(())
+            }
+            #expect(throws: Never.self, "updating alice's Contact") { try contactUpdate.get() }
+            let completion = try await log.first("the IP change completed") { event -> Result<Void, PJSUAError>? in
+                guard case let .ipChange(.completed, error) = event else { return nil }
+                return error.map { .failure($0) } ?? .success(())
+            }
+            #expect(throws: Never.self, "the IP change") { try completion.get() }
+            try await waitUntil("alice registered again") {
+                log.registrations(of: account).dropFirst(registrationsBefore).contains(where: \.isRegistered)
+            }
             let call = try await phone.makeCall(to: transport.uri(user: "after-ip-change"))
             try await log.state(call, .calling)
             try await phone.hangUp(call)
+            try await log.state(call, .disconnected)
         }
     }
 }

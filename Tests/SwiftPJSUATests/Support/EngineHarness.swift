@@ -100,6 +100,14 @@ final class EventLog: @unchecked Sendable {
         }
     }
 
+    /// The registration outcomes of `account` seen so far, in order.
+    func registrations(of account: PJSUA.Account) -> [PJSUA.RegistrationState] {
+        all.compactMap { event in
+            if case let .registration(a, state) = event, a == account { return state }
+            return nil
+        }
+    }
+
     /// Waits for a call's audio to become active.
     func mediaActive(_ call: PJSUA.Call, timeout: Duration = .seconds(10)) async throws {
         try await first("\(call) media active", timeout: timeout) { event in
