@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 
-.PHONY: all deps peers build demo demo-video test asan asan-engine tsan manifest-check apple-check bench bench-check fuzz fuzz-smoke clean
+.PHONY: all deps peers build demo demo-video test asan asan-engine tsan manifest-check apple-check api-check api-baseline bench bench-check fuzz fuzz-smoke clean
 
 all: build
 
@@ -33,6 +33,7 @@ test: deps peers
 	$(SWIFT) build $(SWIFT_FLAGS)
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
 	$(SWIFT) test $(SWIFT_FLAGS) --skip-build
+	$(MAKE) api-check
 	$(MAKE) bench-check
 	$(MAKE) asan-engine
 	$(MAKE) manifest-check
@@ -61,6 +62,21 @@ tsan: deps peers
 	$(SWIFT) build $(SWIFT_FLAGS) --product softphone  # the tests run it as a child process
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests $(TSAN)
 	$(SWIFT) test $(SWIFT_FLAGS) --skip-build --disable-xctest $(TSAN)
+
+## make api-check: the public API of SwiftPJSUA and SwiftPJSUAKit, as the build's symbol graphs
+## give it (one sorted line per declaration and conformance, scripts/api-digest.py), against the
+## checked-in baseline in api/; fails with the difference. The API is a file: a change of public
+## spelling changes api/*.txt in the same commit (make api-baseline rewrites them), so every
+## such change is a visible diff in review.
+API_MODULES = SwiftPJSUA SwiftPJSUAKit
+SYMBOL_GRAPHS = $$($(SWIFT) build --show-bin-path)/../symbolgraph
+api-check: deps
+	$(SWIFT) package dump-symbol-graph --skip-synthesized-members >/dev/null
+	python3 scripts/api-digest.py $(SYMBOL_GRAPHS) --check api $(API_MODULES)
+
+api-baseline: deps
+	$(SWIFT) package dump-symbol-graph --skip-synthesized-members >/dev/null
+	python3 scripts/api-digest.py $(SYMBOL_GRAPHS) --write api $(API_MODULES)
 
 ## make manifest-check: evaluate Package.swift's iOS branch here, as an Apple host would, and check it.
 manifest-check:

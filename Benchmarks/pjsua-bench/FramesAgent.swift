@@ -47,7 +47,7 @@ enum FramesAgent {
         var configuration = PJSUA.Configuration(port: port, bindAddress: "127.0.0.1", maxCalls: min(PJSUA.maxCallsLimit, calls + 8),
                                                 audioDevice: .null, rtpPort: 20000 + 2 * Int.random(in: 0..<5000), autoAnswerCode: 200)
         configuration.media.clockRate = clockRate
-        configuration.media.jitterBufferMaxMilliseconds = value("jb-max").flatMap(Int.init)
+        configuration.media.jitterBufferMax = value("jb-max").flatMap(Int.init).map { .milliseconds($0) }
         configuration.media.resamplerQuality = value("resampler").flatMap(PJSUA.ResamplerQuality.init(rawValue:)) ?? .high
         let events = phone.events
         _ = try await phone.start(configuration)
@@ -61,7 +61,7 @@ enum FramesAgent {
         var ended = 0
         loop: for await event in events {
             switch event {
-            case let .incomingCall(_, call, sipCallID, _, _, _):
+            case let .incomingCall(_, call, sipCallID, _, _):
                 callIDs[call] = sipCallID
             case let .callMedia(call, .active, _):
                 guard started.insert(call).inserted else { break }

@@ -30,7 +30,7 @@ enum FramesBenchmark {
         var frameRate: Int?
         /// A network hiccup every 5 s: this much of every call's audio held back, then sent at once.
         var hiccupMilliseconds = 0
-        /// The receive jitter buffer's bound (`MediaSettings.jitterBufferMaxMilliseconds`).
+        /// The receive jitter buffer's bound (`MediaSettings.jitterBufferMax`, in milliseconds).
         var jitterBufferMaxMilliseconds: Int?
         var repetitions = 3
     }
@@ -90,7 +90,7 @@ enum FramesBenchmark {
         // The C side's audio: a tone at the bridge's rate (the player resamples nothing), as loud
         // as the callers' tone so both sides send alike.
         let wav = work + "/tone.wav"
-        try WAVFile.tone(frequency: 400, seconds: 2, sampleRate: options.clockRate, amplitude: 1000.0 / 32767).write(to: wav)
+        try WAVFile.tone(frequency: 400, duration: .seconds(2), sampleRate: options.clockRate, amplitude: 1000.0 / 32767).write(to: wav)
 
         progress("frames: \(options.calls) PCMU calls x \(options.seconds) s per run, bridge at \(options.clockRate) Hz (resampler \(options.resampler.rawValue)), "
                  + "frames at \(options.frameRate ?? options.clockRate) Hz, "

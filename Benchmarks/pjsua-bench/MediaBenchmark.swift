@@ -84,7 +84,7 @@ enum MediaBenchmark {
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: work) }
         let tone = work + "/tone.wav"
-        try WAVFile.tone(frequency: 600, seconds: 10, sampleRate: 8000).write(to: tone)
+        try WAVFile.tone(frequency: 600, duration: .seconds(10), sampleRate: 8000).write(to: tone)
 
         var fields: [String: Any] = ["calls": options.calls, "opus_calls": options.opusCalls, "seconds": options.seconds,
                                      "repeat": options.repetitions, "pinned": CPUPinning.enabled]

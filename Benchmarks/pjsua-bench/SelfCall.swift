@@ -23,7 +23,7 @@ struct SelfCaller {
         while confirmed < 2 {
             guard let event = await iterator.next() else { throw BenchError("events ended") }
             switch event {
-            case let .incomingCall(_, call, _, _, _, _):
+            case let .incomingCall(_, call, _, _, _):
                 incoming = call
                 try await phone.answer(call)
             case let .callState(call, .confirmed, _, _) where call == outgoing || call == incoming:
@@ -35,7 +35,7 @@ struct SelfCaller {
             }
         }
         let setup = Double(nanoseconds() - start) / 1e6
-        try await phone.hangup(outgoing)
+        try await phone.hangUp(outgoing)
         var disconnected = 0
         while disconnected < 2 {
             guard let event = await iterator.next() else { throw BenchError("events ended") }

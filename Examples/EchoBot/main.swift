@@ -7,12 +7,12 @@ let phone = PJSUA()
 let transport = try await phone.start(.init(port: port, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null))
 print("echo bot listening on \(transport.uri())")
 let format = PJSUA.AudioFormat(sampleRate: .hz16000, frameDuration: .ms20)
-let greeting = WAVFile.tone(frequency: 440, seconds: 0.4, sampleRate: 16_000).samples
+let greeting = try WAVFile.tone(frequency: 440, duration: .milliseconds(400), sampleRate: 16_000).samples
 var digits: [PJSUA.Call: String] = [:]
 for await event in phone.events {
     do {
         switch event {
-        case let .incomingCall(_, call, _, _, _, _):
+        case let .incomingCall(_, call, _, _, _):
             try await phone.answer(call)
         case let .callMedia(call, .active, _) where digits[call] == nil:
             digits[call] = ""
@@ -26,7 +26,7 @@ for await event in phone.events {
             digits[call, default: ""].append(key.digit)
             if key.digit == "#" {
                 print("\(call) keyed \(digits[call, default: ""])")
-                try await phone.hangup(call)
+                try await phone.hangUp(call)
             }
         case let .callState(call, .disconnected, _, _):
             digits[call] = nil

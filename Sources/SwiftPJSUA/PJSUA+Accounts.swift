@@ -8,9 +8,10 @@ extension PJSUA.Account {
         public var id: String
         /// The registrar URI, e.g. `sip:example.com`; nil for an account that does not register.
         public var registrar: String?
-        /// The digest user name; nil for no credentials.
+        /// The digest user name; nil for no credentials. Given with ``password`` or not at all.
         public var username: String?
-        /// The digest password. Never logged and never part of a `description`.
+        /// The digest password, given with ``username`` or not at all. Never logged and never
+        /// part of a `description`.
         public var password: String?
         /// The digest realm; `*` answers any realm.
         public var realm: String
@@ -18,8 +19,8 @@ extension PJSUA.Account {
         public var push: PJSUA.PushParameters?
         /// Outbound proxies, in order (`pjsua_acc_config.proxy`).
         public var proxies: [String]
-        /// Registration expiry asked of the registrar, in seconds.
-        public var registrationExpiry: Int
+        /// Registration expiry asked of the registrar (whole seconds, 60...86400 s).
+        public var registrationExpiry: Duration
         /// Whether REGISTER is sent as soon as the account is added.
         public var registerOnAdd: Bool
         /// When a failed registration is tried again by itself (after a registrar restart, a 503,
@@ -34,9 +35,10 @@ extension PJSUA.Account {
         public var turn: PJSUA.AccountOverride<PJSUA.TURNConfiguration> = .engineDefault
         /// Whether the engine's STUN servers find this account's public SIP and media addresses.
         public var usesSTUN = true
-        /// Seconds between keep-alive packets to the registrar over UDP, which hold a NAT
-        /// binding open (`ka_interval`); 0 for none. TCP and TLS keep their connection instead.
-        public var keepAliveSeconds = 15
+        /// Time between keep-alive packets to the registrar over UDP, which hold a NAT binding
+        /// open (`ka_interval`, whole seconds, 0...3600 s); zero for none. TCP and TLS keep their
+        /// connection instead.
+        public var keepAliveInterval = Duration.seconds(15)
         /// Extra headers on every REGISTER of the account (`pjsua_acc_config.reg_hdr_list`),
         /// e.g. a device identifier the registrar expects.
         public var registrationHeaders: [PJSUA.SIPHeader]
@@ -46,7 +48,7 @@ extension PJSUA.Account {
         /// Creates an account configuration.
         public init(id: String, registrar: String? = nil, username: String? = nil, password: String? = nil,
                     realm: String = "*", push: PJSUA.PushParameters? = nil, proxies: [String] = [],
-                    registrationExpiry: Int = 300, registerOnAdd: Bool = true,
+                    registrationExpiry: Duration = .seconds(300), registerOnAdd: Bool = true,
                     registrationRetry: RegistrationRetry = .default, ipChangeCalls: PJSUA.IPChangeCallPolicy = .keep,
                     registrationHeaders: [PJSUA.SIPHeader] = [], srtp: PJSUA.SRTPConfiguration? = nil) {
             self.id = id
@@ -71,7 +73,7 @@ extension PJSUA.Account {
                 "password": password == nil ? "none" : "<redacted>", "realm": realm, "push": push as Any,
                 "proxies": proxies, "registrationExpiry": registrationExpiry, "registerOnAdd": registerOnAdd,
                 "registrationRetry": registrationRetry, "ipChangeCalls": ipChangeCalls,
-                "ice": ice, "turn": turn, "usesSTUN": usesSTUN, "keepAliveSeconds": keepAliveSeconds,
+                "ice": ice, "turn": turn, "usesSTUN": usesSTUN, "keepAliveInterval": keepAliveInterval,
                 "registrationHeaders": registrationHeaders,
                 "srtp": srtp as Any,
             ])
@@ -106,14 +108,15 @@ extension PJSUA {
         guard configuration.proxies.count <= 8 else {
             throw PJSUAError(.invalidArgument, "at most 8 proxies are supported, got \(configuration.proxies.count)")
         }
-        guard (60...86_400).contains(configuration.registrationExpiry) else {
-            throw PJSUAError(.invalidArgument, "registrationExpiry \(configuration.registrationExpiry) is out of range 60...86400 seconds")
-        }
+        try Validation.duration(configuration.registrationExpiry, in: .seconds(60) ... .seconds(86_400), what: "registrationExpiry")
         try configuration.registrationRetry.validate()
         if case let .custom(ice) = configuration.ice { try ice.validate() }
         if case let .custom(turn) = configuration.turn { try turn.validate() }
-        guard (0...3600).contains(configuration.keepAliveSeconds) else {
-            throw PJSUAError(.invalidArgument, "keepAliveSeconds \(configuration.keepAliveSeconds) is out of range 0...3600")
+        try Validation.duration(configuration.keepAliveInterval, in: .zero ... .seconds(3600), what: "keepAliveInterval")
+        // pjsua would answer a challenge with an empty password (or ignore a password without a
+        // user name): a credential is whole or absent.
+        guard (configuration.username == nil) == (configuration.password == nil) else {
+            throw PJSUAError(.invalidArgument, configuration.username == nil ? "a password needs a username" : "username \(Validation.quoted(configuration.username ?? "")) has no password")
         }
         if let username = configuration.username { try Validation.headerValue(username, what: "username", maxLength: 255) }
         try Validation.headerValue(configuration.realm, what: "realm", maxLength: 255)
@@ -131,12 +134,12 @@ extension PJSUA {
             pjsua_acc_config_default(&config)
             config.id = arena.pj(configuration.id)
             config.user_data = HandleToken.pointer(token)
-            config.unreg_timeout = UInt32(unregisterTimeout)
-            config.reg_timeout = UInt32(configuration.registrationExpiry)
+            config.unreg_timeout = UInt32(unregisterTimeout.wholeMilliseconds)
+            config.reg_timeout = UInt32(configuration.registrationExpiry.wholeSeconds)
             config.register_on_acc_add = configuration.registerOnAdd ? 1 : 0
-            config.reg_first_retry_interval = UInt32(configuration.registrationRetry.firstAfter)
-            config.reg_retry_interval = UInt32(configuration.registrationRetry.interval)
-            config.reg_retry_random_interval = UInt32(configuration.registrationRetry.jitter)
+            config.reg_first_retry_interval = UInt32(configuration.registrationRetry.firstAfter.wholeSeconds)
+            config.reg_retry_interval = UInt32(configuration.registrationRetry.interval.wholeSeconds)
+            config.reg_retry_random_interval = UInt32(configuration.registrationRetry.jitter.wholeSeconds)
             config.ip_change_cfg.hangup_calls = configuration.ipChangeCalls == .hangUp ? 1 : 0
             Self.setNATTraversal(&config, configuration, arena)
             config.auto_repond_sip_message = MessageResponse.pjsuaAnswers
@@ -157,7 +160,7 @@ extension PJSUA {
                 config.cred_info.0.scheme = arena.pj("digest")
                 config.cred_info.0.username = arena.pj(username)
                 config.cred_info.0.data_type = Int32(PJSIP_CRED_DATA_PLAIN_PASSWD.rawValue)
-                config.cred_info.0.data = arena.pj(configuration.password ?? "")
+                config.cred_info.0.data = arena.pj(configuration.password ?? "")  // checked above: never nil here
             }
             var slot: pjsua_acc_id = -1
             try withUnsafeMutablePointer(to: &config) { (config) throws(PJSUAError) in
@@ -244,7 +247,7 @@ extension PJSUA {
             config.sip_stun_use = PJSUA_STUN_USE_DISABLED
             config.media_stun_use = PJSUA_STUN_USE_DISABLED
         }
-        config.ka_interval = UInt32(configuration.keepAliveSeconds)
+        config.ka_interval = UInt32(configuration.keepAliveInterval.wholeSeconds)
     }
 
     /// The pjsua slot of a live account, or a typed error for a stale or unknown handle.

@@ -25,7 +25,7 @@ extension PJSUA {
             max_calls: Int32(policy.maxCallsInProgress ?? maxCalls),
             max_rate: policy.maxNewCallsPerSecond ?? 0,
             burst: policy.burst ?? 0,
-            retry_after_seconds: Int32(policy.retryAfterSeconds))
+            retry_after_seconds: Int32(policy.retryAfter.wholeSeconds))
         cpjsua_admission_set(&c)
     }
 }

@@ -33,8 +33,15 @@ extension PJSUA {
         callMedia = CallMediaResources()
     }
 
+    /// The most codecs ``Configuration/preferredCodecs`` may name (pjmedia has fewer).
+    static let maxPreferredCodecs = 64
+
     static func validateCallMedia(_ configuration: Configuration) throws(PJSUAError) {
         if let interval = configuration.statisticsInterval { try validateStatisticsInterval(interval) }
+        // Each gets a priority of its own below 255 (PJMEDIA_CODEC_PRIO_HIGHEST).
+        guard configuration.preferredCodecs.count <= maxPreferredCodecs else {
+            throw PJSUAError(.invalidArgument, "preferredCodecs has \(configuration.preferredCodecs.count) entries; at most \(maxPreferredCodecs)")
+        }
         for id in configuration.preferredCodecs {
             try Validation.headerValue(id, what: "codec id", maxLength: 64)
         }

@@ -35,8 +35,9 @@ extension PJSUA {
         return Call(slot: slot, token: token)
     }
 
-    /// Answers an incoming call with a provisional (180 ringing, 183 progress) or final (200)
-    /// response; can be called again to move from 180 to 200.
+    /// Answers an incoming call with a provisional (``SIPResponseCode/ringing``,
+    /// ``SIPResponseCode/sessionProgress``) or success (``SIPResponseCode/ok``) response; can be
+    /// called again to move from 180 to 200. To refuse a call, ``reject(_:code:headers:)`` it.
     ///
     /// Drives `pjsua_call_answer2()` with audio-only call settings: an offered video stream is
     /// declined (`m=video 0` in the answer). `headers` go on this response only.
@@ -45,21 +46,24 @@ extension PJSUA {
     /// does): pjsua fixes a call's settings at the first answer that carries them, so ringing
     /// first leaves the final answer free to take video (``answer(_:code:headers:video:)``).
     /// A 183 carries early-media SDP and fixes them.
-    public func answer(_ call: Call, code: Int = 200, headers: [SIPHeader] = []) throws {
+    /// - Throws: ``PJSUAError/Code/invalidArgument`` for a code outside 101...299 (100 is
+    ///   pjsua's own; an error status is ``reject(_:code:headers:)``'s).
+    public func answer(_ call: Call, code: SIPResponseCode = .ok, headers: [SIPHeader] = []) throws {
         try respond(to: call, code: code, headers: headers, setting: Self.callSetting())
     }
 
+    /// The codes ``answer(_:code:headers:)`` sends: provisional (but pjsua's own 100) or success.
+    static let answerCodes = 101...299
+
     /// Answers with the given pjsua call settings (audio-only, or with video); a response
     /// without SDP (180...182) is sent without them, leaving them to the final answer.
-    func respond(to call: Call, code: Int, headers: [SIPHeader], setting: pjsua_call_setting) throws(PJSUAError) {
+    func respond(to call: Call, code: SIPResponseCode, headers: [SIPHeader], setting: pjsua_call_setting) throws(PJSUAError) {
         let slot = try resolve(call)
-        guard (100...699).contains(code) else {
-            throw PJSUAError(.invalidArgument, "answer code \(code) is not a SIP status code (100...699)")
-        }
+        try code.require(Self.answerCodes, for: "answer", "a provisional or success status")
         var setting = setting
         try withMessageData(headers) { data throws(PJSUAError) in
-            let status = (180...182).contains(code) ? pjsua_call_answer2(slot, nil, UInt32(code), nil, data)
-                : pjsua_call_answer2(slot, &setting, UInt32(code), nil, data)
+            let status = (180...182).contains(code.rawValue) ? pjsua_call_answer2(slot, nil, UInt32(code.rawValue), nil, data)
+                : pjsua_call_answer2(slot, &setting, UInt32(code.rawValue), nil, data)
             try check(status, "cannot answer \(call) with \(code)")
         }
     }
@@ -83,27 +87,29 @@ extension PJSUA {
         return setting
     }
 
-    /// Rejects an incoming call (486 Busy Here by default; 603 Decline is the other common one).
+    /// Rejects an incoming call with a final error status: ``SIPResponseCode/busyHere`` by
+    /// default, ``SIPResponseCode/decline`` is the other common one.
     ///
     /// Drives `pjsua_call_hangup()` with a final status code; `headers` go on the response.
-    public func reject(_ call: Call, code: Int = 486, headers: [SIPHeader] = []) throws {
-        guard (300...699).contains(code) else {
-            throw PJSUAError(.invalidArgument, "reject code \(code) is not a final error status (300...699)")
-        }
-        try hangup(call, code: code, headers: headers)
+    /// - Throws: ``PJSUAError/Code/invalidArgument`` for a code outside 300...699.
+    public func reject(_ call: Call, code: SIPResponseCode = .busyHere, headers: [SIPHeader] = []) throws {
+        try code.require(Self.refusalCodes, for: "reject", "a final error status")
+        try hangUp(call, code: code, headers: headers)
     }
 
+    /// The codes that refuse a request: redirections and failures.
+    static let refusalCodes = 300...699
+
     /// Ends a call: BYE when established, CANCEL when outgoing and not answered, a final
-    /// response (603 by default, or `code`) when incoming and not answered.
+    /// response when incoming and not answered (`code`, or 603 Decline when nil).
     ///
     /// Drives `pjsua_call_hangup()`. `headers` go on the BYE, CANCEL or final response.
-    public func hangup(_ call: Call, code: Int = 0, headers: [SIPHeader] = []) throws {
+    /// - Throws: ``PJSUAError/Code/invalidArgument`` for a code outside 300...699.
+    public func hangUp(_ call: Call, code: SIPResponseCode? = nil, headers: [SIPHeader] = []) throws {
         let slot = try resolve(call)
-        guard code == 0 || (300...699).contains(code) else {
-            throw PJSUAError(.invalidArgument, "hangup code \(code) must be 0 or a final error status (300...699)")
-        }
+        try code?.require(Self.refusalCodes, for: "hang-up", "a final error status")
         try withMessageData(headers) { data throws(PJSUAError) in
-            try check(pjsua_call_hangup(slot, UInt32(code), nil, data), "cannot hang up \(call)")
+            try check(pjsua_call_hangup(slot, UInt32(code?.rawValue ?? 0), nil, data), "cannot hang up \(call)")
         }
     }
 
@@ -128,11 +134,11 @@ extension PJSUA {
         try check(pjsua_call_reinvite2(slot, &setting, nil), "cannot resume \(call)")
     }
 
-    /// Mutes or unmutes a call's microphone path (the sound device to the call); the remote
-    /// party is still heard. Survives hold, resume and device changes; ends with the call.
+    /// Mutes (`to: true`) or unmutes a call's microphone path (the sound device to the call); the
+    /// remote party is still heard. Survives hold, resume and device changes; ends with the call.
     ///
     /// Drives `pjsua_conf_disconnect()` / `pjsua_conf_connect()`.
-    public func setMuted(_ call: Call, _ muted: Bool) throws {
+    public func setMuted(_ call: Call, to muted: Bool) throws {
         _ = try resolve(call)
         CallbackContext.setMuted(call, muted)
         // On the executor thread, like every wiring: see AudioWiring.
@@ -169,13 +175,11 @@ extension PJSUA {
     /// Drives `pjsua_handle_ip_change()`.
     public func handleIPChange(_ options: IPChangeOptions = IPChangeOptions()) throws {
         try requireRunning()
-        guard (0...60_000).contains(options.listenerRestartDelayMilliseconds) else {
-            throw PJSUAError(.invalidArgument, "listenerRestartDelayMilliseconds \(options.listenerRestartDelayMilliseconds) is out of range 0...60000")
-        }
+        try Validation.duration(options.listenerRestartDelay, in: .zero ... .seconds(60), what: "listenerRestartDelay")
         var parameters = pjsua_ip_change_param()
         pjsua_ip_change_param_default(&parameters)
         parameters.restart_listener = options.restartListener ? 1 : 0
-        parameters.restart_lis_delay = UInt32(options.listenerRestartDelayMilliseconds)
+        parameters.restart_lis_delay = UInt32(options.listenerRestartDelay.wholeMilliseconds)
         parameters.shutdown_transport = options.shutDownTransports ? 1 : 0
         let status = pjsua_handle_ip_change(&parameters)
         // A change already being handled (PJ_EBUSY / PJSIP_EBUSY, pjproject #3696) covers this one.
@@ -213,10 +217,22 @@ extension PJSUA {
         try withLiveCallInfo(call) { info in
             let identity = callIdentity(call, info)
             return CallInfo(call: call, state: CallState(info.pointee.state), sipCallID: identity.sipCallID, remote: identity.remote,
-                            lastStatus: SIPStatus(code: Int(info.pointee.last_status.rawValue), reason: String(pj: info.pointee.last_status_text)),
+                            lastStatus: SIPStatus(code: .init(info.pointee.last_status), reason: String(pj: info.pointee.last_status_text)),
                             media: MediaState(info.pointee.media_status), isOutgoing: info.pointee.role == PJSIP_ROLE_UAC,
                             hasVideo: hasActiveVideo(info), encryption: mediaEncryption(of: call.slot, info))
         }
+    }
+
+    /// Every header of the INVITE that started an incoming call, in message order (e.g.
+    /// `X-Call-UUID` from a push gateway, `Diversion`, `P-Asserted-Identity`; look one up with
+    /// `value(named:)`): what ``Event/incomingCall(account:call:sipCallID:from:offeredVideo:)``
+    /// does not carry.
+    ///
+    /// Read from the INVITE in pjsua's `on_incoming_call`, before the event. They stay readable
+    /// after the call ended, until pjsua gives the call's slot to another incoming call or the
+    /// engine shuts down; nil for an outgoing call, and after that.
+    public nonisolated func incomingCallHeaders(_ call: Call) -> [SIPHeader]? {
+        CallbackContext.headers(of: call)
     }
 
     /// The calls currently alive.

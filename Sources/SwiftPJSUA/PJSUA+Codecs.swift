@@ -28,7 +28,7 @@ extension PJSUA {
     /// matching), or empty for all codecs.
     ///
     /// Drives `pjsua_codec_set_priority()`.
-    public func setCodecPriority(_ id: String, _ priority: Int) throws {
+    public func setCodecPriority(_ id: String, to priority: Int) throws {
         try requireRunning()
         guard (0...255).contains(priority) else {
             throw PJSUAError(.invalidArgument, "codec priority \(priority) is out of range 0...255")
@@ -47,9 +47,9 @@ extension PJSUA {
         for id in ids where !known.contains(where: { $0.id.lowercased().hasPrefix(id.lowercased()) }) {
             throw PJSUAError(.invalidArgument, "unknown codec \(Validation.quoted(id)); available: \(known.map(\.id).joined(separator: ", "))")
         }
-        try setCodecPriority("", 0)
+        try setCodecPriority("", to: 0)
         for (index, id) in ids.enumerated() {
-            try setCodecPriority(id, 254 - index)
+            try setCodecPriority(id, to: 254 - index)
         }
     }
 
@@ -63,9 +63,11 @@ extension PJSUA {
         let known = infos.prefix(Int(count)).map { String(pj: $0.codec_id).lowercased() }
         // PJMEDIA_CODEC_PRIO_HIGHEST is 255; pjmedia's own defaults stay below 255 - ids.count.
         for (index, id) in ids.enumerated() where known.contains(where: { $0.hasPrefix(id.lowercased()) }) {
+            // validateCallMedia bounds the list; clamped all the same, so no list traps here.
+            let priority = UInt8(clamping: 255 - index)
             try withCStringArena { arena throws(PJSUAError) in
                 var codec = arena.pj(id)
-                try check(pjsua_codec_set_priority(&codec, UInt8(255 - index)), "cannot prefer codec \(Validation.quoted(id))")
+                try check(pjsua_codec_set_priority(&codec, priority), "cannot prefer codec \(Validation.quoted(id))")
             }
         }
     }

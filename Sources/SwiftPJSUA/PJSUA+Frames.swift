@@ -11,15 +11,16 @@ extension PJSUA {
     /// - Parameters:
     ///   - call: a call whose audio is active.
     ///   - format: the sample rate and frame duration the app reads.
-    ///   - bufferedFrames: how far (in frames) the app may fall behind before the oldest frames
-    ///     are dropped (1...10000).
+    ///   - limit: how far (in frames) the app may fall behind before the oldest frames are
+    ///     dropped (1...10000): the newest `limit` frames are kept, as with
+    ///     ``receiveVideo(from:bufferingNewest:timeout:)``.
     /// - Throws: ``PJSUAError/Code/mediaNotActive`` before the call's audio is up,
-    ///   ``PJSUAError/Code/invalidArgument`` for a bad `bufferedFrames`.
-    public func receiveAudio(from call: Call, format: AudioFormat = AudioFormat(), bufferedFrames: Int = 50) throws -> AudioFrames {
-        guard (1...10_000).contains(bufferedFrames) else {
-            throw PJSUAError(.invalidArgument, "bufferedFrames must be 1...10000, not \(bufferedFrames)")
+    ///   ``PJSUAError/Code/invalidArgument`` for a bad `limit`.
+    public func receiveAudio(from call: Call, format: AudioFormat = AudioFormat(), bufferingNewest limit: Int = 50) throws -> AudioFrames {
+        guard (1...10_000).contains(limit) else {
+            throw PJSUAError(.invalidArgument, "bufferingNewest must be 1...10000 frames, not \(limit)")
         }
-        let channel = try attachFrames(call, format: format, direction: .receive, capacityFrames: bufferedFrames)
+        let channel = try attachFrames(call, format: format, direction: .receive, capacityFrames: limit)
         return AudioFrames(channel: channel)
     }
 
@@ -28,24 +29,22 @@ extension PJSUA {
     ///
     /// Adds a pjmedia port to the conference bridge (`pjsua_conf_add_port()`) and connects it to
     /// the call's slot (`pjsua_conf_connect()`); the call also keeps hearing the sound device
-    /// and players connected to it. The writer is not the microphone: ``setMuted(_:_:)`` does
+    /// and players connected to it. The writer is not the microphone: ``setMuted(_:to:)`` does
     /// not silence it (``AudioFrameWriter/flush()`` and ``stopSending(_:)`` do).
     /// - Parameters:
     ///   - call: a call whose audio is active.
     ///   - format: the sample rate and frame duration the app writes.
-    ///   - capacity: the most audio queued at once (one frame to 10 minutes; rounded up to whole
+    ///   - capacity: the most audio queued at once (1 ms to 10 minutes; rounded up to whole
     ///     frames).
     ///   - whenFull: what a write does when the queue is full.
     /// - Throws: ``PJSUAError/Code/mediaNotActive`` before the call's audio is up,
     ///   ``PJSUAError/Code/invalidArgument`` for a bad capacity.
     public func sendAudio(to call: Call, format: AudioFormat = AudioFormat(), capacity: Duration = .seconds(2),
                           whenFull: AudioFrameWriter.OverflowPolicy = .wait) throws -> AudioFrameWriter {
-        let milliseconds = capacity.components.seconds * 1000 + capacity.components.attoseconds / 1_000_000_000_000_000
-        let frameMilliseconds = Int64(format.frameDuration.rawValue)
-        guard milliseconds > 0, milliseconds <= 600_000 else {
-            throw PJSUAError(.invalidArgument, "the capacity of a frame writer must be one frame to 10 minutes, not \(capacity)")
-        }
-        let frames = Int((milliseconds + frameMilliseconds - 1) / frameMilliseconds)
+        // Compared as a Duration first: converting a huge one to milliseconds would overflow.
+        try Validation.duration(capacity, in: .milliseconds(1) ... .seconds(600), what: "the capacity of a frame writer")
+        let frameMilliseconds = format.frameDuration.rawValue
+        let frames = (capacity.wholeMilliseconds + frameMilliseconds - 1) / frameMilliseconds
         let channel = try attachFrames(call, format: format, direction: .send, capacityFrames: frames)
         return AudioFrameWriter(channel: channel, policy: whenFull)
     }

@@ -1,7 +1,7 @@
 import PJSIP
 
 extension PJSUA {
-    /// Sends a provisional response without SDP (180 Ringing by default) and leaves the call's
+    /// Sends a provisional response without SDP (``SIPResponseCode/ringing`` by default) and leaves the call's
     /// media settings open, so that the final answer still decides audio-only
     /// (``answer(_:code:headers:)``) or video (``answer(_:code:headers:video:)``).
     ///
@@ -13,11 +13,9 @@ extension PJSUA {
     /// Drives `pjsua_call_answer2()` with no call settings.
     /// - Throws: ``PJSUAError/Code/invalidArgument`` for a code outside 180...182 (183 carries
     ///   early-media SDP, which would fix the settings; 100 is pjsua's own).
-    public func ring(_ call: Call, code: Int = 180, headers: [SIPHeader] = []) throws {
-        guard (180...182).contains(code) else {
-            _ = try resolve(call)
-            throw PJSUAError(.invalidArgument, "ringing code \(code) is not 180, 181 or 182 (a provisional response without SDP)")
-        }
+    public func ring(_ call: Call, code: SIPResponseCode = .ringing, headers: [SIPHeader] = []) throws {
+        _ = try resolve(call)
+        try code.require(180...182, for: "ringing", "180, 181 or 182 (a provisional response without SDP)")
         // respond sends 180...182 without call settings: these go nowhere.
         try respond(to: call, code: code, headers: headers, setting: Self.callSetting())
     }

@@ -26,8 +26,8 @@ extension PJSUA {
                 throw PJSUAError(.invalidArgument, "the TLS private key password must be at most 1024 bytes with no NUL")
             }
         }
-        guard (0...600_000).contains(tls.handshakeTimeoutMilliseconds) else {
-            throw PJSUAError(.invalidArgument, "TLS handshakeTimeoutMilliseconds \(tls.handshakeTimeoutMilliseconds) is out of range 0...600000")
+        if let timeout = tls.handshakeTimeout {
+            try Validation.duration(timeout, in: .milliseconds(1) ... .seconds(600), what: "TLS handshakeTimeout")
         }
     }
 
@@ -44,9 +44,10 @@ extension PJSUA {
         setting.verify_server = tls.verifyServer ? 1 : 0
         setting.verify_client = tls.verifyClient ? 1 : 0
         setting.require_client_cert = tls.verifyClient ? 1 : 0
-        if tls.handshakeTimeoutMilliseconds > 0 {
-            setting.timeout.sec = tls.handshakeTimeoutMilliseconds / 1000
-            setting.timeout.msec = tls.handshakeTimeoutMilliseconds % 1000
+        if let timeout = tls.handshakeTimeout {
+            let milliseconds = timeout.wholeMilliseconds
+            setting.timeout.sec = milliseconds / 1000
+            setting.timeout.msec = milliseconds % 1000
         }
     }
 

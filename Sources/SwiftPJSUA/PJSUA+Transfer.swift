@@ -3,7 +3,7 @@ import PJSIP
 extension PJSUA {
     /// Blind transfer: asks the remote party of `call` to call `uri` instead (REFER, RFC 3515).
     ///
-    /// Progress arrives as ``Event/transferStatus(call:status:isFinal:)``: 100 once the REFER is
+    /// Progress arrives as ``Event/transferStatus(_:)``: 100 once the REFER is
     /// accepted, then what the transferee reports of its new call (180, 200, or the failure).
     /// When a 2xx arrives, the engine hangs up `call` if `hangUpWhenDone` (the default), as a
     /// phone does once the transferee is talking to the target; on failure `call` stays up.

@@ -24,7 +24,7 @@ extension PJSUA {
     ///
     /// Drives `pjsua_call_answer2()` with one video stream in the call settings. The same settings
     /// answer the peer's later re-INVITEs, so the peer can add video afterwards.
-    public func answer(_ call: Call, code: Int = 200, headers: [SIPHeader] = [], video: VideoOptions) throws {
+    public func answer(_ call: Call, code: SIPResponseCode = .ok, headers: [SIPHeader] = [], video: VideoOptions) throws {
         try Self.requireVideo()
         VideoWiring.remember(video, for: call)
         try respond(to: call, code: code, headers: headers, setting: Self.callSetting(video: video))
@@ -50,7 +50,7 @@ extension PJSUA {
     ///
     /// Drives `pjsua_call_set_vid_strm(PJSUA_CALL_VID_STRM_ADD)`. The outcome arrives as
     /// ``Event/videoMedia(call:streams:)``; a peer that declines leaves the stream inactive.
-    public func addVideo(to call: Call, _ video: VideoOptions = VideoOptions()) throws {
+    public func addVideo(to call: Call, options video: VideoOptions = VideoOptions()) throws {
         let slot = try resolve(call)
         try Self.requireVideo()
         var parameters = pjsua_call_vid_strm_op_param()
@@ -244,7 +244,7 @@ extension PJSUA {
     }
 
     /// The window pjsua renders a call's incoming video in, if any (pjsua creates one per
-    /// incoming video stream, hidden; see ``setVideoWindowShown(_:_:)``).
+    /// incoming video stream, hidden; see ``setVideoWindowShown(_:to:)``).
     ///
     /// Drives `pjsua_call_get_vid_win()` and `pjsua_vid_win_get_info()`.
     public func videoWindow(of call: Call) throws -> VideoWindowInfo? {
@@ -268,10 +268,10 @@ extension PJSUA {
                                size: VideoSize(width: Int(info.size.w), height: Int(info.size.h)), nativeHandle: handle == 0 ? nil : handle)
     }
 
-    /// Shows or hides a video window.
+    /// Shows (`to: true`) or hides a video window.
     ///
     /// Drives `pjsua_vid_win_set_show()`.
-    public func setVideoWindowShown(_ window: VideoWindow, _ shown: Bool) throws {
+    public func setVideoWindowShown(_ window: VideoWindow, to shown: Bool) throws {
         try requireRunning()
         try Self.requireVideo()
         try check(pjsua_vid_win_set_show(try Self.windowID(window), shown ? 1 : 0), "pjsua_vid_win_set_show(\(window))")
@@ -281,7 +281,7 @@ extension PJSUA {
     /// (the call settings of every other call have `vid_cnt` 0), so these matter only for them:
     /// our video goes out as soon as a video stream is up (``VideoOptions/transmitsAtOnce`` false
     /// stops it in the media callback, before pjsua's delayed start of encoding), and pjsua's window for the incoming video stays hidden until
-    /// ``setVideoWindowShown(_:_:)`` (a server has no screen; an app usually draws frames itself).
+    /// ``setVideoWindowShown(_:to:)`` (a server has no screen; an app usually draws frames itself).
     static func setVideoDefaults(_ config: inout pjsua_acc_config) {
         config.vid_out_auto_transmit = 1
         config.vid_in_auto_show = 0

@@ -20,7 +20,7 @@ extension PJSUA {
     /// `H264` (pjmedia's matching), or empty for all video codecs.
     ///
     /// Drives `pjsua_vid_codec_set_priority()`.
-    public func setVideoCodecPriority(_ id: String, _ priority: Int) throws {
+    public func setVideoCodecPriority(_ id: String, to priority: Int) throws {
         try requireRunning()
         try Self.requireVideo()
         guard (0...255).contains(priority) else {
@@ -41,9 +41,9 @@ extension PJSUA {
         for id in ids where !known.contains(where: { $0.id.lowercased().hasPrefix(id.lowercased()) }) {
             throw PJSUAError(.invalidArgument, "unknown video codec \(Validation.quoted(id)); available: \(known.map(\.id).joined(separator: ", "))")
         }
-        try setVideoCodecPriority("", 0)
+        try setVideoCodecPriority("", to: 0)
         for (index, id) in ids.enumerated() {
-            try setVideoCodecPriority(id, 254 - index)
+            try setVideoCodecPriority(id, to: 254 - index)
         }
     }
 
@@ -70,7 +70,7 @@ extension PJSUA {
     /// 640x480 at 15 fps and 512 kbit/s). `id` may be a prefix such as `VP8` or `H264`.
     ///
     /// Drives `pjsua_vid_codec_get_param()` and `pjsua_vid_codec_set_param()`.
-    public func setVideoCodecSettings(_ id: String, _ settings: VideoCodecSettings) throws {
+    public func setVideoCodecSettings(_ id: String, to settings: VideoCodecSettings) throws {
         try requireRunning()
         try Self.requireVideo()
         try settings.validate()

@@ -16,7 +16,7 @@ import PJSIP
 public actor PJSUA {
     /// The executor this actor runs on; stored strongly for the actor's lifetime.
     nonisolated let executor: PJSUAExecutor
-    let hub = EventHub()
+    nonisolated let hub = EventHub()
 
     enum Phase { case idle, starting, running, stopping }
     var phase: Phase = .idle
@@ -69,9 +69,11 @@ public actor PJSUA {
     /// Each read of this property creates an independent subscriber that receives every event from
     /// this moment on, in callback order, with nothing dropped; several subscribers (the app and
     /// SwiftPJSUAKit, say) never take events from one another. The sequence finishes when the
-    /// engine shuts down, or when the engine is released, whether it was running or not.
+    /// engine shuts down, or when the engine is released, whether it was running or not. A
+    /// subscription is read once: when its `for await` loop ends (or its iterator, or the
+    /// unread value, is released) it ends, and nothing is buffered for it any more.
     public nonisolated var events: Events {
-        Events(stream: hub.subscribe())
+        hub.subscribe()
     }
 
     /// Whether the engine is started.
@@ -140,8 +142,7 @@ public actor PJSUA {
     }
 
     /// Shuts pjsua down: hangs up every call (their `DISCONNECTED` events are delivered),
-    /// unregisters registered accounts (waiting at most
-    /// ``Configuration/unregisterTimeoutMilliseconds``), destroys pjsua and finishes every event
+    /// unregisters registered accounts (waiting at most ``Configuration/unregisterTimeout``), destroys pjsua and finishes every event
     /// sequence. Does nothing if the engine is not started; while another caller's shutdown is
     /// under way, returns when that one has finished. The engine can be started again
     /// afterwards.
@@ -158,7 +159,7 @@ public actor PJSUA {
         pjsua_call_hangup_all()
         let unregistering = unregisterAll()
         if !unregistering.isEmpty {
-            await Self.waitForUnregistration(of: unregistering, in: watch, timeout: .milliseconds(unregisterTimeout))
+            await Self.waitForUnregistration(of: unregistering, in: watch, timeout: unregisterTimeout)
         }
         // Calls hung up before an answer end when the CANCEL is answered; give them a moment.
         let deadline = ContinuousClock.now.advanced(by: .seconds(1))
@@ -201,7 +202,7 @@ public actor PJSUA {
         return pending
     }
 
-    private static func waitForUnregistration(of slots: Set<Int32>, in events: AsyncStream<Event>, timeout: Duration) async {
+    private static func waitForUnregistration(of slots: Set<Int32>, in events: Events, timeout: Duration) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 var pending = slots
@@ -246,9 +247,7 @@ public actor PJSUA {
         guard (1...65534).contains(configuration.rtpPort) else {
             throw PJSUAError(.invalidArgument, "rtpPort \(configuration.rtpPort) is out of range 1...65534")
         }
-        guard configuration.unregisterTimeoutMilliseconds >= 0 else {
-            throw PJSUAError(.invalidArgument, "unregisterTimeoutMilliseconds must not be negative")
-        }
+        try Validation.duration(configuration.unregisterTimeout, in: .zero ... .seconds(600), what: "unregisterTimeout")
         if let address = configuration.bindAddress {
             try Validation.ipAddress(address, ipv6: configuration.ipv6, what: "bind address")
         }
@@ -262,7 +261,7 @@ public actor PJSUA {
         try configuration.srtp.validate()
         try validateCallMedia(configuration)
         if let code = configuration.autoAnswerCode, !Configuration.canAutoAnswer(with: code) {
-            throw PJSUAError(.invalidArgument, "autoAnswerCode \(code) must be 180, 183, 200 or a final error status (300...699)")
+            throw PJSUAError(.invalidArgument, "autoAnswerCode \(code) is not 180, 183, 200 or a final error status (300...699)")
         }
     }
 
@@ -301,7 +300,7 @@ public actor PJSUA {
             self.rtpPort = configuration.rtpPort
             self.maxCalls = configuration.maxCalls
             self.mediaBindAddress = configuration.bindAddress
-            self.unregisterTimeout = configuration.unregisterTimeoutMilliseconds
+            self.unregisterTimeout = configuration.unregisterTimeout
             self.tlsConfiguration = configuration.tls
             _ = cpjsua_sdl_set_hints()  // before pjsua_init opens SDL: no signal handlers, no display probe (KL-8)
             try check(pjsua_init(&config, &logging, &media), "pjsua_init")
@@ -320,7 +319,7 @@ public actor PJSUA {
     var maxCalls = PJSUA.maxCallsLimit
     /// The address RTP binds to and the SDP advertises: the configured bind address, if any.
     var mediaBindAddress: String?
-    var unregisterTimeout = 2000
+    var unregisterTimeout = Duration.seconds(2)
     /// The TLS settings of every TLS transport this run opens.
     var tlsConfiguration = TLSConfiguration()
     /// Callers of ``shutdown()`` that arrived while another shutdown was under way.

@@ -24,21 +24,22 @@ struct Output: Sendable {
         }
     }
 
-    /// Prints an engine event.
-    func emit(_ event: PJSUA.Event) {
+    /// Prints an event of `phone` (an incoming call's record carries its INVITE's headers).
+    func emit(_ event: PJSUA.Event, of phone: PJSUA?) {
         switch event {
-        case let .incomingCall(account, call, sipCallID, from, offeredVideo, headers):
+        case let .incomingCall(account, call, sipCallID, from, offeredVideo):
+            let headers = phone?.incomingCallHeaders(call) ?? []
             emit("incomingCall", ["call": call.description, "account": account.description, "sipCallID": sipCallID,
                                   "from": from, "offeredVideo": offeredVideo, "headers": headers.map(\.description)],
                  human: "incoming call \(call) from \(from)")
         case let .callState(call, state, sipCallID, lastStatus):
             emit("callState", ["call": call.description, "state": state.rawValue, "sipCallID": sipCallID,
-                               "code": lastStatus.code, "reason": lastStatus.reason],
+                               "code": lastStatus.code.rawValue, "reason": lastStatus.reason],
                  human: "\(call) \(state) (\(lastStatus))")
         case let .callMedia(call, state, _):
             emit("media", ["call": call.description, "state": state.rawValue], human: "\(call) media \(state)")
         case let .registration(account, state):
-            emit("registration", ["account": account.description, "code": state.status.code, "reason": state.status.reason,
+            emit("registration", ["account": account.description, "code": state.status.code.rawValue, "reason": state.status.reason,
                                   "expires": state.expires, "registered": state.isRegistered,
                                   "unregistration": state.isUnregistration],
                  human: "\(account) \(state)")
@@ -46,12 +47,15 @@ struct Output: Sendable {
             emit("dtmf", ["call": call.description, "digit": String(digit.digit), "method": digit.method.rawValue,
                           "durationMs": digit.duration.map { Int($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) } ?? -1],
                  human: "\(call) DTMF \(digit)")
-        case let .transferStatus(call, status, isFinal):
-            emit("transfer", ["kind": "status", "call": call.description, "code": status.code, "reason": status.reason, "final": isFinal],
-                 human: "\(call) transfer \(status)\(isFinal ? " (final)" : "")")
-        case let .transferRequested(call, target, requester, accepted):
-            emit("transfer", ["kind": "requested", "call": call.description, "to": target, "by": requester, "accepted": accepted],
-                 human: "\(call) transfer to \(target) requested by \(requester): \(accepted ? "accepted" : "refused")")
+        case let .transferStatus(progress):
+            emit("transfer", ["kind": "status", "call": progress.call.description, "code": progress.status.code.rawValue,
+                              "reason": progress.status.reason, "final": progress.isFinal],
+                 human: progress.description)
+        case let .transferRequested(decision):
+            let request = decision.request
+            emit("transfer", ["kind": "requested", "call": request.call.description, "to": request.target, "by": request.requester,
+                              "accepted": decision.isAccepted],
+                 human: "\(request.call) transfer to \(request.target) requested by \(request.requester): \(decision.isAccepted ? "accepted" : "refused")")
         case let .transferCallPlaced(call, newCall):
             emit("transfer", ["kind": "placed", "call": call.description, "newCall": newCall.description],
                  human: "\(call) transferred: new \(newCall)")
@@ -72,7 +76,7 @@ struct Output: Sendable {
             // Humans get the outcome once, from the command that sent the message.
             guard json else { return }
             emit("messageStatus", ["id": status.id.description, "call": status.call?.description ?? "", "to": status.to,
-                                   "code": status.status.code, "reason": status.status.reason],
+                                   "code": status.status.code.rawValue, "reason": status.status.reason],
                  human: "\(status)")
         case let .tlsConnection(connection):
             emit("tls", ["remote": connection.remote, "connected": connection.isConnected, "problems": connection.problems.description,
@@ -82,9 +86,10 @@ struct Output: Sendable {
             emit(quality: quality, of: call)
         case let .videoMedia(call, streams):
             emit(video: streams, of: call)
-        case let .redirected(call, target, status, followed):
-            emit("redirected", ["call": call.description, "target": target, "code": status.code, "reason": status.reason, "followed": followed],
-                 human: "\(call) redirected (\(status)) to \(target)\(followed ? ", following" : "")")
+        case let .redirected(redirect):
+            emit("redirected", ["call": redirect.call.description, "target": redirect.target, "code": redirect.status.code.rawValue,
+                                "reason": redirect.status.reason, "followed": redirect.isFollowed],
+                 human: "\(redirect.call) redirected (\(redirect.status)) to \(redirect.target)\(redirect.isFollowed ? ", following" : "")")
         }
     }
 

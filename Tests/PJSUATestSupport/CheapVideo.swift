@@ -7,5 +7,5 @@ public func useCheapVideo(_ phone: PJSUA, codec: String = "H264") async throws {
     try await phone.useVideoCodecs([codec])
     var settings = try await phone.videoCodecSettings(codec)
     settings.size = PJSUA.VideoSize(width: 352, height: 288)
-    try await phone.setVideoCodecSettings(codec, settings)
+    try await phone.setVideoCodecSettings(codec, to: settings)
 }

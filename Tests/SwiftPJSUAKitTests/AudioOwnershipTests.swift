@@ -46,9 +46,38 @@ struct AudioOwnershipTests {
     }
 
     /// Activation and deactivation racing (either may win): the device ends up open exactly when
-    /// the session ends up active, never open with the session inactive.
+    /// the session ends up active, never open with the session inactive. Both orders are forced
+    /// once (the deactivation arriving while the device is still opening, and before the
+    /// activation), then left to the scheduler.
     @Test func deactivationRacingActivationLeavesTheDeviceMatchingTheSession() async throws {
         var outcomes = Set<Bool>()
+
+        // Deactivated while the device is opening: the opening finishes, then the device closes.
+        let opening = await Harness()
+        opening.engine.setSessionActive(true)
+        let gate = Gate()
+        opening.engine.holdAudioActivation(at: gate)
+        let activation = Task { try await opening.core.audioSessionDidActivate() }
+        #expect(await eventually("the device is opening") { opening.engine.count("enableAudio") == 1 })
+        opening.engine.setSessionActive(false)
+        await opening.core.audioSessionDidDeactivate()
+        await gate.open()
+        try await activation.value
+        outcomes.insert(await opening.core.isAudioSessionActive)
+        #expect(await !opening.core.isAudioSessionActive)
+        #expect(!opening.engine.isDeviceOpen, "\(opening.engine.log)")
+        #expect(opening.engine.log.last == "disableAudio", "\(opening.engine.log)")
+
+        // Deactivated first, then activated: the device stays open.
+        let reopening = await Harness()
+        reopening.engine.setSessionActive(true)
+        await reopening.core.audioSessionDidDeactivate()
+        try await reopening.core.audioSessionDidActivate()
+        outcomes.insert(await reopening.core.isAudioSessionActive)
+        #expect(reopening.engine.isDeviceOpen)
+        #expect(reopening.engine.log.last == "enableAudio", "\(reopening.engine.log)")
+        #expect(outcomes == [false, true], "both orders were exercised")
+
         for _ in 0..<50 {
             let h = await Harness()
             h.engine.setSessionActive(true)
@@ -60,7 +89,7 @@ struct AudioOwnershipTests {
             outcomes.insert(active)
             let deviceOps = h.engine.log.filter { $0 == "enableAudio" || $0 == "disableAudio" }
             #expect(deviceOps.last == (active ? "enableAudio" : "disableAudio"), "\(deviceOps), session active: \(active)")
+            #expect(h.engine.isDeviceOpen == active, "\(deviceOps), session active: \(active)")
         }
-        #expect(!outcomes.isEmpty)
     }
 }

@@ -44,7 +44,7 @@ struct RealEngineTests {
             #expect(provider.newIncomingUUIDs.count == 2, "the call, and the push posted as a placeholder")
             #expect(await core.liveCalls.count == 1)
 
-            try await phone.hangup(caller)
+            try await phone.hangUp(caller)
             await eventually("the remote hang-up is reported", timeout: .seconds(10)) { provider.endings.contains { $0.0 == uuid } }
             #expect(provider.endings.first { $0.0 == uuid }?.1 == .remoteEnded)
             await core.stop()
@@ -126,7 +126,7 @@ struct RealEngineTests {
             await eventually("the call is established", timeout: .seconds(10)) { await core.call(uuid)?.isConnected == true }
             #expect(provider.updates.isEmpty, "no video, nothing to update")
             #expect(await core.call(uuid)?.update.hasVideo == false)
-            try await phone.hangup(caller)
+            try await phone.hangUp(caller)
             await core.stop()
         }
     }
@@ -138,7 +138,7 @@ struct RealEngineTests {
             var connected = false
             while !connected, let event = await events.next() {
                 switch event {
-                case let .incomingCall(_, call, _, _, _, _): try await phone.answerCall(call, video: false)
+                case let .incomingCall(_, call, _, _, _): try await phone.answerCall(call, video: false)
                 case let .callState(call, .confirmed, _, _) where call == caller: connected = true
                 default: break
                 }

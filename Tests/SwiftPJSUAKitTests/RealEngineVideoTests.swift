@@ -109,10 +109,10 @@ struct RealEngineVideoTests {
             _ = try await phone.makeCall(to: transport.uri(user: "kit"))
             var incoming: PJSUA.Call?
             while incoming == nil, let event = await events.next() {
-                if case let .incomingCall(_, call, _, _, _, _) = event { incoming = call }
+                if case let .incomingCall(_, call, _, _, _) = event { incoming = call }
             }
             let call = try #require(incoming)
-            for code in [100, 183, 200, 486] {
+            for code: PJSUA.SIPResponseCode in [100, 183, 200, 486] {
                 await #expect(throws: PJSUAError.self, "\(code)") { try await phone.ring(call, code: code) }
             }
             try await phone.ring(call)

@@ -11,7 +11,7 @@ struct AudioFlowTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let tonePath = directory + "/tone.wav"
         let recordingPath = directory + "/recording.wav"
-        try WAVFile.tone(frequency: 1000, seconds: 5).write(to: tonePath)
+        try WAVFile.tone(frequency: 1000, duration: .seconds(5)).write(to: tonePath)
 
         try await withEngine { phone, transport, log in
             try await phone.useCodecs([codec])
@@ -27,7 +27,7 @@ struct AudioFlowTests {
             _ = try await phone.play(tonePath, into: caller)
             try await Task.sleep(for: .milliseconds(1500))
             try await phone.stop(recorder)
-            try await phone.hangup(caller)
+            try await phone.hangUp(caller)
         }
         let recording = try WAVFile(contentsOf: recordingPath)
         #expect(recording.duration > 1.0)
@@ -50,7 +50,7 @@ struct AudioFlowTests {
             let recorder = try await phone.record(callee, to: recordingPath)
             try await Task.sleep(for: .milliseconds(700))
             try await phone.stop(recorder)
-            try await phone.hangup(caller)
+            try await phone.hangUp(caller)
         }
         let recording = try WAVFile(contentsOf: recordingPath)
         #expect(recording.duration > 0.3)
@@ -58,7 +58,7 @@ struct AudioFlowTests {
     }
 
     @Test func wavFilesRoundTripAndToneAnalysisFindsTheFrequency() throws {
-        let tone = WAVFile.tone(frequency: 440, seconds: 0.5, sampleRate: 8000, amplitude: 0.25)
+        let tone = try WAVFile.tone(frequency: 440, duration: .milliseconds(500), sampleRate: 8000, amplitude: 0.25)
         let parsed = try WAVFile(data: tone.data)
         #expect(parsed == tone)
         #expect(abs(parsed.dominantFrequency() - 440) <= 10)

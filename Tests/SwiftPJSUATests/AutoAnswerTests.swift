@@ -17,13 +17,13 @@ struct AutoAnswerTests {
             // The incoming call event precedes every state event of the callee.
             let order = log.all.compactMap { event -> String? in
                 switch event {
-                case let .incomingCall(_, call, _, _, _, _) where call == callee: "incoming"
+                case let .incomingCall(_, call, _, _, _) where call == callee: "incoming"
                 case let .callState(call, state, _, _) where call == callee: "\(state)"
                 default: nil
                 }
             }
             #expect(order.first == "incoming", "\(order)")
-            try await phone.hangup(caller)
+            try await phone.hangUp(caller)
             try await log.state(callee, .disconnected)
         }
     }
@@ -38,7 +38,7 @@ struct AutoAnswerTests {
     }
 
     @Test(arguments: [100, 181, 299, 700])
-    func codesThatCannotAnswerAreRejectedAtStart(code: Int) async throws {
+    func codesThatCannotAnswerAreRejectedAtStart(code: PJSUA.SIPResponseCode) async throws {
         await EngineTurns.shared.acquire()
         defer { Task { await EngineTurns.shared.release() } }
         let phone = PJSUA()

@@ -38,4 +38,42 @@ struct EventHubTests {
         await canceller.value
         #expect(hub.subscriberCount == 0)
     }
+
+    /// A subscription whose reader is gone leaves the hub, so nothing is buffered for it: an
+    /// `events` value released unread, a `for await` loop that broke out (the value still held),
+    /// a reader task that was cancelled. Only a value kept and never read stays subscribed.
+    @Test func aSubscriptionWhoseReaderIsGoneLeavesTheHub() async throws {
+        let phone = PJSUA()
+        let hub = phone.hub
+        let event = PJSUA.Event.dtmf(call: PJSUA.Call(slot: 0, token: 1), digit: PJSUA.DTMFDigit(digit: "1", method: .rfc4733, duration: nil))
+        #expect(hub.subscriberCount == 0)
+
+        _ = phone.events
+        #expect(hub.subscriberCount == 0, "a value released unread")
+
+        var kept: PJSUA.Events? = phone.events
+        hub.publish(event)
+        #expect(hub.subscriberCount == 1, "a value kept is a subscriber")
+        kept = nil
+        #expect(hub.subscriberCount == 0, "released with an event in its buffer")
+        _ = kept
+
+        let held = phone.events
+        hub.publish(event)
+        hub.publish(event)
+        for await _ in held { break }
+        #expect(hub.subscriberCount == 0, "a loop that broke out, its sequence still held")
+        withExtendedLifetime(held) {}
+
+        let started = Box<Bool>()
+        let reader = Task {
+            let events = phone.events
+            started.value = true
+            for await _ in events {}
+        }
+        try await waitUntil("the reader subscribed") { started.value == true && hub.subscriberCount == 1 }
+        reader.cancel()
+        await reader.value
+        #expect(hub.subscriberCount == 0, "a cancelled reader")
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PJSUATestSupport
 import SwiftPJSUA
 import Testing
 
@@ -11,12 +12,12 @@ struct EventsAndLoggingTests {
             for index in 0..<3 {
                 let call = try await phone.makeCall(to: transport.uri(user: "fan\(index)"))
                 let incoming = try await first.first("incoming \(index)") { event -> PJSUA.Call? in
-                    if case let .incomingCall(_, c, _, _, _, _) = event, !first.states(of: c).contains(.disconnected) { return c }
+                    if case let .incomingCall(_, c, _, _, _) = event, !first.states(of: c).contains(.disconnected) { return c }
                     return nil
                 }
                 try await phone.answer(incoming)
                 try await first.state(call, .confirmed)
-                try await phone.hangup(call)
+                try await phone.hangUp(call)
                 try await first.state(incoming, .disconnected)
                 try await first.state(call, .disconnected)
             }
@@ -35,7 +36,7 @@ struct EventsAndLoggingTests {
             let call = try await phone.makeCall(to: transport.uri(user: "early"))
             try await log.state(call, .calling)
             let late = EventLog(phone.events)
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
             try await waitUntil("late subscriber sees the hangup") { late.states(of: call).contains(.disconnected) }
             #expect(!late.states(of: call).contains(.calling))
@@ -49,7 +50,7 @@ struct EventsAndLoggingTests {
             let incoming = try await log.incomingCall().call
             try await phone.answer(incoming)
             try await log.state(call, .confirmed)
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(incoming, .disconnected)
             let seen = log.all.count
             var count = 0
@@ -69,7 +70,7 @@ struct EventsAndLoggingTests {
         try await withEngine(configuration) { phone, transport, log in
             let call = try await phone.makeCall(to: transport.uri(user: "logged"))
             try await log.state(call, .calling)
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
         }
         #expect(lines.values.count > 20)
@@ -78,11 +79,23 @@ struct EventsAndLoggingTests {
         // against kamailio in KamailioTests.)
     }
 
+    /// With the default configuration (no handler), PJSIP writes nothing anywhere. An engine in
+    /// a process of its own (softphone, which configures no logging) places a call to ours, and
+    /// its whole output, stdout and stderr, is read: softphone prints only JSON records with
+    /// `--json`, so any other line (a PJSIP log line, from `pj_init` on) fails the test.
     @Test func theLogIsQuietByDefault() async throws {
-        // No handler: nothing may reach stdout either (checked by the CLI tests, which read it).
         try await withEngine { phone, transport, log in
-            let call = try await phone.makeCall(to: transport.uri(user: "quiet"))
-            try await log.state(call, .calling)
+            let caller = try ChildProcess(try softphone(), ["call", transport.uri(user: "quiet"), "--seconds", "1", "--timeout", "10", "--json"],
+                                          name: "softphone-quiet")
+            defer { caller.stop() }
+            try await phone.answer(try await log.incomingCall().call)
+            #expect(try await caller.waitForExit(timeout: .seconds(30)) == 0, "\(caller.output)")
+            let records = jsonLines(caller.output)
+            #expect(records.contains { $0["event"] as? String == "callState" && $0["state"] as? String == "CONFIRMED" }, "\(caller.output)")
+            let others = caller.output.split(separator: "\n").filter { line in
+                (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] == nil
+            }
+            #expect(others.isEmpty, "not softphone's records: \(others)")
         }
     }
 }

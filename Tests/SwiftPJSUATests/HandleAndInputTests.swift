@@ -1,4 +1,5 @@
 import Foundation
+import PJSUATestSupport
 import SwiftPJSUA
 import Testing
 
@@ -9,7 +10,7 @@ struct HandleAndInputTests {
         try await withEngine(.init(port: 0, bindAddress: "127.0.0.1", maxCalls: 2, audioDevice: .null)) { phone, transport, log in
             let first = try await phone.makeCall(to: transport.uri(user: "first"))
             let firstIncoming = try await log.incomingCall().call
-            try await phone.hangup(first)
+            try await phone.hangUp(first)
             try await log.state(first, .disconnected)
             try await log.state(firstIncoming, .disconnected)
 
@@ -18,14 +19,14 @@ struct HandleAndInputTests {
             #expect(second.slot == first.slot)
             #expect(second != first)
             do {
-                try await phone.hangup(first)
+                try await phone.hangUp(first)
                 Issue.record("a stale handle hung up a live call")
             } catch PJSUAError.staleHandle {
             }
             await #expect(throws: PJSUAError.self) { try await phone.answer(firstIncoming) }
             #expect(try await phone.info(second).state != .disconnected)
             #expect(log.states(of: second).contains(.disconnected) == false)
-            try await phone.hangup(second)
+            try await phone.hangUp(second)
         }
     }
 
@@ -67,14 +68,16 @@ struct HandleAndInputTests {
         try await withEngine { phone, transport, log in
             let call = try await phone.makeCall(to: transport.uri(user: "args"))
             let incoming = try await log.incomingCall().call
-            for code in [0, 99, 700, -1] {
-                await #expect(throws: PJSUAError.self) { try await phone.answer(incoming, code: code) }
+            // answer sends provisional and success responses only: refusing is reject's.
+            for code: PJSUA.SIPResponseCode in [0, 99, 100, 300, .busyHere, .decline, 700, -1] {
+                await #expect(throws: PJSUAError.self, "\(code)") { try await phone.answer(incoming, code: code) }
             }
-            await #expect(throws: PJSUAError.self) { try await phone.reject(incoming, code: 200) }
-            await #expect(throws: PJSUAError.self) { try await phone.hangup(call, code: 100) }
+            await #expect(throws: PJSUAError.self) { try await phone.reject(incoming, code: .ok) }
+            await #expect(throws: PJSUAError.self) { try await phone.hangUp(call, code: .trying) }
+            await #expect(throws: PJSUAError.self) { try await phone.hangUp(call, code: 0) }
             await #expect(throws: PJSUAError.self) { try await phone.sendDTMF("12x", on: call) }
             await #expect(throws: PJSUAError.self) { try await phone.sendDTMF("", on: call) }
-            await #expect(throws: PJSUAError.self) { try await phone.setCodecPriority("PCMU", 300) }
+            await #expect(throws: PJSUAError.self) { try await phone.setCodecPriority("PCMU", to: 300) }
             await #expect(throws: PJSUAError.self) { try await phone.useCodecs(["no-such-codec"]) }
             await #expect(throws: PJSUAError.self) { try await phone.play("/nonexistent.wav", into: call) }
             await #expect(throws: PJSUAError.self) { try await phone.addAccount(id: "not a uri") }
@@ -94,9 +97,82 @@ struct HandleAndInputTests {
                 Issue.record("recorded before media was active")
             } catch PJSUAError.mediaNotActive {
             }
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
         }
+    }
+
+    // Input that once trapped (an integer conversion or an overflow before the range check) is a
+    // typed error naming what was wrong.
+
+    @Test(arguments: [Duration.seconds(Int64.max), .seconds(601), .seconds(-1)])
+    func anUnregisterTimeoutOutOfRangeIsRefusedAtStart(timeout: Duration) async throws {
+        await EngineTurns.shared.acquire()
+        defer { Task { await EngineTurns.shared.release() } }
+        let error = await startError(PJSUA(), .init(port: 0, bindAddress: "127.0.0.1", unregisterTimeout: timeout))
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.message.contains("unregisterTimeout") == true, "\(String(describing: error))")
+    }
+
+    @Test func morePreferredCodecsThanPrioritiesAreRefusedAtStart() async throws {
+        await EngineTurns.shared.acquire()
+        defer { Task { await EngineTurns.shared.release() } }
+        // Every entry a codec the build has: each would get priority 255 - index, below 0 past 255.
+        var configuration = PJSUA.Configuration(port: 0, bindAddress: "127.0.0.1")
+        configuration.preferredCodecs = Array(repeating: "PCMU", count: 300)
+        let error = await startError(PJSUA(), configuration)
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.message.contains("preferredCodecs") == true, "\(String(describing: error))")
+    }
+
+    @Test func aWritersCapacityOutOfRangeIsATypedErrorBeforeAnyConversion() async throws {
+        try await withEngine { phone, transport, log in
+            let call = try await phone.makeCall(to: transport.uri(user: "capacity"))
+            for capacity in [Duration.seconds(Int64.max), .seconds(-Int64.max), .zero, .seconds(601)] {
+                #expect(await thrownCode { try await phone.sendAudio(to: call, capacity: capacity) } == .invalidArgument, "\(capacity)")
+            }
+            try await phone.hangUp(call)
+            try await log.state(call, .disconnected)
+        }
+    }
+
+    @Test func aUsernameWithoutAPasswordOrAPasswordWithoutAUsernameIsRefused() async throws {
+        try await withEngine { phone, _, _ in
+            do {
+                try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: "sip:127.0.0.1:9", username: "alice")
+                Issue.record("a username without a password was accepted (it would register with an empty password)")
+            } catch let error as PJSUAError {
+                #expect(error.code == .invalidArgument && error.message.contains("no password"), "\(error)")
+            }
+            #expect(await thrownCode {
+                try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: "sip:127.0.0.1:9", password: "secret")
+            } == .invalidArgument)
+            // Whole credentials, or none, are fine.
+            try await phone.addAccount(id: "sip:alice@127.0.0.1", username: "alice", password: "secret")
+            try await phone.addAccount(id: "sip:bob@127.0.0.1")
+        }
+    }
+
+    @Test func aDTMFDetectorRefusesSampleRatesItCannotWorkAt() throws {
+        for rate in [0, -8000, 7999, 48_001, Int.max] {
+            #expect(thrownCode { try DTMFDetector(sampleRate: rate) } == .invalidArgument, "\(rate)")
+        }
+        var detector = try DTMFDetector(sampleRate: 8000)
+        #expect(detector.process([Int16](repeating: 0, count: 160)) == nil)
+    }
+
+    @Test func aToneOrWAVFileThatCannotBeMadeIsATypedError() throws {
+        for duration in [Duration.seconds(Int64.max), .seconds(-1), WAVFile.longestTone + .seconds(1)] {
+            #expect(thrownCode { try WAVFile.tone(frequency: 440, duration: duration) } == .invalidArgument, "\(duration)")
+        }
+        #expect(thrownCode { try WAVFile.tone(frequency: 440, duration: .seconds(1), sampleRate: 0) } == .invalidArgument)
+        #expect(thrownCode { try WAVFile.tone(frequency: .infinity, duration: .seconds(1)) } == .invalidArgument)
+        #expect(thrownCode { try WAVFile.tone(frequency: 440, duration: .seconds(1), amplitude: .nan) } == .invalidArgument)
+        #expect(try WAVFile.tone(frequency: 440, duration: .milliseconds(250), sampleRate: 8000).samples.count == 2000)
+        // A rate no WAV header can hold: `data` does not trap, `write` refuses.
+        let odd = WAVFile(sampleRate: -1, samples: [0, 1])
+        #expect(!odd.data.isEmpty)
+        #expect(thrownCode { try odd.write(to: NSTemporaryDirectory() + "never.wav") } == .invalidArgument)
     }
 
     @Test func pushParametersFollowRFC8599() throws {

@@ -26,7 +26,7 @@ struct HoldAndMuteTests {
                 let b = try await phone.info(callee).media
                 return a == .active && b == .active
             }
-            try await phone.hangup(caller)
+            try await phone.hangUp(caller)
         }
     }
 
@@ -35,7 +35,7 @@ struct HoldAndMuteTests {
     @Test func muteCutsOnlyTheMicrophonePathAndSurvivesHold() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try WAVFile.tone(frequency: 800, seconds: 3).write(to: directory + "/tone.wav")
+        try WAVFile.tone(frequency: 800, duration: .seconds(3)).write(to: directory + "/tone.wav")
         try await withEngine { phone, transport, log in
             let caller = try await phone.makeCall(to: transport.uri(user: "mute"))
             let callee = try await log.incomingCall().call
@@ -44,7 +44,7 @@ struct HoldAndMuteTests {
             try await log.mediaActive(callee)
             // pjmedia's bridge applies connect/disconnect on its clock thread, a frame later.
             try await waitUntil("microphone path connected") { try await phone.microphonePathConnected(caller) }
-            try await phone.setMuted(caller, true)
+            try await phone.setMuted(caller, to: true)
             #expect(try await phone.isMuted(caller))
             try await waitUntil("microphone path cut") { try await !phone.microphonePathConnected(caller) }
             #expect(try await phone.microphonePathConnected(callee))
@@ -63,12 +63,12 @@ struct HoldAndMuteTests {
             #expect(try await phone.isMuted(caller))
             try await Task.sleep(for: .milliseconds(100))
             #expect(try await !phone.microphonePathConnected(caller), "the media callback rewired a muted call")
-            try await phone.setMuted(caller, false)
+            try await phone.setMuted(caller, to: false)
             #expect(try await !phone.isMuted(caller))
             try await waitUntil("microphone path restored") { try await phone.microphonePathConnected(caller) }
-            try await phone.hangup(caller)
+            try await phone.hangUp(caller)
             try await log.state(caller, .disconnected)
-            await #expect(throws: PJSUAError.self) { try await phone.setMuted(caller, true) }
+            await #expect(throws: PJSUAError.self) { try await phone.setMuted(caller, to: true) }
         }
     }
 
@@ -85,7 +85,7 @@ struct HoldAndMuteTests {
             let before = AudioWiring.Probe.counts
             let toggling = Task {
                 for round in 0..<200 {
-                    try await phone.setMuted(caller, round.isMultiple(of: 2))
+                    try await phone.setMuted(caller, to: round.isMultiple(of: 2))
                     try await Task.sleep(for: .milliseconds(2))
                 }
             }
@@ -106,24 +106,45 @@ struct HoldAndMuteTests {
             }
             for _ in 0..<10 { try await holdAndResume() }
             try await toggling.value
-            try await phone.setMuted(caller, true)
+            try await phone.setMuted(caller, to: true)
             try await holdAndResume()
             try await Task.sleep(for: .milliseconds(100))
             #expect(try await !phone.microphonePathConnected(caller), "the microphone is live on a muted call")
             let after = AudioWiring.Probe.counts
             #expect(after.onExecutor - before.onExecutor >= 200, "wirings: \(before) -> \(after)")
             #expect(after.elsewhere == 0, "\(after.elsewhere) wirings ran off the engine's thread")
-            try await phone.hangup(caller)
+            try await phone.hangUp(caller)
         }
     }
 
+    /// An account registered with kamailio registers again (a new, successful REGISTER after
+    /// the change), each step is reported, and calls still work afterwards.
     @Test func ipChangeHandlingReRegistersAndKeepsTheEngineUsable() async throws {
+        let kamailio = try await Kamailio()
+        defer { kamailio.stop() }
         try await withEngine { phone, transport, log in
+            let account = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: kamailio.uri,
+                                                     username: "alice", password: "alice-secret")
+            try await log.registration(account, "alice registered", where: \.isRegistered)
+            let registrationsBefore = log.registrations(of: account).count
             try await phone.handleIPChange()
-            try await Task.sleep(for: .milliseconds(500))
+            let contactUpdate = try await log.first("alice's Contact updated") { event -> Result<Void, PJSUAError>? in
+                guard case let .ipChange(.accountContactUpdated(updated), error) = event, updated == account else { return nil }
+                return error.map { .failure($0) } ?? .success(())
+            }
+            #expect(throws: Never.self, "updating alice's Contact") { try contactUpdate.get() }
+            let completion = try await log.first("the IP change completed") { event -> Result<Void, PJSUAError>? in
+                guard case let .ipChange(.completed, error) = event else { return nil }
+                return error.map { .failure($0) } ?? .success(())
+            }
+            #expect(throws: Never.self, "the IP change") { try completion.get() }
+            try await waitUntil("alice registered again") {
+                log.registrations(of: account).dropFirst(registrationsBefore).contains(where: \.isRegistered)
+            }
             let call = try await phone.makeCall(to: transport.uri(user: "after-ip-change"))
             try await log.state(call, .calling)
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
+            try await log.state(call, .disconnected)
         }
     }
 }

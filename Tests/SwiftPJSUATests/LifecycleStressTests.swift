@@ -63,7 +63,7 @@ struct LifecycleStressTests {
             log.all.filter { if case .incomingCall = $0 { true } else { false } }.count == 25
         }
         for event in log.all {
-            if case let .incomingCall(_, call, _, _, _, _) = event {
+            if case let .incomingCall(_, call, _, _, _) = event {
                 try await phone.answer(call)
                 legs.append(call)
             }

@@ -54,7 +54,7 @@ struct LifecycleTests {
         // A third call left ringing.
         let ringing = try await phone.makeCall(to: transport.uri(user: "ringing"))
         try await log.first("second incoming call") { event -> Void? in
-            if case let .incomingCall(_, call, _, _, _, _) = event, call != callee { return () }
+            if case let .incomingCall(_, call, _, _, _) = event, call != callee { return () }
             return nil
         }
         await phone.shutdown()
@@ -62,7 +62,7 @@ struct LifecycleTests {
         for call in [caller, callee, ringing] {
             #expect(log.states(of: call).last == .disconnected, "\(call): \(log.states(of: call))")
         }
-        await #expect(throws: PJSUAError.self) { try await phone.hangup(caller) }
+        await #expect(throws: PJSUAError.self) { try await phone.hangUp(caller) }
     }
 
     @Test func methodsBeforeStartThrowNotStarted() async throws {
@@ -126,7 +126,7 @@ struct LifecycleTests {
             let incoming = try await log.incomingCall().call
             try await phone.answer(incoming)
             try await log.state(call, .confirmed)
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(incoming, .disconnected)
         }
     }

@@ -17,7 +17,7 @@ struct SelfCallTests {
             #expect(a.sipCallID == b.sipCallID)
             #expect(a.sipCallID == incoming.sipCallID)
             #expect(!a.sipCallID.isEmpty)
-            try await phone.hangup(outgoing)
+            try await phone.hangUp(outgoing)
             let endA = try await log.state(outgoing, .disconnected)
             let endB = try await log.state(incoming.call, .disconnected)
             #expect(endA.status.code == 200)

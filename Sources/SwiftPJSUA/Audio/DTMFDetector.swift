@@ -28,8 +28,15 @@ public struct DTMFDetector: Sendable {
     private var currentMilliseconds = 0
     private var gap = 0
 
-    /// A detector for audio at `sampleRate` Hz (8000...48000).
-    public init(sampleRate: Int) {
+    /// The sample rates a detector takes, in Hz.
+    public static let sampleRates = 8000...48000
+
+    /// A detector for audio at `sampleRate` Hz (``sampleRates``).
+    /// - Throws: ``PJSUAError/Code/invalidArgument`` for a rate outside ``sampleRates``.
+    public init(sampleRate: Int) throws {
+        guard Self.sampleRates.contains(sampleRate) else {
+            throw PJSUAError(.invalidArgument, "a DTMF detector takes \(Self.sampleRates.lowerBound)...\(Self.sampleRates.upperBound) Hz, not \(sampleRate)")
+        }
         self.sampleRate = sampleRate
         coefficients = (Self.rows + Self.columns).map { frequency in
             2 * cos(2 * Double.pi * frequency / Double(sampleRate))

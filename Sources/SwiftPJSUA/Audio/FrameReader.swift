@@ -1,6 +1,6 @@
 extension PJSUA {
     /// The audio a call receives, as a sequence of frames in the format the app asked for
-    /// (``PJSUA/receiveAudio(from:format:bufferedFrames:)``).
+    /// (``PJSUA/receiveAudio(from:format:bufferingNewest:)``).
     ///
     /// One frame arrives per frame duration, paced by the conference bridge's clock (the sound
     /// device's, or the null device's on a server), with silence where the call had nothing. If

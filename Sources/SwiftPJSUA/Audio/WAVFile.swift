@@ -19,17 +19,32 @@ public struct WAVFile: Sendable, Equatable {
     /// A sine tone.
     /// - Parameters:
     ///   - frequency: in Hz.
-    ///   - seconds: duration.
-    ///   - sampleRate: samples per second (pjsua's bridge runs at 16000 by default).
+    ///   - duration: how long it sounds, at most ``longestTone``.
+    ///   - sampleRate: samples per second (``sampleRates``; pjsua's bridge runs at 16000 by default).
     ///   - amplitude: 0...1 of full scale.
-    public static func tone(frequency: Double, seconds: Double, sampleRate: Int = 16_000, amplitude: Double = 0.5) -> WAVFile {
-        let count = max(0, Int(seconds * Double(sampleRate)))
+    /// - Throws: ``PJSUAError/Code/invalidArgument`` for a negative or too long duration, a
+    ///   sample rate outside ``sampleRates``, or a frequency or amplitude that is not finite.
+    public static func tone(frequency: Double, duration: Duration, sampleRate: Int = 16_000, amplitude: Double = 0.5) throws -> WAVFile {
+        try Validation.duration(duration, in: .zero ... longestTone, what: "tone duration")
+        guard sampleRates.contains(sampleRate) else {
+            throw PJSUAError(.invalidArgument, "tone sample rate \(sampleRate) Hz is out of range \(sampleRates.lowerBound)...\(sampleRates.upperBound)")
+        }
+        guard frequency.isFinite, amplitude.isFinite else {
+            throw PJSUAError(.invalidArgument, "tone frequency \(frequency) and amplitude \(amplitude) must be finite")
+        }
+        let count = duration.wholeMilliseconds * sampleRate / 1000
         let scale = max(0, min(1, amplitude)) * Double(Int16.max)
         let samples = (0..<count).map { index in
             Int16(scale * sin(2 * Double.pi * frequency * Double(index) / Double(sampleRate)))
         }
         return WAVFile(sampleRate: sampleRate, samples: samples)
     }
+
+    /// The longest tone ``tone(frequency:duration:sampleRate:amplitude:)`` makes.
+    public static let longestTone = Duration.seconds(600)
+
+    /// The sample rates a file can be written with (and a tone made at), in Hz.
+    public static let sampleRates = 1...384_000
 
     /// Reads a PCM WAV file.
     /// - Throws: ``PJSUAError/Code/file`` when the file is unreadable or not 16-bit PCM WAV.
@@ -77,11 +92,12 @@ public struct WAVFile: Sendable, Equatable {
         self.init(sampleRate: format.rate, samples: samples)
     }
 
-    /// The file's bytes (RIFF/WAVE, PCM, mono, 16-bit).
+    /// The file's bytes (RIFF/WAVE, PCM, mono, 16-bit). A size or rate a WAV header cannot
+    /// hold is written cut to 32 bits; ``write(to:)`` refuses such a file instead.
     public var data: Data {
         var out = Data()
-        func put32(_ value: Int) { withUnsafeBytes(of: UInt32(value).littleEndian) { out.append(contentsOf: $0) } }
-        func put16(_ value: Int) { withUnsafeBytes(of: UInt16(value).littleEndian) { out.append(contentsOf: $0) } }
+        func put32(_ value: Int) { withUnsafeBytes(of: UInt32(truncatingIfNeeded: value).littleEndian) { out.append(contentsOf: $0) } }
+        func put16(_ value: Int) { withUnsafeBytes(of: UInt16(truncatingIfNeeded: value).littleEndian) { out.append(contentsOf: $0) } }
         let dataSize = samples.count * 2
         out.append(contentsOf: Array("RIFF".utf8)); put32(36 + dataSize); out.append(contentsOf: Array("WAVE".utf8))
         out.append(contentsOf: Array("fmt ".utf8)); put32(16); put16(1); put16(1); put32(sampleRate); put32(sampleRate * 2); put16(2); put16(16)
@@ -91,7 +107,15 @@ public struct WAVFile: Sendable, Equatable {
     }
 
     /// Writes the file.
+    /// - Throws: ``PJSUAError/Code/invalidArgument`` for a sample rate outside ``sampleRates`` or
+    ///   more samples than a WAV header can count; ``PJSUAError/Code/file`` when it cannot write.
     public func write(to path: String) throws {
+        guard Self.sampleRates.contains(sampleRate) else {
+            throw PJSUAError(.invalidArgument, "WAV sample rate \(sampleRate) Hz is out of range \(Self.sampleRates.lowerBound)...\(Self.sampleRates.upperBound)")
+        }
+        guard samples.count <= (Int(UInt32.max) - 36) / 2 else {
+            throw PJSUAError(.invalidArgument, "\(samples.count) samples do not fit in a WAV file")
+        }
         guard FileManager.default.createFile(atPath: path, contents: data) else {
             throw PJSUAError(.file, "cannot write \(Validation.quoted(path))")
         }

@@ -6,7 +6,7 @@ import PJSIP
 /// speaker-wards while the call is muted.
 ///
 /// Wiring runs only on the engine's executor thread. pjsua's media callback does not wire the
-/// call itself: it schedules ``rewire(_:)`` on the executor, where ``PJSUA/setMuted(_:_:)`` also
+/// call itself: it schedules ``rewire(_:)`` on the executor, where ``PJSUA/setMuted(_:to:)`` also
 /// runs. A mute and a media update (a re-INVITE replacing the call's conference slot) therefore
 /// never interleave, and each wiring reads the call's media and its mute flag fresh, in one step:
 /// the microphone is never live while ``PJSUA/isMuted(_:)`` says true.

@@ -31,6 +31,23 @@ enum CallbackContext {
         lock.withLock { identities[call] }
     }
 
+    /// The headers of the INVITE of the last incoming call in each call slot, with that call's
+    /// token. Kept when the call ends (a subscriber may read them after the call's last event)
+    /// and replaced by the slot's next incoming call, so there are at most `maxCalls` of them.
+    nonisolated(unsafe) private static var inviteHeaders: [pjsua_call_id: (token: UInt, headers: [PJSUA.SIPHeader])] = [:]  // guarded by `lock`
+
+    static func rememberHeaders(_ headers: [PJSUA.SIPHeader], of call: PJSUA.Call) {
+        lock.withLock { inviteHeaders[call.slot] = (call.token, headers) }
+    }
+
+    /// The headers of `call`'s INVITE; nil for an outgoing call, or once its slot was reused.
+    static func headers(of call: PJSUA.Call) -> [PJSUA.SIPHeader]? {
+        lock.withLock {
+            guard let kept = inviteHeaders[call.slot], kept.token == call.token else { return nil }
+            return kept.headers
+        }
+    }
+
     /// Drops what was kept for a call that has ended (its mute flag, its INVITE identity).
     static func callEnded(_ call: PJSUA.Call) {
         FrameTaps.callEnded(call)
@@ -41,9 +58,9 @@ enum CallbackContext {
         }
     }
 
-    nonisolated(unsafe) private static var autoAnswerCode: Int?  // guarded by `lock`
+    nonisolated(unsafe) private static var autoAnswerCode: PJSUA.SIPResponseCode?  // guarded by `lock`
 
-    static func activate(hub: EventHub, executor: PJSUAExecutor, logHandler: PJSUA.LogHandler?, autoAnswerCode: Int?) {
+    static func activate(hub: EventHub, executor: PJSUAExecutor, logHandler: PJSUA.LogHandler?, autoAnswerCode: PJSUA.SIPResponseCode?) {
         lock.lock()
         defer { lock.unlock() }
         self.hub = hub
@@ -53,7 +70,7 @@ enum CallbackContext {
     }
 
     /// The status code every incoming call is answered with inside the callback, if any.
-    static var automaticAnswer: Int? {
+    static var automaticAnswer: PJSUA.SIPResponseCode? {
         lock.withLock { autoAnswerCode }
     }
 
@@ -66,6 +83,7 @@ enum CallbackContext {
         autoAnswerCode = nil
         muted = []
         identities = [:]
+        inviteHeaders = [:]
     }
 
     /// Schedules the audio wiring of `call` on the engine's executor thread (see ``AudioWiring``),
@@ -168,21 +186,21 @@ func accountHandle(_ slot: pjsua_acc_id) -> PJSUA.Account {
 private func onIncomingCall(_ accID: pjsua_acc_id, _ callID: pjsua_call_id, _ rdata: UnsafeMutablePointer<pjsip_rx_data>?) {
     let call = callHandle(callID)
     if let whole = rdata.flatMap(identity(of:)) { CallbackContext.remember(whole, of: call) }
-    let headers = rdata?.pointee.msg_info.msg.map(receivedHeaders) ?? []
+    CallbackContext.rememberHeaders(rdata?.pointee.msg_info.msg.map(receivedHeaders) ?? [], of: call)
     let event = withCallInfo(callID) { info in
         let identity = callIdentity(call, info)
         return PJSUA.Event.incomingCall(account: accountHandle(accID), call: call, sipCallID: identity.sipCallID,
-                                        from: identity.remote, offeredVideo: info.pointee.rem_vid_cnt > 0, headers: headers)
+                                        from: identity.remote, offeredVideo: info.pointee.rem_vid_cnt > 0)
     }
     if let event { CallbackContext.publish(event) }
     // Configuration.autoAnswerCode: answered here, on pjsua's thread, after the event (so that
     // subscribers see the call before its state changes). pjsua's own app answers the same way.
     if let code = CallbackContext.automaticAnswer {
-        if code >= 300 {
-            pjsua_call_hangup(callID, UInt32(code), nil, nil)
+        if code.isError {
+            pjsua_call_hangup(callID, UInt32(code.rawValue), nil, nil)
         } else {
             var setting = PJSUA.callSetting()
-            pjsua_call_answer2(callID, &setting, UInt32(code), nil, nil)
+            pjsua_call_answer2(callID, &setting, UInt32(code.rawValue), nil, nil)
         }
     }
 }
@@ -215,7 +233,7 @@ private func onCallState(_ callID: pjsua_call_id, _ event: UnsafeMutablePointer<
     let published = withCallInfo(callID) { info in
         PJSUA.Event.callState(
             call: call, state: PJSUA.CallState(info.pointee.state), sipCallID: callIdentity(call, info).sipCallID,
-            lastStatus: PJSUA.SIPStatus(code: Int(info.pointee.last_status.rawValue), reason: String(pj: info.pointee.last_status_text)))
+            lastStatus: PJSUA.SIPStatus(code: .init(info.pointee.last_status), reason: String(pj: info.pointee.last_status_text)))
     }
     guard let published else { return }
     if case .callState(_, .disconnected, _, _) = published {
@@ -245,7 +263,7 @@ private func onCallMediaState(_ callID: pjsua_call_id) {
 private func onRegState(_ accID: pjsua_acc_id, _ info: UnsafeMutablePointer<pjsua_reg_info>?) {
     guard let info, let param = info.pointee.cbparam?.pointee else { return }
     var state = PJSUA.RegistrationState(
-        status: PJSUA.SIPStatus(code: Int(param.code), reason: String(pj: param.reason)),
+        status: PJSUA.SIPStatus(code: .init(rawValue: Int(param.code)), reason: String(pj: param.reason)),
         expires: Int(param.expiration == UInt32.max ? 0 : param.expiration),
         isUnregistration: info.pointee.renew == 0,
         transportStatus: param.status)

@@ -90,7 +90,9 @@ enum InbandDTMF {
     /// A port at the bridge's clock rate and frame size whose `put_frame` runs a detector.
     private static func makePort(for call: PJSUA.Call) -> Attachment? {
         var bridge = pjsua_conf_port_info()
-        guard pjsua_conf_get_port_info(0, &bridge) == pjSuccess, let pool = pjsua_pool_create("dtmf-detect", 512, 512) else { return nil }
+        // The bridge runs at one of MediaSettings' clock rates, which the detector takes.
+        guard pjsua_conf_get_port_info(0, &bridge) == pjSuccess, let detector = try? DTMFDetector(sampleRate: Int(bridge.clock_rate)),
+              let pool = pjsua_pool_create("dtmf-detect", 512, 512) else { return nil }
         guard let raw = pj_pool_zalloc(pool, MemoryLayout<pjmedia_port>.size) else {
             pj_pool_release(pool)
             return nil
@@ -101,8 +103,7 @@ enum InbandDTMF {
         let channels = max(bridge.channel_count, 1)
         // 'DTMD': any signature distinct from pjmedia's own port classes.
         pjmedia_port_info_init(&port.pointee.info, &name, 0x444D_5444, bridge.clock_rate, 1, 16, bridge.samples_per_frame / channels)
-        let detector = DetectorBox(call: call, detector: DTMFDetector(sampleRate: Int(bridge.clock_rate)))
-        port.pointee.port_data.pdata = Unmanaged.passRetained(detector).toOpaque()
+        port.pointee.port_data.pdata = Unmanaged.passRetained(DetectorBox(call: call, detector: detector)).toOpaque()
         port.pointee.put_frame = detectorPutFrame
         port.pointee.get_frame = detectorGetFrame
         port.pointee.on_destroy = detectorDestroy

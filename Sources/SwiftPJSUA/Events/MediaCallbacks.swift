@@ -79,7 +79,7 @@ func onCallRedirected(_ callID: pjsua_call_id, _ target: UnsafePointer<pjsip_uri
     let policy = MediaCallbacks.policy
     var status = PJSUA.SIPStatus(code: 0, reason: "")
     if let event, event.pointee.type == PJSIP_EVENT_TSX_STATE, let transaction = event.pointee.body.tsx_state.tsx {
-        status = PJSUA.SIPStatus(code: Int(transaction.pointee.status_code), reason: String(pj: transaction.pointee.status_text))
+        status = PJSUA.SIPStatus(code: .init(rawValue: Int(transaction.pointee.status_code)), reason: String(pj: transaction.pointee.status_text))
     }
     var uri = ""
     if let target {
@@ -93,7 +93,7 @@ func onCallRedirected(_ callID: pjsua_call_id, _ target: UnsafePointer<pjsip_uri
             }
         }
     }
-    CallbackContext.publish(.redirected(call: callHandle(callID), target: uri, status: status, followed: policy == .follow))
+    CallbackContext.publish(.redirected(PJSUA.Redirect(call: callHandle(callID), target: uri, status: status, isFollowed: policy == .follow)))
     switch policy {
     case .follow: return PJSIP_REDIRECT_ACCEPT
     // REJECT rather than STOP: pjsip_inv_process_redirect ends a STOPped call with 487 Request

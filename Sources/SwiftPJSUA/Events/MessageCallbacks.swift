@@ -26,8 +26,8 @@ func onPagerReceived(_ callID: pjsua_call_id, _ from: UnsafePointer<pj_str_t>?, 
     if callID == PJSUA_INVALID_ID.rawValue, let rdata, let transaction = pjsip_rdata_get_tsx(rdata),
        let responder = MessageResponse.responder {
         let chosen = responder(message)
-        let code = (200...699).contains(chosen) ? chosen : 500
-        pjsua_acc_send_response(accID, rdata, transaction, Int32(code), nil, nil)
+        let code = (200...699).contains(chosen.rawValue) ? chosen : .internalServerError
+        pjsua_acc_send_response(accID, rdata, transaction, Int32(code.rawValue), nil, nil)
     }
     CallbackContext.publish(.message(message))
 }
@@ -59,7 +59,7 @@ func onPagerStatus(_ callID: pjsua_call_id, _ to: UnsafePointer<pj_str_t>?, _ bo
     guard token != 0 else { return }
     let result = PJSUA.MessageStatus(
         id: PJSUA.MessageID(rawValue: token), call: existingCallHandle(callID), to: to.map { String(pj: $0.pointee) } ?? "",
-        status: PJSUA.SIPStatus(code: Int(status.rawValue), reason: reason.map { String(pj: $0.pointee) } ?? ""))
+        status: PJSUA.SIPStatus(code: .init(status), reason: reason.map { String(pj: $0.pointee) } ?? ""))
     CallbackContext.publish(.messageStatus(result))
 }
 

@@ -3,9 +3,12 @@ extension PJSUA {
     /// ``PJSUA/events``.
     public enum Event: Sendable {
         /// A call arrived (`on_incoming_call`). Answer, ring or reject it through the engine.
-        /// `headers` are every header of the INVITE, in order (e.g. `X-Call-UUID` from a push
-        /// gateway, `Diversion`, `P-Asserted-Identity`; look one up with `headers.value(named:)`).
-        case incomingCall(account: Account, call: Call, sipCallID: String, from: String, offeredVideo: Bool, headers: [SIPHeader])
+        ///
+        /// Every header of the INVITE, in order (e.g. `X-Call-UUID` from a push gateway,
+        /// `Diversion`, `P-Asserted-Identity`), is in ``PJSUA/incomingCallHeaders(_:)``: look one
+        /// up with `phone.incomingCallHeaders(call)?.value(named:)`. They stay readable after the
+        /// call ended, until pjsua gives its slot to another call.
+        case incomingCall(account: Account, call: Call, sipCallID: String, from: String, offeredVideo: Bool)
         /// A call changed state (`on_call_state`). `lastStatus` is the last SIP status seen.
         case callState(call: Call, state: CallState, sipCallID: String, lastStatus: SIPStatus)
         /// A call's media changed (`on_call_media_state`): `state` is its audio; `hasVideo` whether a
@@ -26,14 +29,15 @@ extension PJSUA {
         /// ``PJSUA/transfer(_:to:hangUpWhenDone:)`` or
         /// ``PJSUA/transfer(_:replacing:requireReplaces:hangUpWhenDone:)``: the REFER's acceptance
         /// (100), then the transferee's new call as it reports it in NOTIFYs (180, 200 OK, or
-        /// the failure). `isFinal` marks the last one; after a 2xx final status the engine hangs
-        /// up `call` unless asked not to.
-        case transferStatus(call: Call, status: SIPStatus, isFinal: Bool)
-        /// A REFER arrived on `call` (`on_call_transfer_request2`): `by` (its `Referred-By`, or
-        /// the call's remote party when it has none) asks us to call `to`. `accepted` is the ``TransferPolicy``'s verdict; when true,
+        /// the failure). ``TransferProgress/isFinal`` marks the last one; after a 2xx final
+        /// status the engine hangs up the call unless asked not to.
+        case transferStatus(TransferProgress)
+        /// A REFER arrived on a call (`on_call_transfer_request2`) and the ``TransferPolicy``
+        /// decided: who asks (its `Referred-By`, or the call's remote party when it has none), whom
+        /// to call, and whether it was accepted. When accepted,
         /// ``transferCallPlaced(call:newCall:)`` follows with the new call (unless pjsua cannot
-        /// place it, say for an unusable `to`: the transferor is then told 500 in a NOTIFY).
-        case transferRequested(call: Call, to: String, by: String, accepted: Bool)
+        /// place it, say for an unusable target: the transferor is then told 500 in a NOTIFY).
+        case transferRequested(TransferDecision)
         /// The engine placed `newCall` because of an accepted REFER on `call`. `newCall` is an
         /// ordinary outgoing call with its own events; the transferor usually ends `call` once
         /// `newCall` is answered.
@@ -63,10 +67,10 @@ extension PJSUA {
         /// Periodic quality figures of a call with active audio, every
         /// ``Configuration/statisticsInterval`` (see ``PJSUA/setStatisticsInterval(_:)``).
         case stats(call: Call, quality: CallQuality)
-        /// An outgoing call was redirected (`on_call_redirected`): a 3xx named `target`, or a
-        /// target being tried failed with `status`. `followed` tells whether the engine
-        /// re-sends the INVITE there (``RedirectPolicy/follow``); with ``RedirectPolicy/ask``
-        /// it is false and the call waits for ``PJSUA/followRedirect(_:_:)``.
-        case redirected(call: Call, target: String, status: SIPStatus, followed: Bool)
+        /// An outgoing call was redirected (`on_call_redirected`): a 3xx named a target, or a
+        /// target being tried failed. ``Redirect/isFollowed`` tells whether the engine re-sends
+        /// the INVITE there (``RedirectPolicy/follow``); with ``RedirectPolicy/ask`` it is false
+        /// and the call waits for ``PJSUA/decideRedirect(_:follow:)``.
+        case redirected(Redirect)
     }
 }

@@ -146,20 +146,20 @@ private func onTransferRequest(_ callID: pjsua_call_id, _ destination: UnsafePoi
     let requester = identity.flatMap { ReferWatcher.takeReferredBy(sipCallID: $0.sipCallID) } ?? identity?.remote ?? ""
     let request = PJSUA.TransferRequest(call: call, target: String(pj: destination.pointee), requester: requester)
     let verdict = TransferContext.currentPolicy.responseCode(for: request)
-    let accepted = (200..<300).contains(verdict)
-    code.pointee = pjsip_status_code(rawValue: UInt32(verdict))
+    let accepted = verdict.isSuccess
+    code.pointee = pjsip_status_code(rawValue: UInt32(verdict.rawValue))
     // The new call is audio-only like every call the engine places.
     if accepted, let setting { setting.pointee = PJSUA.callSetting() }
-    CallbackContext.publish(.transferRequested(call: call, to: request.target, by: requester, accepted: accepted))
+    CallbackContext.publish(.transferRequested(PJSUA.TransferDecision(request: request, isAccepted: accepted)))
     TransferContext.follow(accepted ? call : nil)
 }
 
 private func onTransferStatus(_ callID: pjsua_call_id, _ code: Int32, _ text: UnsafePointer<pj_str_t>?, _ final: pj_bool_t,
                               _ keepReporting: UnsafeMutablePointer<pj_bool_t>?) {
     let call = callHandle(callID)
-    let status = PJSUA.SIPStatus(code: Int(code), reason: text.map { String(pj: $0.pointee) } ?? "")
+    let status = PJSUA.SIPStatus(code: .init(rawValue: Int(code)), reason: text.map { String(pj: $0.pointee) } ?? "")
     let isFinal = final != 0
-    CallbackContext.publish(.transferStatus(call: call, status: status, isFinal: isFinal))
+    CallbackContext.publish(.transferStatus(PJSUA.TransferProgress(call: call, status: status, isFinal: isFinal)))
     // A NOTIFY with 2xx ends the transfer even when the subscription is still active (pjsua then
     // unsubscribes): the transferee is talking to the target, so our leg has done its work.
     guard (200..<300).contains(Int(code)) || isFinal else { return }

@@ -31,9 +31,9 @@ enum CertificateRefusals {
 
     /// The refusal behind a transaction that ended with this status, if a refused certificate
     /// is why: the most recent one.
-    static func error(status: pj_status_t, code: Int, reason: String) -> PJSUAError? {
+    static func error(status: pj_status_t, code: PJSUA.SIPResponseCode, reason: String) -> PJSUAError? {
         lock.withLock { () -> PJSUAError? in
-            guard let latest, status == PJSUAError.certificateVerificationStatus || (code == 503 && reason == failureReason)
+            guard let latest, status == PJSUAError.certificateVerificationStatus || (code == .serviceUnavailable && reason == failureReason)
             else { return nil }
             return latest.error
         }

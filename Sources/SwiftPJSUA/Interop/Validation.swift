@@ -114,3 +114,29 @@ extension Validation {
         guard parts.count == 2, token(parts[0]), token(parts[1]) else { throw fail }
     }
 }
+
+extension Validation {
+    /// Rejects a duration outside `range` (compared as durations, so a huge one cannot overflow
+    /// on its way to the check).
+    static func duration(_ value: Duration, in range: ClosedRange<Duration>, what: String) throws(PJSUAError) {
+        guard range.contains(value) else {
+            throw PJSUAError(.invalidArgument, "\(what) \(value) is out of range \(range.lowerBound)...\(range.upperBound)")
+        }
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds, rounded toward zero, saturating at `Int`'s bounds instead of
+    /// trapping: what C's millisecond fields get, once ``Validation/duration(_:in:what:)`` has
+    /// bounded the value.
+    var wholeMilliseconds: Int {
+        let (seconds, attoseconds) = components
+        let (milliseconds, overflow) = Int(seconds).multipliedReportingOverflow(by: 1000)
+        guard !overflow else { return seconds < 0 ? .min : .max }
+        let (total, carry) = milliseconds.addingReportingOverflow(Int(attoseconds / 1_000_000_000_000_000))
+        return carry ? (seconds < 0 ? .min : .max) : total
+    }
+
+    /// Whole seconds, rounded toward zero: what C's second fields get.
+    var wholeSeconds: Int { Int(components.seconds) }
+}

@@ -18,16 +18,16 @@ extension PJSUA {
         /// How many calls may arrive at once after a quiet spell; nil uses the rate (one second's
         /// worth).
         public var burst: Double?
-        /// The `Retry-After` value of the 503, in seconds (1...86400).
-        public var retryAfterSeconds: Int
+        /// The `Retry-After` value of the 503 (whole seconds, 1 s...86400 s).
+        public var retryAfter: Duration
 
         /// Creates a policy; the default refuses only what ``Configuration/maxCalls`` cannot hold.
         public init(maxCallsInProgress: Int? = nil, maxNewCallsPerSecond: Double? = nil, burst: Double? = nil,
-                    retryAfterSeconds: Int = 1) {
+                    retryAfter: Duration = .seconds(1)) {
             self.maxCallsInProgress = maxCallsInProgress
             self.maxNewCallsPerSecond = maxNewCallsPerSecond
             self.burst = burst
-            self.retryAfterSeconds = retryAfterSeconds
+            self.retryAfter = retryAfter
         }
 
         /// Rejects values C would misread.
@@ -41,9 +41,7 @@ extension PJSUA {
             if let burst, !(burst >= 1 && burst.isFinite) {
                 throw PJSUAError(.invalidArgument, "burst must be at least 1, not \(burst)")
             }
-            guard (1...86_400).contains(retryAfterSeconds) else {
-                throw PJSUAError(.invalidArgument, "retryAfterSeconds \(retryAfterSeconds) is out of range 1...86400")
-            }
+            try Validation.duration(retryAfter, in: .seconds(1) ... .seconds(86_400), what: "retryAfter")
         }
     }
 }

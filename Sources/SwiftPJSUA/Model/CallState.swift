@@ -62,12 +62,12 @@ extension PJSUA {
     /// A SIP status code and reason phrase, e.g. `486 Busy Here`.
     public struct SIPStatus: Hashable, Sendable, CustomStringConvertible {
         /// The status code (0 when no response was involved yet).
-        public let code: Int
+        public let code: SIPResponseCode
         /// The reason phrase.
         public let reason: String
 
         /// Creates a status.
-        public init(code: Int, reason: String) {
+        public init(code: SIPResponseCode, reason: String) {
             self.code = code
             self.reason = reason
         }
@@ -91,7 +91,7 @@ extension PJSUA {
 
         /// Whether the account is now registered.
         public var isRegistered: Bool {
-            !isUnregistration && (200..<300).contains(status.code) && expires > 0
+            !isUnregistration && status.code.isSuccess && expires > 0
         }
 
         public var description: String {

@@ -84,8 +84,9 @@ extension PJSUA {
         public var logSIPMessages: Bool
         /// Receives PJSIP's log lines; nil discards them.
         public var logHandler: LogHandler?
-        /// How long ``PJSUA/shutdown()`` waits for accounts to unregister, in milliseconds.
-        public var unregisterTimeoutMilliseconds: Int
+        /// How long ``PJSUA/shutdown()`` waits for accounts to unregister (0...600 s; also
+        /// `pjsua_acc_config.unreg_timeout` of every account).
+        public var unregisterTimeout: Duration
         /// Whether RTP gets its own ioqueue and worker thread (`pjsua_media_config.has_ioqueue`,
         /// `thread_cnt`). Off by default: media then shares pjsua's SIP worker, which halves the
         /// idle wake-ups (pjmedia's worker polls every 10 ms). Turn it on for many simultaneous
@@ -95,11 +96,12 @@ extension PJSUA {
         /// ``maxCalls`` calls are in progress.
         public var admission: AdmissionControl
         /// Answers every incoming call with this status code right inside pjsua's callback, with
-        /// no round trip to Swift before the response: 180 or 183 ring, 200 answers, 300...699
-        /// rejects. The ``Event/incomingCall(account:call:sipCallID:from:offeredVideo:headers:)`` event is
+        /// no round trip to Swift before the response: ``SIPResponseCode/ringing`` or
+        /// ``SIPResponseCode/sessionProgress`` ring, ``SIPResponseCode/ok`` answers, 300...699
+        /// rejects (checked at ``PJSUA/start(_:)``, ``canAutoAnswer(with:)``). The ``Event/incomingCall(account:call:sipCallID:from:offeredVideo:)`` event is
         /// still published, first. nil (the default): the app answers. For servers and bots that
         /// answer everything: under load it saves a thread hop per call.
-        public var autoAnswerCode: Int?
+        public var autoAnswerCode: SIPResponseCode?
         /// How incoming REFERs (call transfer requests) are answered; ``TransferPolicy/accept``
         /// by default. Can be changed while running with ``PJSUA/setTransferPolicy(_:)``.
         public var transferPolicy: TransferPolicy = .accept
@@ -130,7 +132,8 @@ extension PJSUA {
         public var srtp: SRTPConfiguration
 
         /// Codecs offered first, in this order, where the build has them (ids or prefixes as
-        /// in ``PJSUA/setCodecPriority(_:_:)``); the others keep pjmedia's priorities behind them.
+        /// in ``PJSUA/setCodecPriority(_:to:)``, at most 64); the others keep pjmedia's
+        /// priorities behind them.
         /// Opus by default: two engines then talk Opus rather than pjmedia's first pick
         /// (speex/16000, which some peers render distorted).
         public var preferredCodecs: [String] = ["opus"]
@@ -147,8 +150,8 @@ extension PJSUA {
         public var statisticsInterval: Duration?
 
         /// Whether `code` can be an ``autoAnswerCode``: 180, 183, 200, or a final error status.
-        public static func canAutoAnswer(with code: Int) -> Bool {
-            code == 180 || code == 183 || code == 200 || (300...699).contains(code)
+        public static func canAutoAnswer(with code: SIPResponseCode) -> Bool {
+            code == .ringing || code == .sessionProgress || code == .ok || code.isError
         }
 
         /// Creates a configuration; every parameter has a sensible default.
@@ -157,8 +160,8 @@ extension PJSUA {
             ipv6: Bool = false, userAgent: String = "swift-pjsua", maxCalls: Int = PJSUA.maxCallsLimit,
             audioDevice: AudioDeviceMode = .none, rtpPort: Int = 4000, logLevel: LogLevel = .off,
             logSIPMessages: Bool = false, logHandler: LogHandler? = nil,
-            unregisterTimeoutMilliseconds: Int = 2000, dedicatedMediaThread: Bool = false,
-            admission: AdmissionControl = AdmissionControl(), autoAnswerCode: Int? = nil,
+            unregisterTimeout: Duration = .seconds(2), dedicatedMediaThread: Bool = false,
+            admission: AdmissionControl = AdmissionControl(), autoAnswerCode: SIPResponseCode? = nil,
             tls: TLSConfiguration = TLSConfiguration(), srtp: SRTPConfiguration = .off
         ) {
             self.port = port
@@ -172,7 +175,7 @@ extension PJSUA {
             self.logLevel = logLevel
             self.logSIPMessages = logSIPMessages
             self.logHandler = logHandler
-            self.unregisterTimeoutMilliseconds = unregisterTimeoutMilliseconds
+            self.unregisterTimeout = unregisterTimeout
             self.dedicatedMediaThread = dedicatedMediaThread
             self.admission = admission
             self.autoAnswerCode = autoAnswerCode

@@ -7,17 +7,17 @@ extension PJSUA {
         /// Whether the SIP listeners are closed and opened again, so that they bind to and
         /// advertise the new address (`restart_listener`). On by default.
         public var restartListener: Bool
-        /// How long to wait before the listeners are opened again, in milliseconds
-        /// (`restart_lis_delay`; pjsua's default is 10).
-        public var listenerRestartDelayMilliseconds: Int
+        /// How long to wait before the listeners are opened again (`restart_lis_delay`; 0...60 s,
+        /// pjsua's default is 10 ms).
+        public var listenerRestartDelay: Duration
         /// Whether connections (TCP, TLS) bound to the old address are shut down
         /// (`shutdown_transport`). On by default.
         public var shutDownTransports: Bool
 
         /// Creates options; the defaults are pjsua's.
-        public init(restartListener: Bool = true, listenerRestartDelayMilliseconds: Int = 10, shutDownTransports: Bool = true) {
+        public init(restartListener: Bool = true, listenerRestartDelay: Duration = .milliseconds(10), shutDownTransports: Bool = true) {
             self.restartListener = restartListener
-            self.listenerRestartDelayMilliseconds = listenerRestartDelayMilliseconds
+            self.listenerRestartDelay = listenerRestartDelay
             self.shutDownTransports = shutDownTransports
         }
     }

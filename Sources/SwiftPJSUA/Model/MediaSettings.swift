@@ -48,23 +48,23 @@ extension PJSUA {
         /// How calls at another clock rate are resampled; ``ResamplerQuality/high`` by default.
         public var resamplerQuality: ResamplerQuality
 
-        /// The most audio each call's receive jitter buffer may hold, in milliseconds (pjsua's
-        /// `jb_max`; its adaptive prefetch stays within 80 % of it); nil for pjsua's default,
+        /// The most audio each call's receive jitter buffer may hold (pjsua's `jb_max`, in
+        /// whole milliseconds; its adaptive prefetch stays within 80 % of it); nil for pjsua's default,
         /// 500 ms. After a network hiccup the buffer keeps the burst that arrived and drains it
         /// only slowly, so the call's audio stays that much later for seconds; a small bound
         /// (e.g. 100 ms for a bot on a LAN or in one data centre) caps that delay, at the cost
-        /// of dropping audio that arrives later than the bound. 40...5000.
-        public var jitterBufferMaxMilliseconds: Int?
+        /// of dropping audio that arrives later than the bound. 40 ms...5 s.
+        public var jitterBufferMax: Duration?
 
         /// Whether each call's audio is connected both ways to the bridge's slot 0 (the sound
         /// device; the null device or nothing when there is none) once it is active. On by
         /// default: a phone's calls are heard on its device.
         ///
         /// Off for a server or bot that talks to calls only through players, recorders, frames
-        /// (``PJSUA/receiveAudio(from:format:bufferedFrames:)``) or conferences. The bridge then reads a call's
+        /// (``PJSUA/receiveAudio(from:format:bufferingNewest:)``) or conferences. The bridge then reads a call's
         /// received audio only while something listens to it, and mixes nothing into slot 0:
         /// without a device that slot is a sink, yet wired calls are decoded (and resampled, at
-        /// a bridge rate other than the codec's) into it every 20 ms. ``PJSUA/setMuted(_:_:)``
+        /// a bridge rate other than the codec's) into it every 20 ms. ``PJSUA/setMuted(_:to:)``
         /// has nothing to cut then (it acts on the slot 0 links).
         public var connectsCallsToAudioDevice: Bool
 
@@ -82,11 +82,11 @@ extension PJSUA {
         public var opusSampleRate: Int?
 
         /// Creates media settings; the defaults are pjsua's.
-        public init(clockRate: Int = 16000, resamplerQuality: ResamplerQuality = .high, jitterBufferMaxMilliseconds: Int? = nil,
+        public init(clockRate: Int = 16000, resamplerQuality: ResamplerQuality = .high, jitterBufferMax: Duration? = nil,
                     connectsCallsToAudioDevice: Bool = true, opusSampleRate: Int? = nil) {
             self.clockRate = clockRate
             self.resamplerQuality = resamplerQuality
-            self.jitterBufferMaxMilliseconds = jitterBufferMaxMilliseconds
+            self.jitterBufferMax = jitterBufferMax
             self.connectsCallsToAudioDevice = connectsCallsToAudioDevice
             self.opusSampleRate = opusSampleRate
         }
@@ -110,8 +110,8 @@ extension PJSUA {
             guard Self.clockRates.contains(clockRate) else {
                 throw PJSUAError(.invalidArgument, "media clock rate \(clockRate) Hz is not one of 8000, 16000, 32000, 48000")
             }
-            if let bound = jitterBufferMaxMilliseconds, !(40...5000).contains(bound) {
-                throw PJSUAError(.invalidArgument, "the jitter buffer's bound must be 40...5000 ms, not \(bound)")
+            if let bound = jitterBufferMax {
+                try Validation.duration(bound, in: .milliseconds(40) ... .seconds(5), what: "the jitter buffer's bound")
             }
             if let opusSampleRate, !Self.opusSampleRates.contains(opusSampleRate) {
                 throw PJSUAError(.invalidArgument, "Opus sample rate \(opusSampleRate) Hz is not one of 8000, 12000, 16000, 24000, 48000")
@@ -134,7 +134,7 @@ extension PJSUA {
         func apply(to media: inout pjsua_media_config) {
             media.clock_rate = UInt32(clockRate)
             media.quality = UInt32(resamplerQuality.pjsuaQuality)
-            media.jb_max = Int32(jitterBufferMaxMilliseconds ?? -1)
+            media.jb_max = Int32(jitterBufferMax?.wholeMilliseconds ?? -1)
         }
     }
 

@@ -44,10 +44,11 @@ extension PJSUA {
     }
 
     /// Chooses the status an incoming MESSAGE outside a call is answered with: 200...299 accepts
-    /// it, 300...699 refuses it (e.g. 415 or 488 for a content type the app does not handle, 486
-    /// when busy); anything else is answered 500. Set as ``Configuration/messageResponder``.
+    /// it, 300...699 refuses it (e.g. ``SIPResponseCode/unsupportedMediaType`` or
+    /// ``SIPResponseCode/notAcceptableHere`` for a content type the app does not handle,
+    /// ``SIPResponseCode/busyHere`` when busy); anything else is answered 500. Set as ``Configuration/messageResponder``.
     ///
     /// Called on pjsua's thread, inside its callback, before the ``Event/message(_:)`` event:
     /// decide from the message and return. Never block and never call the engine from it.
-    public typealias MessageResponder = @Sendable (Message) -> Int
+    public typealias MessageResponder = @Sendable (Message) -> SIPResponseCode
 }

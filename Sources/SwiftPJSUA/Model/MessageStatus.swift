@@ -34,7 +34,7 @@ extension PJSUA {
         }
 
         /// Whether the far end accepted the message (a 2xx response).
-        public var isDelivered: Bool { (200..<300).contains(status.code) }
+        public var isDelivered: Bool { status.code.isSuccess }
 
         public var description: String { "\(id) to \(to): \(status)" }
     }

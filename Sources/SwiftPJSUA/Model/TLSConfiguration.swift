@@ -40,15 +40,15 @@ extension PJSUA {
         /// authorities trust (`verify_client` and `require_client_cert`). Off by default, as SIP
         /// clients usually authenticate with digest.
         public var verifyClient: Bool
-        /// How long a TLS handshake may take, in milliseconds (`tls_setting.timeout`); 0 is
+        /// How long a TLS handshake may take (`tls_setting.timeout`; 1 ms to 600 s); nil leaves
         /// PJSIP's default.
-        public var handshakeTimeoutMilliseconds: Int
+        public var handshakeTimeout: Duration?
 
         /// Creates a TLS configuration; with no arguments it trusts nothing, presents nothing and
         /// verifies servers.
         public init(caFile: String? = nil, caDirectory: String? = nil, certificateFile: String? = nil,
                     privateKeyFile: String? = nil, privateKeyPassword: String? = nil, verifyServer: Bool = true,
-                    verifyClient: Bool = false, handshakeTimeoutMilliseconds: Int = 0) {
+                    verifyClient: Bool = false, handshakeTimeout: Duration? = nil) {
             self.caFile = caFile
             self.caDirectory = caDirectory
             self.certificateFile = certificateFile
@@ -56,7 +56,7 @@ extension PJSUA {
             self.privateKeyPassword = privateKeyPassword
             self.verifyServer = verifyServer
             self.verifyClient = verifyClient
-            self.handshakeTimeoutMilliseconds = handshakeTimeoutMilliseconds
+            self.handshakeTimeout = handshakeTimeout
         }
 
         private var redactedPassword: String { privateKeyPassword == nil ? "none" : "<redacted>" }
@@ -75,7 +75,7 @@ extension PJSUA {
                 "caFile": caFile as Any, "caDirectory": caDirectory as Any, "certificateFile": certificateFile as Any,
                 "privateKeyFile": privateKeyFile as Any, "privateKeyPassword": redactedPassword,
                 "verifyServer": verifyServer, "verifyClient": verifyClient,
-                "handshakeTimeoutMilliseconds": handshakeTimeoutMilliseconds,
+                "handshakeTimeout": handshakeTimeout as Any,
             ])
         }
     }

@@ -40,10 +40,3 @@ extension PJSUA {
         public var description: String { "tone#\(slot).\(token)" }
     }
 }
-
-extension Duration {
-    /// Whole milliseconds, for C fields that take them.
-    var wholeMilliseconds: Int {
-        Int(components.seconds) * 1000 + Int(components.attoseconds / 1_000_000_000_000_000)
-    }
-}

@@ -1,7 +1,7 @@
 extension PJSUA {
     /// What a video codec encodes: picture size, frame rate and bitrate (the encoding side of
     /// `pjmedia_vid_codec_param`). Read them with ``PJSUA/videoCodecSettings(_:)``, change them
-    /// with ``PJSUA/setVideoCodecSettings(_:_:)``; calls set up afterwards use them.
+    /// with ``PJSUA/setVideoCodecSettings(_:to:)``; calls set up afterwards use them.
     public struct VideoCodecSettings: Sendable, Hashable {
         /// The size pictures are encoded at (the capture device's pictures are scaled to it).
         public var size: VideoSize

@@ -2,7 +2,7 @@ import PJSIP
 
 extension PJSUA {
     /// How a call's video is set up: given to ``PJSUA/makeCall(to:from:headers:video:)``,
-    /// ``PJSUA/answer(_:code:headers:video:)`` and ``PJSUA/addVideo(to:_:)``.
+    /// ``PJSUA/answer(_:code:headers:video:)`` and ``PJSUA/addVideo(to:options:)``.
     ///
     /// A call carries video only when one of those is given options: every other call (and every
     /// call answered inside the engine's callback) offers and accepts audio alone, so a call the

@@ -34,32 +34,32 @@ extension PJSUA: CallEngine {
     /// both ways from the default capture device).
     public func answerCall(_ call: PJSUA.Call, video: Bool) async throws {
         if video {
-            try answer(call, code: 200, video: .sendReceive)
+            try answer(call, code: .ok, video: .sendReceive)
         } else {
-            try answer(call, code: 200)
+            try answer(call, code: .ok)
         }
     }
 
-    /// Calls ``PJSUA/addVideo(to:_:)`` (both ways) or ``PJSUA/removeVideo(from:)`` unless the
+    /// Calls ``PJSUA/addVideo(to:options:)`` (both ways) or ``PJSUA/removeVideo(from:)`` unless the
     /// call already is (or is not) a video call (``PJSUA/CallInfo/hasVideo``): adding a second
     /// stream, or removing none, would be a useless re-INVITE.
     public func setCallVideo(_ call: PJSUA.Call, enabled: Bool) async throws {
         guard try info(call).hasVideo != enabled else { return }
         if enabled {
-            try addVideo(to: call, .sendReceive)
+            try addVideo(to: call, options: .sendReceive)
         } else {
             try removeVideo(from: call)
         }
     }
 
-    /// Calls ``PJSUA/hangup(_:code:)`` with the default code.
+    /// Calls ``PJSUA/hangUp(_:code:headers:)`` with the default code.
     public func hangUpCall(_ call: PJSUA.Call) async throws {
-        try hangup(call, code: 0)
+        try hangUp(call)
     }
 
-    /// Calls ``PJSUA/reject(_:code:)``.
+    /// Calls ``PJSUA/reject(_:code:headers:)``.
     public func rejectCall(_ call: PJSUA.Call, code: Int) async throws {
-        try reject(call, code: code)
+        try reject(call, code: PJSUA.SIPResponseCode(rawValue: code))
     }
 
     /// Calls ``PJSUA/hold(_:)`` or ``PJSUA/resume(_:)``.
@@ -67,9 +67,9 @@ extension PJSUA: CallEngine {
         if held { try hold(call) } else { try resume(call) }
     }
 
-    /// Calls ``PJSUA/setMuted(_:_:)``.
+    /// Calls ``PJSUA/setMuted(_:to:)``.
     public func setCallMuted(_ call: PJSUA.Call, muted: Bool) async throws {
-        try setMuted(call, muted)
+        try setMuted(call, to: muted)
     }
 
     /// Calls ``PJSUA/sendDTMF(_:on:)``.
@@ -113,7 +113,7 @@ extension PJSUA: CallEngine {
 
     private nonisolated static func translate(_ event: PJSUA.Event) -> CallEngineEvent<PJSUA.Call>? {
         switch event {
-        case let .incomingCall(_, call, sipCallID, from, offeredVideo, _):
+        case let .incomingCall(_, call, sipCallID, from, offeredVideo):
             return .incomingCall(call: call, sipCallID: sipCallID, from: from, offeredVideo: offeredVideo)
         case let .callState(call, state, sipCallID, lastStatus):
             let phase: CallPhase
@@ -127,7 +127,7 @@ extension PJSUA: CallEngine {
             case .disconnected: phase = .disconnected
             }
             return .callState(call: call, state: phase, sipCallID: sipCallID,
-                              lastStatus: SIPStatusCode(lastStatus.code, lastStatus.reason))
+                              lastStatus: SIPStatusCode(lastStatus.code.rawValue, lastStatus.reason))
         case let .callMedia(call, _, hasVideo):
             return .mediaChanged(call: call, hasVideo: hasVideo)
         case .registration, .dtmf, .ipChange, .message, .unsolicitedNotify, .messageStatus, .tlsConnection,

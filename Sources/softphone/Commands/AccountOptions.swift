@@ -30,6 +30,7 @@ struct AccountOptions {
         }
         let username = arguments.string("username")
         if password != nil && username == nil { throw UsageError("a password needs --username") }
+        if username != nil && password == nil { throw UsageError("--username needs a password (--password-env or --password-stdin)") }
         if required && arguments.string("registrar") == nil { throw UsageError("--registrar is required") }
         var ipChangeCalls = PJSUA.IPChangeCallPolicy.keep
         switch arguments.string("ip-change-calls") {
@@ -61,10 +62,11 @@ final class Watcher: @unchecked Sendable {
     private var events: [PJSUA.Event] = []
     private var finished = false
 
-    init(_ sequence: PJSUA.Events, output: Output) {
-        Task { [weak self] in
+    init(_ phone: PJSUA, output: Output) {
+        let sequence = phone.events
+        Task { [weak self, weak phone] in
             for await event in sequence {
-                output.emit(event)
+                output.emit(event, of: phone)
                 self?.append(event)
             }
             self?.finish()

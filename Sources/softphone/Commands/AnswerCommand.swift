@@ -57,7 +57,7 @@ enum AnswerCommand {
         let quiet = arguments.has("quiet")
         if quiet && arguments.has("json") { throw UsageError("--quiet and --json exclude each other") }
         let listen = try arguments.string("listen").map { value throws(UsageError) in try ListenAddress(parsing: value) } ?? .loopback
-        let code = try arguments.integer("auto-answer", in: 100...699, default: 200) ?? 200
+        let code = PJSUA.SIPResponseCode(rawValue: try arguments.integer("auto-answer", in: 100...699, default: 200) ?? 200)
         let delay = try arguments.integer("answer-after", in: 0...3_600_000, default: 0) ?? 0
         let maxCalls = try arguments.integer("max-calls", in: 1...PJSUA.maxCallsLimit)
         let exitAfter = try arguments.integer("exit-after", in: 1...1_000_000_000)
@@ -151,7 +151,7 @@ actor Agent {
     let output: Output
     let quiet: Bool
     /// The response the agent sends itself; nil when the engine answers in its callback.
-    let code: Int?
+    let code: PJSUA.SIPResponseCode?
     let delay: Int
     /// Ends the agent once this many calls have ended.
     let exitAfter: Int?
@@ -174,7 +174,7 @@ actor Agent {
     private var doneWaiters: [CheckedContinuation<Void, Never>] = []
     private var recordingNumber = 0
 
-    init(phone: PJSUA, output: Output, quiet: Bool, code: Int?, delay: Int, exitAfter: Int?, hangupAfter: Double?, player: PJSUA.Player?, recordDirectory: String?,
+    init(phone: PJSUA, output: Output, quiet: Bool, code: PJSUA.SIPResponseCode?, delay: Int, exitAfter: Int?, hangupAfter: Double?, player: PJSUA.Player?, recordDirectory: String?,
          headers: [PJSUA.SIPHeader] = [], echo: Int? = nil, video: PJSUA.VideoOptions? = nil) {
         self.phone = phone
         self.output = output
@@ -194,7 +194,7 @@ actor Agent {
 
     func run(_ events: PJSUA.Events) async {
         for await event in events {
-            if !quiet { output.emit(event) }
+            if !quiet { output.emit(event, of: phone) }
             await handle(event)
         }
         finish()
@@ -215,12 +215,12 @@ actor Agent {
 
     private func handle(_ event: PJSUA.Event) async {
         switch event {
-        case let .incomingCall(_, call, _, _, _, _):
+        case let .incomingCall(_, call, _, _, _):
             ours.insert(call)
             // Without `code` the engine has answered it already (Configuration.autoAnswerCode).
             guard let code else { break }
             if delay > 0 {
-                try? await phone.answer(call, code: 180, headers: headers)
+                try? await phone.answer(call, code: .ringing, headers: headers)
                 Task {
                     try? await Task.sleep(for: .milliseconds(delay))
                     await self.respond(call, code: code)
@@ -249,7 +249,7 @@ actor Agent {
             if let hangupAfter {
                 Task {
                     try? await Task.sleep(for: .milliseconds(Int(hangupAfter * 1000)))
-                    try? await self.phone.hangup(call)
+                    try? await self.phone.hangUp(call)
                 }
             }
         case let .callState(call, .disconnected, _, _) where ours.contains(call):
@@ -290,9 +290,9 @@ actor Agent {
         }
     }
 
-    private func respond(_ call: PJSUA.Call, code: Int) async {
+    private func respond(_ call: PJSUA.Call, code: PJSUA.SIPResponseCode) async {
         do {
-            if code >= 300 {
+            if code.isError {
                 try await phone.reject(call, code: code, headers: headers)
             } else if let video {
                 try await phone.answer(call, code: code, headers: headers, video: video)

@@ -132,7 +132,7 @@ enum CallCommand {
             if ended == nil {
                 if let quality = try? await phone.quality(of: current) { output.emit(quality: quality, of: current) }
                 if let recorder { try? await phone.stop(recorder) }
-                try? await phone.hangup(current)
+                try? await phone.hangUp(current)
                 _ = await watcher.state(of: current, in: [.disconnected], within: 5)
             } else if let recorder {
                 try? await phone.stop(recorder)
@@ -154,8 +154,8 @@ enum CallCommand {
         let outcome = await watcher.transferOutcome(of: call, within: timeout, signals: signals)
         if let recorder { try? await phone.stop(recorder) }
         if signals.pending != nil { return signals.interrupted(output) }
-        guard let outcome, (200..<300).contains(outcome.code) else {
-            try? await phone.hangup(call)
+        guard let outcome, outcome.code.isSuccess else {
+            try? await phone.hangUp(call)
             _ = await watcher.state(of: call, in: [.disconnected], within: 5)
             return fail(output, outcome.map { "transfer failed: \($0)" } ?? "transfer not completed within \(Int(timeout)) s")
         }

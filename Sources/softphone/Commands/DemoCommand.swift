@@ -25,7 +25,7 @@ enum DemoCommand {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let tone = directory + "/tone.wav"
-        try WAVFile.tone(frequency: toneFrequency, seconds: 2).write(to: tone)
+        try WAVFile.tone(frequency: toneFrequency, duration: .seconds(2)).write(to: tone)
 
         output.emit("demo", ["step": "start-callee"], human: "demo: starting the callee (softphone answer) as a second process")
         let callee = try Callee(arguments: ["answer", "--listen", "udp:127.0.0.1:0", "--exit-after", "1",
@@ -51,7 +51,7 @@ enum DemoCommand {
                         human: "demo: playing a \(Int(toneFrequency)) Hz tone for \(seconds) s")
             try? await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
             if let quality = try? await phone.quality(of: call) { output.emit(quality: quality, of: call) }
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             _ = await watcher.state(of: call, in: [.disconnected], within: 5)
             return Int32(0)
         }

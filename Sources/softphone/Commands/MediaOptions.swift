@@ -7,7 +7,7 @@ import SwiftPJSUA
 /// `PJSUA.MediaSettings`); `--no-device-link` leaves calls unconnected to the sound device's
 /// bridge slot (`MediaSettings.connectsCallsToAudioDevice`); `--opus-rate HZ` sets Opus's internal
 /// sample rate (`MediaSettings.opusSampleRate`); `--jitter-buffer-max MS` bounds the receive
-/// jitter buffer (`MediaSettings.jitterBufferMaxMilliseconds`).
+/// jitter buffer (`MediaSettings.jitterBufferMax`).
 struct MediaOptions {
     static let valued: Set<String> = ["codecs", "stats-interval", "redirect", "dtmf-method", "clock-rate", "resampler", "opus-rate",
                                          "jitter-buffer-max"]
@@ -57,7 +57,7 @@ struct MediaOptions {
             }
             media.opusSampleRate = rate
         }
-        media.jitterBufferMaxMilliseconds = try arguments.integer("jitter-buffer-max", in: 40...5000)
+        media.jitterBufferMax = try arguments.integer("jitter-buffer-max", in: 40...5000).map { .milliseconds($0) }
         if let text = arguments.string("resampler") {
             guard let quality = PJSUA.ResamplerQuality(rawValue: text) else {
                 throw UsageError("--resampler must be fast, medium or high, got '\(text)'")

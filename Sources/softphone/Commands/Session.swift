@@ -5,7 +5,7 @@ import SwiftPJSUA
 func withPhone(_ configuration: PJSUA.Configuration, output: Output,
                _ body: (PJSUA, PJSUA.Transport, Watcher) async throws -> Int32) async throws -> Int32 {
     let phone = PJSUA()
-    let watcher = Watcher(phone.events, output: output)
+    let watcher = Watcher(phone, output: output)
     let transport = try await phone.start(configuration)
     let networkChanges = NetworkChangeSignal.install(for: phone, output: output)
     defer { networkChanges.cancel() }

@@ -29,8 +29,9 @@ extension Watcher {
     /// final one.
     func transferOutcome(of call: PJSUA.Call, within seconds: Double, signals: Signals) async -> PJSUA.SIPStatus? {
         await first(within: seconds, signals: signals) { event in
-            if case let .transferStatus(c, status, isFinal) = event, c == call, isFinal || (200..<300).contains(status.code) {
-                return status
+            if case let .transferStatus(progress) = event, progress.call == call,
+               progress.isFinal || progress.status.code.isSuccess {
+                return progress.status
             }
             return nil
         }

@@ -64,7 +64,7 @@ struct VideoCLIOptions {
                     settings.averageBitrate = kilobits * 1000
                     settings.maxBitrate = max(settings.maxBitrate, kilobits * 1000)
                 }
-                try await phone.setVideoCodecSettings(codec.id, settings)
+                try await phone.setVideoCodecSettings(codec.id, to: settings)
             }
         }
         let devices = try await phone.videoDevices()

@@ -71,7 +71,7 @@ enum VideoDemo {
             }
             let statistics = try? await phone.videoStatistics(of: call)
             if let quality = try? await phone.quality(of: call) { output.emit(quality: quality, of: call) }
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             _ = await watcher.state(of: call, in: [.disconnected], within: 5)
             let frames = statistics?.framesReceived ?? 0
             let rate = statistics.map { ($0.receivedFrameRate * 10).rounded() / 10 } ?? 0
@@ -113,7 +113,7 @@ enum VideoDemo {
             try await phone.resizeVideoWindow(window.window, to: wanted)
         }
         if let position { try await phone.moveVideoWindow(window.window, x: position.x, y: position.y) }
-        try await phone.setVideoWindowShown(window.window, true)
+        try await phone.setVideoWindowShown(window.window, to: true)
         let info = try await phone.videoWindowInfo(window.window)
         output.emit("videoWindow", ["window": info.window.rawValue, "renderer": info.renderer.rawValue, "shown": info.isShown,
                                     "width": info.size.width, "height": info.size.height,

@@ -22,6 +22,7 @@ final class FakeEngine: CallEngine, @unchecked Sendable {
     private var heldCalls: Set<FakeCall> = []
     private var mutedCalls: Set<FakeCall> = []
     private var networkGate: Gate?
+    private var audioGate: Gate?
 
     /// Every operation, in order, e.g. `answer #3`, `answer #3 video`, `reject #3 603`,
     /// `video #3 on`, `enableAudio`.
@@ -126,8 +127,13 @@ final class FakeEngine: CallEngine, @unchecked Sendable {
             if !sessionActive { violations.append("enableAudio while the session is inactive") }
         }
         try record("enableAudio", "enableAudio")
+        let gate = lock.withLock { audioGate }
+        if let gate { await gate.wait() }
         lock.withLock { deviceOpen = true }
     }
+
+    /// Holds every ``enableAudioDevice()`` until the gate opens: the device is still opening.
+    func holdAudioActivation(at gate: Gate) { lock.withLock { audioGate = gate } }
 
     func disableAudioDevice() async {
         try? record("disableAudio", "")

@@ -73,7 +73,7 @@ struct VideoWindowInputTests {
             for window in [PJSUA.VideoWindow(rawValue: -1), PJSUA.VideoWindow(rawValue: 10_000)] {
                 await #expect(throws: PJSUAError.self) { try await phone.moveVideoWindow(window, x: 0, y: 0) }
                 await #expect(throws: PJSUAError.self) { try await phone.resizeVideoWindow(window, to: PJSUA.VideoSize(width: 10, height: 10)) }
-                await #expect(throws: PJSUAError.self) { try await phone.setVideoWindowShown(window, true) }
+                await #expect(throws: PJSUAError.self) { try await phone.setVideoWindowShown(window, to: true) }
                 await #expect(throws: PJSUAError.self) { try await phone.videoWindowInfo(window) }
             }
             // A window pjsua has not opened: pjsua's own refusal, no crash.

@@ -225,7 +225,7 @@ struct SoftphoneTests {
         defer { Task { await EngineTurns.shared.release() } }
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try WAVFile.tone(frequency: 600, seconds: 1).write(to: directory + "/prompt.wav")
+        try WAVFile.tone(frequency: 600, duration: .seconds(1)).write(to: directory + "/prompt.wav")
         let port = freeLoopbackPort()
         let callee = try ChildProcess(try softphone(), ["answer", "--listen", "udp:127.0.0.1:\(port)", "--exit-after", "1",
                                                        "--record-dir", directory, "--json"], name: "softphone-callee")

@@ -8,7 +8,7 @@ import Testing
 struct AdmissionControlTests {
     @Test func aDrainingEngineRefusesEveryNewCallWith503AndRetryAfter() async throws {
         let configuration = PJSUA.Configuration(port: 0, bindAddress: "127.0.0.1", audioDevice: .null,
-                                                admission: .init(maxCallsInProgress: 0, retryAfterSeconds: 30))
+                                                admission: .init(maxCallsInProgress: 0, retryAfter: .seconds(30)))
         try await withEngine(configuration) { phone, transport, log in
             let refusedBefore = phone.refusedCallCount
             let peer = try sipp(["-sf", scenario("uac-expect-503.xml"), "-s", "drain", "127.0.0.1:\(transport.port)"], name: "sipp-503")
@@ -23,12 +23,12 @@ struct AdmissionControlTests {
         try await withEngineHoldingTwoCalls { phone, transport, log, caller, callee in
             let refused = try sipp(["-sf", scenario("uac-expect-503.xml"), "-s", "full", "127.0.0.1:\(transport.port)"], name: "sipp-full")
             #expect(try await refused.waitForExit() == 0, "\(refused.output.suffix(2000))")
-            try await phone.hangup(caller)
+            try await phone.hangUp(caller)
             try await log.state(callee, .disconnected)
             try await waitUntil("both legs gone") { try await phone.activeCalls().isEmpty }
             let admitted = try sipp(["-sn", "uac", "-d", "200", "127.0.0.1:\(transport.port)"], name: "sipp-admitted")
             let incoming = try await log.first("the admitted call") { event -> PJSUA.Call? in
-                if case let .incomingCall(_, call, _, _, _, _) = event, call != callee { return call }
+                if case let .incomingCall(_, call, _, _, _) = event, call != callee { return call }
                 return nil
             }
             try await phone.answer(incoming)
@@ -62,7 +62,7 @@ struct AdmissionControlTests {
             let first = socket.receive(timeout: .seconds(5))
             #expect(first?.hasPrefix("SIP/2.0 503") == true, "\(first ?? "no answer")")
 
-            try await phone.hangup(caller)
+            try await phone.hangUp(caller)
             try await log.state(callee, .disconnected)
             try await waitUntil("both legs gone") { try await phone.activeCalls().isEmpty }
 
@@ -70,7 +70,7 @@ struct AdmissionControlTests {
             let second = socket.receive(timeout: .seconds(5))
             #expect(second?.hasPrefix("SIP/2.0 503") == true, "the same INVITE again got: \(second ?? "no answer")")
             try await Task.sleep(for: .milliseconds(200))
-            #expect(!log.all.contains { if case let .incomingCall(_, call, _, _, _, _) = $0 { call != callee } else { false } })
+            #expect(!log.all.contains { if case let .incomingCall(_, call, _, _, _) = $0 { call != callee } else { false } })
         }
     }
 
@@ -108,7 +108,8 @@ struct AdmissionControlTests {
             (.init(maxNewCallsPerSecond: 0), "maxNewCallsPerSecond"),
             (.init(maxNewCallsPerSecond: .nan), "maxNewCallsPerSecond"),
             (.init(maxNewCallsPerSecond: 5, burst: 0.5), "burst"),
-            (.init(retryAfterSeconds: 0), "retryAfterSeconds"),
+            (.init(retryAfter: .zero), "retryAfter"),
+            (.init(retryAfter: .seconds(86_401)), "retryAfter"),
         ]
         try await withEngine { phone, _, _ in
             for (policy, mention) in policies {

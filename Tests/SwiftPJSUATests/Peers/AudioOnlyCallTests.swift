@@ -35,7 +35,7 @@ struct AudioOnlyCallTests {
             try await phone.resume(call)
             try await waitUntil("audio active again") { try await phone.info(call).media == .active }
             #expect(try await phone.info(call).hasVideo == false)
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
             #expect(try await peer.waitForExit() == 0, "sipp saw m=video or missed a step: \(peer.output.suffix(2000))")
             #expect(!log.all.contains { event in
@@ -50,7 +50,7 @@ struct AudioOnlyCallTests {
             let peer = try sipp(["-sf", scenario("uac-video-offer.xml"), "-s", "video", "127.0.0.1:\(transport.port)"],
                                 name: "sipp-video-offer")
             let incoming = try await log.first("an incoming call") { event -> (PJSUA.Call, Bool)? in
-                if case let .incomingCall(_, call, _, _, offeredVideo, _) = event { return (call, offeredVideo) }
+                if case let .incomingCall(_, call, _, _, offeredVideo) = event { return (call, offeredVideo) }
                 return nil
             }
             #expect(incoming.1, "the offer had video, and the event says so")

@@ -46,7 +46,7 @@ struct BaresipTransferTests {
             #expect(request.accepted && request.to.contains(target.uri), "\(request)")
             let newCall = try await log.transferredCall(from: incoming.call)
             try await log.state(newCall, .confirmed)
-            try await phone.hangup(newCall)
+            try await phone.hangUp(newCall)
             try await log.state(newCall, .disconnected)
             #expect(try await target.process.waitForExit(timeout: .seconds(15)) == 0, "\(target.process.output)")
         }

@@ -11,7 +11,7 @@ struct CallWaitingTests {
     @Test func holdTheFirstCallAnswerTheSecondThenGoBack() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try WAVFile.tone(frequency: 700, seconds: 2, amplitude: 0.3).write(to: directory + "/tone.wav")
+        try WAVFile.tone(frequency: 700, duration: .seconds(2), amplitude: 0.3).write(to: directory + "/tone.wav")
         try await withEngine { phone, transport, log in
             try await phone.useCodecs(["PCMU"])
             let first = try ChildProcess(try softphone(), ["call", transport.uri(user: "first"), "--listen", "udp:127.0.0.1:0",
@@ -24,7 +24,7 @@ struct CallWaitingTests {
                                                            "--seconds", "30", "--play", directory + "/tone.wav", "--json"],
                                           name: "softphone-second")
             let two = try await log.first("the second incoming call") { event -> PJSUA.Call? in
-                if case let .incomingCall(_, call, _, _, _, _) = event, call != one { return call }
+                if case let .incomingCall(_, call, _, _, _) = event, call != one { return call }
                 return nil
             }
             // Waiting: it rings while the first call goes on.
@@ -42,12 +42,12 @@ struct CallWaitingTests {
             let recorder = try await phone.record(two, to: directory + "/second.wav")
             try await Task.sleep(for: .milliseconds(1500))
             try await phone.stop(recorder)
-            try await phone.hangup(two)
+            try await phone.hangUp(two)
             try await log.state(two, .disconnected)
 
             try await phone.resume(one)
             try await waitUntil("first call active again") { try await phone.info(one).media == .active }
-            try await phone.hangup(one)
+            try await phone.hangUp(one)
             try await log.state(one, .disconnected)
 
             #expect(try await first.waitForExit(timeout: .seconds(10)) == 0, "\(first.output)")
@@ -76,7 +76,7 @@ struct CallWaitingTests {
                 callers.append(try ChildProcess(try softphone(), ["call", transport.uri(user: "c\(index)"), "--listen", "udp:127.0.0.1:0",
                                                                  "--seconds", "30", "--json"], name: "softphone-c\(index)"))
                 let call = try await log.first("call \(index)") { event -> PJSUA.Call? in
-                    if case let .incomingCall(_, call, _, _, _, _) = event,
+                    if case let .incomingCall(_, call, _, _, _) = event,
                        !log.all.contains(where: { if case let .callState(c, .confirmed, _, _) = $0 { c == call } else { false } }) {
                         return call
                     }
@@ -90,7 +90,7 @@ struct CallWaitingTests {
             #expect(extra.status == 1, "\(extra.output)")
             #expect(extra.output.contains("503"), "\(extra.output)")
             #expect(try await phone.activeCalls().count == limit)
-            for call in try await phone.activeCalls() { try await phone.hangup(call) }
+            for call in try await phone.activeCalls() { try await phone.hangUp(call) }
             for caller in callers { #expect(try await caller.waitForExit(timeout: .seconds(10)) == 0, "\(caller.output)") }
         }
     }

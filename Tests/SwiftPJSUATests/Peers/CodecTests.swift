@@ -9,7 +9,7 @@ struct CodecTests {
         try await withEngine { phone, _, log in
             let (call, callee) = try await callAnsweringSoftphone(phone, log, name: "codec")
             let quality = try await phone.quality(of: call)
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             // Both run Opus at their bridge's 16 kHz inside (MediaSettings.opusSampleRate).
             #expect(quality.codec.lowercased() == "opus/16000", "\(quality.codec)")
             #expect(try await callee.waitForExit(timeout: .seconds(10)) == 0)
@@ -47,7 +47,7 @@ struct CodecTests {
             let first = try await phone.codecs().first
             #expect(first?.id.hasPrefix("PCMU") == true, "\(String(describing: first))")
             await #expect(throws: PJSUAError.self) { try await phone.useCodecs(["no-such-codec"]) }
-            await #expect(throws: PJSUAError.self) { try await phone.setCodecPriority("PCMU", 256) }
+            await #expect(throws: PJSUAError.self) { try await phone.setCodecPriority("PCMU", to: 256) }
         }
     }
 }

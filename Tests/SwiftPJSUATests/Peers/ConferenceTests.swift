@@ -31,7 +31,7 @@ struct ConferenceTests {
         for tone in tones {
             let folder = directory + "/" + tone.name
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            try WAVFile.tone(frequency: tone.frequency, seconds: 2).write(to: folder + "/tone.wav")
+            try WAVFile.tone(frequency: tone.frequency, duration: .seconds(2)).write(to: folder + "/tone.wav")
             let party = try await answeringSoftphone(tone.name, ["--play", folder + "/tone.wav", "--record-dir", folder, "--exit-after", "1"])
             parties.append((party.process, party.uri, folder))
         }
@@ -52,7 +52,7 @@ struct ConferenceTests {
             // A conference of one is no conference.
             #expect(await phone.conferenceCalls.isEmpty)
             try await Task.sleep(for: .milliseconds(2000))
-            for call in calls { try await phone.hangup(call) }
+            for call in calls { try await phone.hangUp(call) }
             for call in calls { try await log.state(call, .disconnected) }
         }
         for (index, party) in parties.enumerated() {
@@ -83,7 +83,7 @@ struct ConferenceTests {
                 let caller = try await phone.makeCall(to: transport.uri(user: user))
                 let known = Set(legs.map(\.callee))
                 let callee = try await log.first("the call from \(caller)") { event -> PJSUA.Call? in
-                    if case let .incomingCall(_, call, _, _, _, _) = event, !known.contains(call) { return call }
+                    if case let .incomingCall(_, call, _, _, _) = event, !known.contains(call) { return call }
                     return nil
                 }
                 try await phone.answer(callee)
@@ -118,7 +118,7 @@ struct ConferenceTests {
             // Both stay wired to the sound device.
             #expect(try await phone.microphonePathConnected(a))
             #expect(try await phone.microphonePathConnected(b))
-            for leg in legs { try await phone.hangup(leg.caller) }
+            for leg in legs { try await phone.hangUp(leg.caller) }
             for leg in legs { try await log.state(leg.caller, .disconnected) }
         }
     }
@@ -141,7 +141,7 @@ struct ConferenceTests {
             }
             try await phone.split(caller)  // not a member: nothing to do
             try await phone.conference([caller, callee])
-            try await phone.hangup(caller)
+            try await phone.hangUp(caller)
             try await log.state(caller, .disconnected)
             // Ended members leave the conference.
             #expect(await phone.conferenceCalls.isEmpty)

@@ -13,7 +13,8 @@ struct CustomHeaderTests {
                 .init("P-Preferred-Identity", "<sip:alice@example.com>"),
             ])
             try await log.state(call, .confirmed)
-            try await phone.hangup(call, headers: [.init("X-Hangup-Reason", "user pressed end")])
+            #expect(phone.incomingCallHeaders(call) == nil, "an outgoing call has no INVITE of ours to read")
+            try await phone.hangUp(call, headers: [.init("X-Hangup-Reason", "user pressed end")])
             try await log.state(call, .disconnected)
             #expect(try await peer.waitForExit() == 0, "\(peer.output.suffix(2000))")
         }
@@ -25,7 +26,7 @@ struct CustomHeaderTests {
             let peer = try sipp(["-sf", scenario("uas-header-check.xml")], name: "sipp-header-missing")
             let call = try await phone.makeCall(to: "sip:service@127.0.0.1:\(peer.sippPort)")
             try await log.state(call, .confirmed)
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
             #expect(try await peer.waitForExit() != 0, "\(peer.output.suffix(2000))")
         }
@@ -34,10 +35,8 @@ struct CustomHeaderTests {
     @Test func anIncomingInvitesHeadersReachTheEventAndAnswerHeadersReachThe200() async throws {
         try await withEngine { phone, transport, log in
             let peer = try sipp(["-sf", scenario("uac-header-check.xml"), "-s", "bob", "127.0.0.1:\(transport.port)"], name: "sipp-uac-headers")
-            let (call, headers) = try await log.first("an incoming call") { event -> (PJSUA.Call, [PJSUA.SIPHeader])? in
-                if case let .incomingCall(_, call, _, _, _, headers) = event { return (call, headers) }
-                return nil
-            }
+            let call = try await log.incomingCall().call
+            let headers = try #require(phone.incomingCallHeaders(call))
             #expect(headers.value(named: "x-call-uuid") == "0b9d7a52-3f7e-4c1a-8d2e-7f6a5b4c3d2e")
             #expect(headers.values(named: "Diversion") == ["<sip:first@example.com>;reason=no-answer",
                                                            "<sip:second@example.com>;reason=unconditional"])
@@ -49,6 +48,8 @@ struct CustomHeaderTests {
             try await phone.answer(call, headers: [.init("X-Answered-By", "swift-pjsua-test")])
             try await log.state(call, .confirmed)
             try await log.state(call, .disconnected)
+            // Still there after the call's last event, for a subscriber that reads late.
+            #expect(phone.incomingCallHeaders(call)?.value(named: "X-Call-UUID") == "0b9d7a52-3f7e-4c1a-8d2e-7f6a5b4c3d2e")
             #expect(try await peer.waitForExit() == 0, "\(peer.output.suffix(2000))")
         }
     }
@@ -113,11 +114,11 @@ struct CustomHeaderTests {
             let caller = try await phone.makeCall(to: "sip:self@127.0.0.1:\(transport.port)")
             let callee = try await log.incomingCall().call
             #expect(await thrownCode { try await phone.answer(callee, headers: [.init("X-A", "b\r\n")]) } == .invalidHeader)
-            #expect(await thrownCode { try await phone.hangup(callee, headers: [.init("To", "x")]) } == .invalidHeader)
+            #expect(await thrownCode { try await phone.hangUp(callee, headers: [.init("To", "x")]) } == .invalidHeader)
             #expect(try await phone.info(callee).state == .incoming)
             try await phone.answer(callee)
             try await log.state(caller, .confirmed)
-            try await phone.hangup(caller)
+            try await phone.hangUp(caller)
             try await log.state(callee, .disconnected)
         }
     }
@@ -148,10 +149,8 @@ struct CustomHeaderTests {
             let caller = try ChildProcess(try softphone(), ["call", "sip:alice@127.0.0.1:\(transport.port)", "--seconds", "0", "--timeout", "10",
                                                             "--header", "X-Call-UUID: 1234", "--header", "Subject: a call from the CLI"],
                                           name: "softphone-call-headers")
-            let (call, headers) = try await log.first("an incoming call") { event -> (PJSUA.Call, [PJSUA.SIPHeader])? in
-                if case let .incomingCall(_, call, _, _, _, headers) = event { return (call, headers) }
-                return nil
-            }
+            let call = try await log.incomingCall().call
+            let headers = try #require(phone.incomingCallHeaders(call))
             #expect(headers.value(named: "X-Call-UUID") == "1234")
             #expect(headers.value(named: "Subject") == "a call from the CLI")
             try await phone.answer(call)

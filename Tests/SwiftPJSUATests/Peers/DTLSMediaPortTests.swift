@@ -61,7 +61,7 @@ struct DTLSMediaPortTests {
             }
             #expect(try await phone.info(call).encryption.keying == .dtls)
 
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             if let bye = try await peer.request("BYE") { peer.send(peer.response(to: bye, 200)) }
             try await log.state(call, .disconnected)
         }

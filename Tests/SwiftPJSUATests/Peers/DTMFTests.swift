@@ -69,7 +69,7 @@ struct DTMFTests {
             let (call, callee) = try await callAnsweringSoftphone(phone, log, extra: ["--detect-inband"], name: "dtmf-\(method)")
             try await phone.sendDTMF(allDTMFDigits, on: call, method: method, duration: .milliseconds(120))
             let received = try await waitForSoftphoneDigits(callee, count: allDTMFDigits.count)
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             #expect(received.map(\.digit).joined() == allDTMFDigits, "\(callee.output.suffix(3000))")
             #expect(received.allSatisfy { $0.method == method.rawValue })
             switch method {
@@ -92,7 +92,7 @@ struct DTMFTests {
             let incoming = try await log.incomingCall()
             try await phone.answer(incoming.call)
             let digits = try await log.digits(on: incoming.call, count: allDTMFDigits.count)
-            try await phone.hangup(incoming.call)
+            try await phone.hangUp(incoming.call)
             #expect(String(digits.map(\.digit)) == allDTMFDigits, "\(digits)")
             #expect(digits.allSatisfy { $0.method == method })
             switch method {
@@ -113,7 +113,7 @@ struct DTMFTests {
             try await phone.sendDTMF(allDTMFDigits, on: call, method: .sipInfo)
             // sipp checks every Signal line; give the 16 transactions time to finish, then BYE.
             try await Task.sleep(for: .seconds(2))
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
             #expect(try await peer.waitForExit() == 0, "\(peer.output.suffix(2000))")
         }
@@ -144,7 +144,7 @@ struct DTMFTests {
             await #expect(throws: PJSUAError.self) { try await phone.sendDTMF(String(repeating: "1", count: 33), on: call, method: .inband) }
             await #expect(throws: PJSUAError.self) { try await phone.sendDTMF("1", on: call, duration: .milliseconds(10)) }
             await #expect(throws: PJSUAError.self) { try await phone.sendDTMF("1", on: call, duration: .seconds(6)) }
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
             await #expect(throws: PJSUAError.self) { try await phone.sendDTMF("1", on: call) }
         }
@@ -183,7 +183,7 @@ struct DTMFInteropTests {
             try await log.mediaActive(call)
             try await phone.sendDTMF(allDTMFDigits, on: call, method: method)
             let heard = try await waitForText(count: allDTMFDigits.count) { peer.receivedDTMF }
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             #expect(heard == allDTMFDigits, "\(peer.process.output.suffix(3000))")
         }
     }
@@ -200,7 +200,7 @@ struct DTMFInteropTests {
             try await Task.sleep(for: .milliseconds(300))
             try peer.sendDTMF(allDTMFDigits)
             let digits = try await log.digits(on: incoming.call, count: allDTMFDigits.count)
-            try await phone.hangup(incoming.call)
+            try await phone.hangUp(incoming.call)
             #expect(String(digits.map(\.digit)) == allDTMFDigits, "\(digits)\n\(peer.process.output.suffix(2000))")
             #expect(digits.allSatisfy { $0.method == .rfc4733 && $0.duration != nil })
         }
@@ -222,7 +222,7 @@ struct DTMFInteropTests {
             try await log.mediaActive(call)
             try await phone.sendDTMF(allDTMFDigits, on: call, method: method)
             let heard = try await waitForText(count: allDTMFDigits.count) { pjsuaAppDigits(app.output) }
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             #expect(heard == allDTMFDigits, "\(app.output.suffix(3000))")
             #expect(app.output.contains(method == .rfc4733 ? "using RFC2833 method" : "using SIP INFO method"))
         }
@@ -242,7 +242,7 @@ struct DTMFInteropTests {
             let digits = try await log.digits(on: incoming.call, count: allDTMFDigits.count)
             #expect(String(digits.map(\.digit)) == allDTMFDigits, "\(digits)\n\(app.output.suffix(2000))")
             #expect(digits.allSatisfy { $0.method == method })
-            try? await phone.hangup(incoming.call)
+            try? await phone.hangUp(incoming.call)
             _ = try? await app.waitForExit(timeout: .seconds(15))
         }
     }
@@ -255,8 +255,8 @@ struct BaresipLauncherTests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // G.711 only: aufile needs the codec's rate (8 kHz mono) and does not loop.
-        try WAVFile.tone(frequency: 600, seconds: 20, sampleRate: 8000, amplitude: 0.3).write(to: directory + "/prompt.wav")
-        try WAVFile.tone(frequency: 1000, seconds: 5).write(to: directory + "/ours.wav")
+        try WAVFile.tone(frequency: 600, duration: .seconds(20), sampleRate: 8000, amplitude: 0.3).write(to: directory + "/prompt.wav")
+        try WAVFile.tone(frequency: 1000, duration: .seconds(5)).write(to: directory + "/ours.wav")
         var options = Baresip.Options()
         options.codecs = ["g711"]
         options.play = directory + "/prompt.wav"

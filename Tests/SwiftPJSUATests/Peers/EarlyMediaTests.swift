@@ -46,7 +46,7 @@ struct EarlyMediaTests {
             #expect(early.received.packets > 25, "\(early)")
             #expect(early.codec.hasPrefix("PCMU"))
             try await log.state(call, .confirmed)
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
             #expect(try await peer.waitForExit() == 0, "\(peer.output.suffix(2000))")
         }
@@ -72,7 +72,7 @@ struct EarlyMediaTests {
             try await phone.stopTone(tone)
             try await phone.answer(callee)
             try await log.state(call, .confirmed)
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
         }
     }

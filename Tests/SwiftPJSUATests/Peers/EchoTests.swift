@@ -23,7 +23,7 @@ struct EchoTests {
             _ = try await phone.play(burst, into: call)
             try await Task.sleep(for: .milliseconds(2500))
             try await phone.stop(recorder)
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             #expect(try await child.waitForExit() == 0, "\(child.output)")
             let recording = try WAVFile(contentsOf: directory + "/echo.wav")
             let threshold = Int16(0.1 * Double(Int16.max))
@@ -39,7 +39,7 @@ struct EchoTests {
         let burst = directory + "/burst.wav"
         // 500 ms of silence, then 600 ms of 1 kHz at half scale.
         var wav = WAVFile(sampleRate: 16_000, samples: [Int16](repeating: 0, count: 8000))
-        wav.samples += WAVFile.tone(frequency: 1000, seconds: 0.6, sampleRate: 16_000).samples
+        wav.samples += try WAVFile.tone(frequency: 1000, duration: .milliseconds(600), sampleRate: 16_000).samples
         try wav.write(to: burst)
 
         let direct = try await echoOnset(delay: 0, burst: burst)
@@ -61,7 +61,7 @@ struct EchoTests {
     /// then its own tone; after "42#" the bot hangs up and prints the digits.
     @Test func theEchoBotExampleGreetsEchoesCollectsDigitsAndHangsUpOnHash() async throws {
         let directory = try temporaryDirectory()
-        try WAVFile.tone(frequency: 600, seconds: 1).write(to: directory + "/tone.wav")
+        try WAVFile.tone(frequency: 600, duration: .seconds(1)).write(to: directory + "/tone.wav")
         let port = freeLoopbackPort()
         // stdbuf: the example prints with plain `print`, block-buffered into a log file.
         let bot = try ChildProcess("stdbuf", ["-oL", try softphone().replacingOccurrences(of: "/softphone", with: "/echo-bot"), "\(port)"],

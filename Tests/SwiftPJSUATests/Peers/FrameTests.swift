@@ -16,7 +16,7 @@ func callAnsweringSoftphone(_ phone: PJSUA, _ log: EventLog, _ extra: [String], 
 /// Calls a `softphone answer` child that plays a 600 Hz tone (and takes `extra` flags).
 func callSoftphonePlayingTone(_ phone: PJSUA, _ log: EventLog, _ extra: [String] = [], name: String) async throws -> (child: ChildProcess, call: PJSUA.Call) {
     let directory = try temporaryDirectory()
-    try WAVFile.tone(frequency: 600, seconds: 1).write(to: directory + "/tone.wav")
+    try WAVFile.tone(frequency: 600, duration: .seconds(1)).write(to: directory + "/tone.wav")
     return try await callAnsweringSoftphone(phone, log, ["--play", directory + "/tone.wav"] + extra, name: name)
 }
 
@@ -70,7 +70,7 @@ struct FrameTests {
             let (child, call) = try await callSoftphonePlayingTone(phone, log, name: "softphone-frames-tone")
             defer { child.stop() }
             let format = PJSUA.AudioFormat(sampleRate: .hz48000, frameDuration: .ms10)
-            let frames = try await phone.receiveAudio(from: call, format: format, bufferedFrames: 500)
+            let frames = try await phone.receiveAudio(from: call, format: format, bufferingNewest: 500)
             let started = ContinuousClock.now
             var received: [PJSUA.AudioFrame] = []
             var handedLate = 0
@@ -98,7 +98,7 @@ struct FrameTests {
             let last = signal(Array(received.suffix(100)), rate: 48_000)
             #expect(abs(last.dominantFrequency(in: 300...1500, step: 5) - 600) <= 10)
             #expect(last.rmsLevel > 0.1, "level \(last.rmsLevel)")
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
         }
     }
@@ -124,7 +124,7 @@ struct FrameTests {
             #expect(statistics.underruns == 2, "\(statistics)")
             #expect(statistics.playedMilliseconds == 2000)
             #expect(statistics.silentFrames >= 60)
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             #expect(try await child.waitForExit() == 0, "\(child.output)")
             let recording = try WAVFile(contentsOf: directory + "/call-1.wav")
             // 20 ms windows: the tone, then a run of silence at least a second long, then the tone
@@ -185,7 +185,7 @@ struct FrameTests {
             try await Task.sleep(for: .milliseconds(200))
             #expect(fresh.statistics.playedMilliseconds == before)
             #expect(before < 100)
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
         }
     }
@@ -230,7 +230,7 @@ struct FrameTests {
             } catch {
                 #expect((error as? PJSUAError)?.code == .invalidFrame)
             }
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
             #expect(writer.isClosed, "the writer closes with its call")
             do {
@@ -260,7 +260,7 @@ struct FrameTests {
             }
             try await sending.value
             try await Task.sleep(for: .milliseconds(400))
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             #expect(try await child.waitForExit() == 0, "\(child.output)")
             #expect(received.allSatisfy { $0.samples.count == 320 })
             let heard = signal(Array(received.suffix(50)), rate: 16_000)
@@ -311,7 +311,7 @@ struct FrameTests {
             for await _ in frames { ended = false; break }
             #expect(ended, "a stopped sequence ends")
             try await waitUntil("the stopped port destroyed") { cpjsua_frame_ports_alive() == before + 2 }
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
             try await waitUntil("the call's ports destroyed") { cpjsua_frame_ports_alive() == before }
             #expect(writer.isClosed)
@@ -324,7 +324,7 @@ struct FrameTests {
         try await withEngine { phone, _, log in
             let (child, call) = try await callSoftphonePlayingTone(phone, log, name: "softphone-frames-hold")
             defer { child.stop() }
-            let frames = try await phone.receiveAudio(from: call, format: .init(sampleRate: .hz8000), bufferedFrames: 500)
+            let frames = try await phone.receiveAudio(from: call, format: .init(sampleRate: .hz8000), bufferingNewest: 500)
             let attached = ContinuousClock.now
             for media in [PJSUA.MediaState.localHold, .active] {
                 if media == .active { try await phone.resume(call) } else { try await phone.hold(call) }
@@ -349,7 +349,7 @@ struct FrameTests {
             let heard = signal(after, rate: 8000)
             #expect(abs(heard.dominantFrequency(in: 300...3000, step: 5) - 600) <= 10)
             #expect(heard.rmsLevel > 0.1, "level after resume \(heard.rmsLevel)")
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
         }
     }
@@ -399,7 +399,7 @@ struct FrameTests {
             try await Task.sleep(for: .milliseconds(100))
             writing.cancel()
             await #expect(throws: CancellationError.self) { try await writing.value }
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
         }
     }

@@ -170,7 +170,7 @@ struct HostileInputTests {
             for _ in 0..<3 where !connected {
                 let call = try await phone.makeCall(to: "sip:bot@127.0.0.1:\(port);transport=tcp")
                 connected = (try? await log.mediaActive(call)) != nil
-                try? await phone.hangup(call)
+                try? await phone.hangUp(call)
                 try await log.state(call, .disconnected, timeout: .seconds(40))
             }
             #expect(connected, "no TCP call came up after the flood")
@@ -194,7 +194,7 @@ func raiseOpenFileLimit(to count: Int) throws {
 /// What the engine does with the incoming calls of a scenario.
 enum IncomingPolicy {
     case answer
-    case reject(Int)
+    case reject(PJSUA.SIPResponseCode)
 }
 
 /// What one hostile scenario left behind.
@@ -208,7 +208,7 @@ struct HostileRun {
 
     var incomingCalls: [(call: PJSUA.Call, sipCallID: String, from: String)] {
         events.compactMap { event in
-            if case let .incomingCall(_, call, id, from, _, _) = event { return (call, id, from) }
+            if case let .incomingCall(_, call, id, from, _) = event { return (call, id, from) }
             return nil
         }
     }
@@ -252,7 +252,7 @@ func runHostile(_ file: String, transport kind: PJSUA.TransportKind = .udp, sipp
 
         // Every call announced ends, once.
         let announced = log.all.compactMap { event -> PJSUA.Call? in
-            if case let .incomingCall(_, call, _, _, _, _) = event { return call }
+            if case let .incomingCall(_, call, _, _, _) = event { return call }
             return nil
         }
         for call in announced {
@@ -286,7 +286,7 @@ func runHostile(_ file: String, transport kind: PJSUA.TransportKind = .udp, sipp
 private func respond(to events: PJSUA.Events, on phone: PJSUA, _ policy: IncomingPolicy) -> Task<Void, Never> {
     Task {
         for await event in events {
-            guard case let .incomingCall(_, call, _, _, _, _) = event else { continue }
+            guard case let .incomingCall(_, call, _, _, _) = event else { continue }
             switch policy {
             case .answer: try? await phone.answer(call)
             case let .reject(code): try? await phone.reject(call, code: code)
@@ -299,13 +299,13 @@ private func respond(to events: PJSUA.Events, on phone: PJSUA, _ policy: Incomin
 private func expectSelfCallWorks(_ phone: PJSUA, _ transport: PJSUA.Transport, _ log: EventLog, after seen: Int) async throws {
     let outgoing = try await phone.makeCall(to: transport.uri(user: "self"))
     let incoming = try await log.first("the self-call's incoming leg") { event -> PJSUA.Call? in
-        if case let .incomingCall(_, call, _, _, _, _) = event, call != outgoing { return call }
+        if case let .incomingCall(_, call, _, _, _) = event, call != outgoing { return call }
         return nil
     } in: { Array(log.all.dropFirst(seen)) }
     try await phone.answer(incoming)
     try await log.state(outgoing, .confirmed)
     try await log.state(incoming, .confirmed)
-    try await phone.hangup(outgoing)
+    try await phone.hangUp(outgoing)
     #expect(try await log.state(outgoing, .disconnected).status.code == 200)
     #expect(try await log.state(incoming, .disconnected).status.code == 200)
 }

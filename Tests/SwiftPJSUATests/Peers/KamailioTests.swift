@@ -80,7 +80,7 @@ struct KamailioCallTests {
             let call = try await phone.makeCall(to: "sip:bob@127.0.0.1:\(kamailio.port)", from: alice)
             let confirmed = try await log.state(call, .confirmed)
             try await Task.sleep(for: .milliseconds(300))
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
             #expect(try await bob.waitForExit(timeout: .seconds(10)) == 0, "\(bob.output)")
             // Both ends saw the same dialog.

@@ -18,7 +18,7 @@ struct MediaBindingTests {
             try await log.mediaActive(call)
             let bound = udpSocketAddresses(port: rtpPort) + udpSocketAddresses(port: rtpPort + 1)
             #expect(bound == ["127.0.0.1", "127.0.0.1"], "RTP and RTCP sockets on port \(rtpPort): \(bound)")
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
             #expect(try await peer.waitForExit() == 0, "the offer's SDP did not name 127.0.0.1: \(peer.output.suffix(2000))")
         }

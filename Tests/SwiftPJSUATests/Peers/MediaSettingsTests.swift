@@ -23,12 +23,12 @@ struct MediaSettingsTests {
     /// Both ends of a PCMU call at the settings under test (this engine through
     /// `Configuration.media`, the softphone child through `--clock-rate`/`--resampler`): the
     /// bridge reports the rate, and the child's 600 Hz tone arrives at its frequency.
-    @Test(arguments: [0, 39, 5001])
-    func aJitterBufferBoundOutsideItsRangeIsRefusedAtStart(bound: Int) async throws {
+    @Test(arguments: [Duration.zero, .milliseconds(39), .milliseconds(5001), .seconds(Int64.max)])
+    func aJitterBufferBoundOutsideItsRangeIsRefusedAtStart(bound: Duration) async throws {
         await EngineTurns.shared.acquire()
         defer { Task { await EngineTurns.shared.release() } }
         var configuration = PJSUA.Configuration(port: 0, bindAddress: "127.0.0.1", audioDevice: .null)
-        configuration.media.jitterBufferMaxMilliseconds = bound
+        configuration.media.jitterBufferMax = bound
         let error = await startError(PJSUA(), configuration)
         #expect(error?.code == .invalidArgument)
         #expect(error?.message.contains("jitter buffer") == true, "\(String(describing: error))")
@@ -39,7 +39,7 @@ struct MediaSettingsTests {
         PJSUA.MediaSettings(clockRate: 16000, resamplerQuality: .fast),
         PJSUA.MediaSettings(clockRate: 16000, resamplerQuality: .medium),
         PJSUA.MediaSettings(clockRate: 48000, resamplerQuality: .high),
-        PJSUA.MediaSettings(clockRate: 8000, resamplerQuality: .fast, jitterBufferMaxMilliseconds: 60),
+        PJSUA.MediaSettings(clockRate: 8000, resamplerQuality: .fast, jitterBufferMax: .milliseconds(60)),
     ])
     func theBridgeRunsAtTheConfiguredRateAndAToneCrossesIt(media: PJSUA.MediaSettings) async throws {
         var configuration = PJSUA.Configuration(port: 0, bindAddress: "127.0.0.1", audioDevice: .null)
@@ -48,12 +48,12 @@ struct MediaSettingsTests {
             #expect(try await phone.bridgeClockRate() == media.clockRate)
             let (child, call) = try await callSoftphonePlayingTone(
                 phone, log, ["--codecs", "PCMU", "--clock-rate", "\(media.clockRate)", "--resampler", media.resamplerQuality.rawValue]
-                    + (media.jitterBufferMaxMilliseconds.map { ["--jitter-buffer-max", "\($0)"] } ?? []),
+                    + (media.jitterBufferMax.map { ["--jitter-buffer-max", "\($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000)"] } ?? []),
                 name: "softphone-media-\(media.clockRate)")
             defer { child.stop() }
             let directory = try temporaryDirectory()
             #expect(try await hearsTone(phone, call, at: directory + "/heard.wav"), "\(media)")
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
         }
     }
 
@@ -75,7 +75,7 @@ struct MediaSettingsTests {
             let port = try await phone.audioPort(of: call)
             #expect(try await phone.listeners(of: 0).contains(port) == linked)
             #expect(try await phone.listeners(of: port).contains(0) == linked)
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
         }
     }
 
@@ -99,7 +99,7 @@ struct MediaSettingsTests {
                 try await log.state(call, .confirmed)
                 let quality = try await phone.quality(of: call)
                 #expect(quality.codec.lowercased() == codec, "\(quality.codec) at \(media)")
-                try await phone.hangup(call)
+                try await phone.hangUp(call)
             }
         }
     }
@@ -118,7 +118,7 @@ struct MediaSettingsTests {
             let directory = try temporaryDirectory()
             defer { try? FileManager.default.removeItem(atPath: directory) }
             #expect(try await hearsTone(phone, call, at: directory + "/heard.wav"))
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
         }
     }
 }

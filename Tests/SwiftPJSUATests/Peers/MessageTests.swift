@@ -135,7 +135,7 @@ struct MessageTests {
             let status = try await log.messageStatus(id)
             #expect(status.status.code == 200)
             #expect(status.call == call)
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
             #expect(try await peer.waitForExit() == 0, "\(peer.output.suffix(2000))")
         }
@@ -208,7 +208,7 @@ struct MessageTests {
             let second = printedMessages(bob.output)[1]
             #expect(second["body"] as? String == "inside")
             #expect((second["call"] as? String)?.hasPrefix("call#") == true)
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
 
             // And back: `softphone message` to this engine exits 0 once it got the 200.
@@ -289,7 +289,7 @@ struct KamailioMessageTests {
             try await waitUntil("bob printed the in-call message") { printedMessages(bob.output).count == 2 }
             #expect(printedMessages(bob.output)[1]["body"] as? String == "during the call")
             #expect((printedMessages(bob.output)[1]["call"] as? String)?.hasPrefix("call#") == true)
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
             #expect(try await bob.waitForExit(timeout: .seconds(10)) == 0, "\(bob.output)")
         }

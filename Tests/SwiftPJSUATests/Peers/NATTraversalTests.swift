@@ -28,7 +28,7 @@ struct NATTraversalTests {
         defer { turn.stop() }
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try WAVFile.tone(frequency: 600, seconds: 1).write(to: directory + "/tone.wav")
+        try WAVFile.tone(frequency: 600, duration: .seconds(1)).write(to: directory + "/tone.wav")
         let callee = try ChildProcess("ip", net.command([
             try softphone(), "answer", "--listen", "udp:\(net.address(2)):5060", "--ice", "--exit-after", "1",
             "--play", directory + "/tone.wav", "--json",
@@ -52,7 +52,7 @@ struct NATTraversalTests {
                     "not a coturn relay address: \(path)")
             #expect(path.remoteAddress.hasPrefix(net.address(2) + ":"), "\(path)")
             #expect(try await hearsTone(phone, call, at: directory + "/relayed.wav"), "no tone through the relay\n\(callee.output)")
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
         }
         #expect(turn.peer.output.contains("ALLOCATE processed, success"), "coturn saw no allocation")
@@ -70,7 +70,7 @@ struct NATTraversalTests {
         defer { stun.stop() }
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try WAVFile.tone(frequency: 600, seconds: 1).write(to: directory + "/tone.wav")
+        try WAVFile.tone(frequency: 600, duration: .seconds(1)).write(to: directory + "/tone.wav")
         let callee = try ChildProcess("ip", net.command([
             try softphone(), "answer", "--listen", "udp:\(net.address(2)):5060", "--ice", "--stun", stun.address,
             "--ice-trickle", trickle == .full ? "full" : "off",
@@ -99,7 +99,7 @@ struct NATTraversalTests {
             // Both offers say whether they trickle (RFC 8840 a=ice-options:trickle).
             let trickling = lines.values.filter { $0.contains("a=ice-options:trickle") }.count
             #expect(trickle == .full ? trickling >= 2 : trickling == 0, "\(trickling) SDPs with trickle")
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
         }
         #expect(try await callee.waitForExit(timeout: .seconds(10)) == 0, "\(callee.output)")
@@ -127,7 +127,7 @@ struct NATTraversalTests {
                 try await log.mediaActive(call)
                 let path = try await phone.mediaPath(call)
                 #expect(path.usesICE == expectsICE, "\(from.map(\.description) ?? "the engine's account"): \(path)")
-                try await phone.hangup(call)
+                try await phone.hangUp(call)
                 try await log.state(call, .disconnected)
             }
         }

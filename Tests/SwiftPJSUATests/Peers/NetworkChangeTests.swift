@@ -32,7 +32,7 @@ struct NetworkChangeTests {
                                    _ body: (PJSUA, Kamailio, Outcome) async throws -> Void) async throws {
         let kamailio = try await Kamailio(host: net.hostAddress)
         defer { kamailio.stop() }
-        try WAVFile.tone(frequency: 600, seconds: 1).write(to: directory + "/tone.wav")
+        try WAVFile.tone(frequency: 600, duration: .seconds(1)).write(to: directory + "/tone.wav")
         let alice = try ChildProcess("ip", net.command([
             try softphone(), "answer", "--listen", "udp:0.0.0.0:0", "--json", "--play", directory + "/tone.wav",
             "--account", "sip:alice@\(net.hostAddress)", "--registrar", kamailio.uri, "--username", "alice",
@@ -84,7 +84,7 @@ struct NetworkChangeTests {
             try await Task.sleep(for: .milliseconds(500))
             #expect(try await hearsTone(phone, outcome.call, at: directory + "/after.wav"), "no tone after the change:\n\(outcome.alice.output)")
             #expect(outcome.log.states(of: outcome.call).last == .confirmed)
-            try await phone.hangup(outcome.call)
+            try await phone.hangUp(outcome.call)
             try await outcome.log.state(outcome.call, .disconnected)
 
             // kamailio now routes alice to .3: a new call reaches her (.2 is gone).
@@ -94,7 +94,7 @@ struct NetworkChangeTests {
             }.first)
             let second = try await phone.makeCall(to: "sip:alice@\(net.hostAddress):\(kamailio.port)", from: bob)
             try await outcome.log.state(second, .confirmed)
-            try await phone.hangup(second)
+            try await phone.hangUp(second)
             try await outcome.log.state(second, .disconnected)
         }
     }

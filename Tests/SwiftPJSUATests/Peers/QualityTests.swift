@@ -17,7 +17,7 @@ struct QualityTests {
                 quality = try await phone.quality(of: call)
                 if quality.roundTripTime != nil && ContinuousClock.now > deadline.advanced(by: .seconds(-7)) { break }
             }
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
             #expect(quality.sent.packets > 200 && quality.received.packets > 200, "\(quality)")
             #expect(quality.sent.bytes > 0 && quality.received.bytes > 0)
@@ -51,7 +51,7 @@ struct QualityTests {
             try await Task.sleep(for: .milliseconds(600))
             #expect(log.all.filter { if case .stats = $0 { true } else { false } }.count == counted)
             await #expect(throws: PJSUAError.self) { try await phone.setStatisticsInterval(.milliseconds(10)) }
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
             await #expect(throws: PJSUAError.self) { try await phone.quality(of: call) }
         }

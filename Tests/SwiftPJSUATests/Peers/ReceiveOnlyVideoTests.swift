@@ -38,7 +38,7 @@ struct ReceiveOnlyVideoTests {
             #expect(statistics.direction == .receiveOnly && statistics.framesReceived >= 10 && statistics.sent.packets == 0, "\(statistics)")
             #expect(try await phone.quality(of: call).video != nil)
             #expect(try await phone.info(call).hasVideo)
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
         }
         #expect(try await child.waitForExit(timeout: .seconds(10)) == 0, "\(child.output.suffix(2000))")

@@ -18,9 +18,9 @@ struct RedirectTests {
         }
     }
 
-    private func redirected(_ log: EventLog, _ call: PJSUA.Call) async throws -> (target: String, status: PJSUA.SIPStatus, followed: Bool) {
+    private func redirected(_ log: EventLog, _ call: PJSUA.Call) async throws -> PJSUA.Redirect {
         try await log.first("\(call) redirected") { event in
-            if case let .redirected(c, target, status, followed) = event, c == call { return (target, status, followed) }
+            if case let .redirected(redirect) = event, redirect.call == call { return redirect }
             return nil
         }
     }
@@ -28,7 +28,7 @@ struct RedirectTests {
     /// The followed call reaches the second sipp, is hung up, and both sipps finish cleanly.
     private func talkToTheNewTarget(_ phone: PJSUA, _ log: EventLog, _ call: PJSUA.Call, _ redirector: ChildProcess, _ target: ChildProcess) async throws {
         try await log.state(call, .confirmed)
-        try await phone.hangup(call)
+        try await phone.hangUp(call)
         try await log.state(call, .disconnected)
         #expect(try await redirector.waitForExit() == 0, "\(redirector.output.suffix(2000))")
         #expect(try await target.waitForExit() == 0, "\(target.output.suffix(2000))")
@@ -39,7 +39,7 @@ struct RedirectTests {
             let event = try await redirected(log, call)
             #expect(event.target.contains("moved@127.0.0.1:\(target.sippPort)"), "\(event.target)")
             #expect(event.status.code == 302)
-            #expect(event.followed)
+            #expect(event.isFollowed)
             try await talkToTheNewTarget(phone, log, call, redirector, target)
         }
     }
@@ -48,7 +48,7 @@ struct RedirectTests {
         try await redirect(.report) { _, log, call, redirector, target in
             let event = try await redirected(log, call)
             #expect(event.target.contains("moved@"), "\(event.target)")
-            #expect(!event.followed)
+            #expect(!event.isFollowed)
             let end = try await log.state(call, .disconnected)
             #expect(end.status.code == 302, "\(end.status)")
             #expect(!log.states(of: call).contains(.confirmed))
@@ -60,10 +60,10 @@ struct RedirectTests {
     @Test func theAskPolicyWaitsForTheAppsDecision() async throws {
         try await redirect(.ask) { phone, log, call, redirector, target in
             let event = try await redirected(log, call)
-            #expect(!event.followed)
+            #expect(!event.isFollowed)
             try await Task.sleep(for: .milliseconds(300))
             #expect(!log.states(of: call).contains(.disconnected))
-            try await phone.followRedirect(call, true)
+            try await phone.decideRedirect(call, follow: true)
             try await talkToTheNewTarget(phone, log, call, redirector, target)
         }
     }
@@ -71,7 +71,7 @@ struct RedirectTests {
     @Test func refusingAnAskedRedirectEndsTheCall() async throws {
         try await redirect(.ask) { phone, log, call, redirector, target in
             _ = try await redirected(log, call)
-            try await phone.followRedirect(call, false)
+            try await phone.decideRedirect(call, follow: false)
             let end = try await log.state(call, .disconnected)
             // pjsip_inv_process_redirect ends a refused redirect with 487 (its cancel code);
             // the 302 itself was in the redirected event.

@@ -53,8 +53,8 @@ struct RegistrarFaultTests {
         try await withEngine(configuration) { phone, _, _ in
             let outcomes = Outcomes(phone.events)
             var account = PJSUA.Account.Configuration(id: "sip:alice@127.0.0.1", registrar: kamailio.uri,
-                                                      username: "alice", password: "alice-secret", registrationExpiry: 600)
-            account.registrationRetry = .init(firstAfter: 1, interval: 2, jitter: 0)
+                                                      username: "alice", password: "alice-secret", registrationExpiry: .seconds(600))
+            account.registrationRetry = .init(firstAfter: .seconds(1), interval: .seconds(2), jitter: .seconds(0))
             _ = try await phone.addAccount(account)
             let registered = try await outcomes.next(after: -1, "registered", within: .seconds(10)) { $0.isRegistered }
 
@@ -74,7 +74,7 @@ struct RegistrarFaultTests {
                 #expect(later.at - earlier.at >= .milliseconds(1500), "retried after \(later.at - earlier.at)")
             }
             // A connection the registrar refuses is reported as a failure with a status.
-            #expect(failures.allSatisfy { $0.state.status.code >= 400 }, "\(failures.map(\.state))")
+            #expect(failures.allSatisfy { $0.state.status.code.rawValue >= 400 }, "\(failures.map(\.state))")
 
             let lastFailure = outcomes.all.count - 1
             kamailio = try await Kamailio(port: kamailio.port, transport: "tcp")
@@ -96,7 +96,7 @@ struct RegistrarFaultTests {
             defer { registrar.stop() }
             let outcomes = Outcomes(phone.events)
             var account = PJSUA.Account.Configuration(id: "sip:alice@127.0.0.1", registrar: "sip:127.0.0.1:\(registrar.sippPort)")
-            account.registrationRetry = .init(firstAfter: 1, interval: 2, jitter: 0)
+            account.registrationRetry = .init(firstAfter: .seconds(1), interval: .seconds(2), jitter: .seconds(0))
             _ = try await phone.addAccount(account)
             var index = -1
             for attempt in 1...3 {
@@ -121,7 +121,7 @@ struct RegistrarFaultTests {
             let outcomes = Outcomes(phone.events)
             var account = PJSUA.Account.Configuration(id: "sip:alice@127.0.0.1", registrar: kamailio.uri,
                                                       username: "alice", password: "alice-secret")
-            account.registrationRetry = .init(firstAfter: 1, interval: 2, jitter: 0)
+            account.registrationRetry = .init(firstAfter: .seconds(1), interval: .seconds(2), jitter: .seconds(0))
             _ = try await phone.addAccount(account)
             let first = try await outcomes.next(after: -1, "the 503", within: .seconds(10)) { _ in true }
             let second = try await outcomes.next(after: first, "the retry's 503", within: .seconds(10)) { _ in true }
@@ -135,8 +135,8 @@ struct RegistrarFaultTests {
 
     @Test func aRetryScheduleOutOfRangeIsRefusedWithAClearError() async throws {
         try await withEngine { phone, _, _ in
-            for retry in [PJSUA.Account.RegistrationRetry(firstAfter: -1, interval: 60, jitter: 0),
-                          .init(firstAfter: 1, interval: 60, jitter: 5), .init(firstAfter: 5, interval: 100_000, jitter: 0)] {
+            for retry in [PJSUA.Account.RegistrationRetry(firstAfter: .seconds(-1), interval: .seconds(60), jitter: .seconds(0)),
+                          .init(firstAfter: .seconds(1), interval: .seconds(60), jitter: .seconds(5)), .init(firstAfter: .seconds(5), interval: .seconds(100_000), jitter: .seconds(0))] {
                 var account = PJSUA.Account.Configuration(id: "sip:alice@127.0.0.1", registrar: "sip:127.0.0.1:9")
                 account.registrationRetry = retry
                 do {

@@ -29,7 +29,7 @@ struct SRTPTests {
     @Test func mandatorySRTPEngineToEngineCarriesTheTone() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try WAVFile.tone(frequency: 800, seconds: 2).write(to: directory + "/tone.wav")
+        try WAVFile.tone(frequency: 800, duration: .seconds(2)).write(to: directory + "/tone.wav")
         let callee = try ChildProcess(try softphone(), ["answer", "--listen", "udp:127.0.0.1:0", "--srtp", "mandatory",
                                                        "--play", directory + "/tone.wav", "--exit-after", "1", "--json"],
                                       name: "softphone-srtp")
@@ -46,7 +46,7 @@ struct SRTPTests {
             #expect(encryption.keying == .sdes)
             #expect(encryption.cryptoSuite?.hasPrefix("AES") == true, "\(encryption)")
             try await expectTone(800, on: call, of: phone, recordingTo: directory + "/heard.wav", context: callee.output)
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
         }
         #expect(try await callee.waitForExit(timeout: .seconds(10)) == 0, "\(callee.output)")
@@ -60,7 +60,7 @@ struct SRTPTests {
             try await phone.answer(callee)
             try await log.mediaActive(caller)
             #expect(try await phone.info(caller).encryption == .none)
-            try await phone.hangup(caller)
+            try await phone.hangUp(caller)
             try await log.state(caller, .disconnected)
         }
     }
@@ -135,7 +135,7 @@ struct SRTPTests {
             try await log.mediaActive(call)
             let encryption = try await phone.info(call).encryption
             #expect(encryption.isEncrypted && encryption.keying == .sdes, "\(encryption)\n\(app.output.suffix(2000))")
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
         }
     }
@@ -146,7 +146,7 @@ struct SRTPTests {
         let certificates = try await TestCertificates.make()
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try WAVFile.tone(frequency: 500, seconds: 2).write(to: directory + "/tone.wav")
+        try WAVFile.tone(frequency: 500, duration: .seconds(2)).write(to: directory + "/tone.wav")
         let callee = try ChildProcess(try softphone(), [
             "answer", "--listen", "tls:127.0.0.1:0", "--cert", certificates.server.certificate, "--key", certificates.server.key,
             "--srtp", "mandatory", "--play", directory + "/tone.wav", "--exit-after", "1", "--json",
@@ -163,7 +163,7 @@ struct SRTPTests {
             try await log.mediaActive(call)
             #expect(try await phone.info(call).encryption.isEncrypted)
             try await expectTone(500, on: call, of: phone, recordingTo: directory + "/heard.wav", context: callee.output)
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
         }
     }
@@ -174,7 +174,7 @@ struct SRTPTests {
         #expect(PJSUA.supportsDTLSSRTP, "this build has DTLS-SRTP (scripts/pjproject-config_site.h)")
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try WAVFile.tone(frequency: 900, seconds: 3).write(to: directory + "/tone.wav")
+        try WAVFile.tone(frequency: 900, duration: .seconds(3)).write(to: directory + "/tone.wav")
         let callee = try ChildProcess(try softphone(), ["answer", "--listen", "udp:127.0.0.1:0", "--srtp", "mandatory",
                                                        "--srtp-keying", "dtls", "--play", directory + "/tone.wav",
                                                        "--exit-after", "1", "--json"], name: "softphone-dtls")
@@ -197,7 +197,7 @@ struct SRTPTests {
             try await waitUntil("DTLS-SRTP is up", timeout: .seconds(10)) { try await phone.info(call).encryption.isEncrypted }
             #expect(try await phone.info(call).encryption.keying == .dtls)
             try await expectTone(900, on: call, of: phone, recordingTo: directory + "/heard.wav", context: callee.output)
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
         }
         let sdp = lines.values.filter { $0.contains("m=audio") }
@@ -212,7 +212,7 @@ struct SRTPTests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // baresip's aufile ends the call when the file ends: long enough for a slow (sanitizer) run.
-        try WAVFile.tone(frequency: 700, seconds: 25, sampleRate: 8000).write(to: directory + "/tone.wav")
+        try WAVFile.tone(frequency: 700, duration: .seconds(25), sampleRate: 8000).write(to: directory + "/tone.wav")
         let port = freeLoopbackPort()
         let config = [
             "poll_method epoll", "sip_listen 127.0.0.1:\(port)", "net_interface 127.0.0.1",
@@ -236,7 +236,7 @@ struct SRTPTests {
             let encryption = try await phone.info(call).encryption
             #expect(encryption.isEncrypted && encryption.keying == .sdes, "\(encryption)")
             try await expectTone(700, on: call, of: phone, recordingTo: directory + "/heard.wav", context: baresip.output.suffix(1500).description)
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
             #expect(baresip.output.contains("SRTP is Enabled"), "\(baresip.output.suffix(1500))")
         }

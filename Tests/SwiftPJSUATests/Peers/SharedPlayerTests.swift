@@ -13,7 +13,7 @@ struct SharedPlayerTests {
     @Test func onePlayerFeedsTwoConcurrentCallsAndEachFarEndHearsIt() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try WAVFile.tone(frequency: 600, seconds: 1, sampleRate: 8000).write(to: directory + "/tone.wav")
+        try WAVFile.tone(frequency: 600, duration: .seconds(1), sampleRate: 8000).write(to: directory + "/tone.wav")
         try await withEngine { phone, _, log in
             let (child, port) = try await answeringSoftphone(["--record-dir", directory, "--exit-after", "2"], name: "softphone-recorder")
             defer { child.stop() }
@@ -32,8 +32,8 @@ struct SharedPlayerTests {
             #expect(try await fed(by: player, on: phone, become: [second]))
             // Disconnecting a call the player no longer feeds does nothing.
             try await phone.disconnect(player, from: first)
-            try await phone.hangup(first)
-            try await phone.hangup(second)
+            try await phone.hangUp(first)
+            try await phone.hangUp(second)
             #expect(try await child.waitForExit(timeout: .seconds(10)) == 0, "\(child.output)")
             for number in 1...2 {
                 let heard = try WAVFile(contentsOf: directory + "/call-\(number).wav")
@@ -59,7 +59,7 @@ struct SharedPlayerTests {
     @Test func aStoppedPlayerOrAMissingFileIsATypedError() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try WAVFile.tone(frequency: 600, seconds: 1).write(to: directory + "/tone.wav")
+        try WAVFile.tone(frequency: 600, duration: .seconds(1)).write(to: directory + "/tone.wav")
         try await withEngine { phone, _, log in
             let (child, call) = try await callSoftphonePlayingTone(phone, log, name: "softphone-stale-player")
             defer { child.stop() }
@@ -77,7 +77,7 @@ struct SharedPlayerTests {
             } catch let error as PJSUAError {
                 #expect(error.code == .staleHandle)
             }
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
         }
     }
 
@@ -95,8 +95,8 @@ struct SharedPlayerTests {
             defer { try? FileManager.default.removeItem(atPath: directory) }
             #expect(try await hearsTone(phone, first, at: directory + "/first.wav"), "\(child.output)")
             #expect(try await hearsTone(phone, second, at: directory + "/second.wav"), "\(child.output)")
-            try await phone.hangup(first)
-            try await phone.hangup(second)
+            try await phone.hangUp(first)
+            try await phone.hangUp(second)
         }
     }
 }

@@ -9,7 +9,7 @@ struct SippTests {
             let peer = try sipp(["-sn", "uas"], name: "sipp-uas")
             let call = try await phone.makeCall(to: "sip:service@127.0.0.1:\(peer.sippPort)")
             try await log.state(call, .confirmed)
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             let end = try await log.state(call, .disconnected)
             #expect(end.status.code == 200)
             #expect(try await peer.waitForExit() == 0, "\(peer.output.suffix(2000))")
@@ -60,7 +60,7 @@ struct SippTests {
             let account = try await phone.addAccount(id: "sip:alice@127.0.0.1", username: "alice", password: "alice-secret")
             let call = try await phone.makeCall(to: "sip:auth@127.0.0.1:\(peer.sippPort)", from: account)
             try await log.state(call, .confirmed)
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
             #expect(try await peer.waitForExit() == 0, "\(peer.output.suffix(2000))")
         }

@@ -97,7 +97,7 @@ struct TLSTests {
             }
             #expect(ended.code == 200, "\(ended)\n\(bob.output)")
             try await log.state(call, .confirmed)
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
             #expect(try await bob.waitForExit(timeout: .seconds(10)) == 0, "\(bob.output)")
         }
@@ -177,7 +177,7 @@ struct TLSTests {
                 return nil
             }
             #expect(connections == [connection], "\(connections)")
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
         }
         #expect(try await bob.waitForExit(timeout: .seconds(10)) == 0, "\(bob.output)")
@@ -241,7 +241,7 @@ struct TLSTests {
         try await withEngine(configuration) { phone, transport, log in
             let answering = Task {
                 for await event in phone.events {
-                    if case let .incomingCall(_, call, _, _, _, _) = event { try? await phone.answer(call) }
+                    if case let .incomingCall(_, call, _, _, _) = event { try? await phone.answer(call) }
                 }
             }
             defer { answering.cancel() }

@@ -19,7 +19,7 @@ struct ToneTests {
             #expect(digits.allSatisfy { $0.method == .inband })
             #expect(try await phone.isPlaying(tone) == false)
             try await phone.stopTone(tone)
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
         }
     }
 
@@ -42,7 +42,7 @@ struct ToneTests {
             let local = try await phone.playTone(.busy)
             try await phone.stopTone(local)
             try await phone.stopTone(local)
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
         }
         let heard = try WAVFile(contentsOf: directory + "/heard.wav")
         let steady = WAVFile(sampleRate: heard.sampleRate, samples: Array(heard.samples.dropFirst(heard.sampleRate / 2)))

@@ -242,7 +242,7 @@ struct TransactionMatchingTests {
             peer.send(glare.ack(for: glareAnswer))
             peer.send(peer.response(to: hold, 200, sdp: true))
             #expect(try await peer.request("ACK") != nil)
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             let bye = try #require(try await peer.request("BYE"))
             peer.send(peer.response(to: bye, 200))
             try await log.state(call, .disconnected)

@@ -25,7 +25,8 @@ extension EventLog {
     /// Waits for the transfer status of `call` that is final or 2xx.
     func transferOutcome(_ call: PJSUA.Call, timeout: Duration = .seconds(15)) async throws -> PJSUA.SIPStatus {
         try await first("\(call) transfer outcome", timeout: timeout) { event in
-            if case let .transferStatus(c, status, isFinal) = event, c == call, isFinal || (200..<300).contains(status.code) { return status }
+            if case let .transferStatus(progress) = event, progress.call == call,
+               progress.isFinal || progress.status.code.isSuccess { return progress.status }
             return nil
         }
     }
@@ -33,7 +34,7 @@ extension EventLog {
     /// The transfer statuses of `call` seen so far.
     func transferStatuses(of call: PJSUA.Call) -> [PJSUA.SIPStatus] {
         all.compactMap { event in
-            if case let .transferStatus(c, status, _) = event, c == call { return status }
+            if case let .transferStatus(progress) = event, progress.call == call { return progress.status }
             return nil
         }
     }
@@ -41,7 +42,9 @@ extension EventLog {
     /// Waits for a REFER on `call`; returns where to, by whom, and the verdict.
     func transferRequest(on call: PJSUA.Call, timeout: Duration = .seconds(15)) async throws -> (to: String, by: String, accepted: Bool) {
         try await first("a REFER on \(call)", timeout: timeout) { event in
-            if case let .transferRequested(c, to, by, accepted) = event, c == call { return (to, by, accepted) }
+            if case let .transferRequested(decision) = event, decision.request.call == call {
+                return (decision.request.target, decision.request.requester, decision.isAccepted)
+            }
             return nil
         }
     }
@@ -68,7 +71,8 @@ func transferReadmeUsageCompiles(phone: PJSUA, call: PJSUA.Call, caller: PJSUA.C
     try await phone.setTransferPolicy(.refuse(code: 403))
     for await event in phone.events {
         switch event {
-        case let .transferRequested(call, to, by, accepted): print("\(by) asks \(call) to call \(to): \(accepted)")
+        case let .transferRequested(decision):
+            print(decision)
         case let .transferCallPlaced(call, newCall): print("\(call) continues as \(newCall)")
         case let .callReplaced(call, newCall): print("\(newCall) replaced \(call)")
         default: break
@@ -135,7 +139,7 @@ struct TransferTests {
             let statuses = softphoneEvents(transferor.output, "transfer", kind: "status").compactMap { $0["code"] as? Int }
             #expect(statuses.last == 200, "\(transferor.output)")
             #expect(try await phone.activeCalls() == [newCall])
-            try await phone.hangup(newCall)
+            try await phone.hangUp(newCall)
             try await log.state(newCall, .disconnected)
         }
         #expect(try await target.process.waitForExit(timeout: .seconds(15)) == 0, "\(target.process.output)")
@@ -189,17 +193,14 @@ struct TransferTests {
             let transferor = try ChildProcess(try softphone(), ["call", transferee.uri, "--listen", "udp:127.0.0.1:0",
                                                                "--transfer-to", transport.uri(user: "carol"), "--transfer-after", "0.5", "--json"],
                                               name: "softphone-bob")
-            let headers = try await log.first("the transferred caller") { event -> [PJSUA.SIPHeader]? in
-                if case let .incomingCall(_, _, _, _, _, headers) = event { return headers }
-                return nil
-            }
             let incoming = try await log.incomingCall()
+            let headers = try #require(phone.incomingCallHeaders(incoming.call))
             try await phone.answer(incoming.call)
             try await log.state(incoming.call, .confirmed)
             let referredBy = try #require(headers.value(named: "Referred-By"), "\(headers)")
             #expect(referredBy.contains("127.0.0.1"))
             #expect(try await transferor.waitForExit(timeout: .seconds(15)) == 0, "\(transferor.output)")
-            try await phone.hangup(incoming.call)
+            try await phone.hangUp(incoming.call)
             try await log.state(incoming.call, .disconnected)
         }
         #expect(try await transferee.process.waitForExit(timeout: .seconds(15)) == 0, "\(transferee.process.output)")
@@ -219,7 +220,7 @@ struct TransferTests {
             #expect(outcome.code == 603)
             try await Task.sleep(for: .milliseconds(300))
             #expect(try await phone.info(incoming.call).state == .confirmed)
-            try await phone.hangup(incoming.call)
+            try await phone.hangUp(incoming.call)
             try await log.state(incoming.call, .disconnected)
             #expect(try await caller.waitForExit(timeout: .seconds(10)) == 0, "\(caller.output)")
             #expect(softphoneEvents(caller.output, "transfer", kind: "requested").first?["accepted"] as? Bool == false, "\(caller.output)")
@@ -241,7 +242,7 @@ struct TransferTests {
             #expect(outcome.code == 486, "\(log.transferStatuses(of: incoming.call))")
             #expect(try await phone.info(incoming.call).state == .confirmed)
             #expect(try await busy.waitForExit() == 0, "\(busy.output.suffix(2000))")
-            try await phone.hangup(incoming.call)
+            try await phone.hangUp(incoming.call)
             try await log.state(incoming.call, .disconnected)
             #expect(try await caller.waitForExit(timeout: .seconds(10)) == 0, "\(caller.output)")
         }
@@ -292,7 +293,7 @@ struct TransferTests {
             try await log.state(newCall, .confirmed)
             try await log.state(call, .disconnected)
             #expect(try await transferor.waitForExit() == 0, "\(transferor.output.suffix(3000))")
-            try await phone.hangup(newCall)
+            try await phone.hangUp(newCall)
             try await log.state(newCall, .disconnected)
             #expect(try await target.waitForExit() == 0, "\(target.output.suffix(2000))")
         }
@@ -344,7 +345,7 @@ struct TransferTests {
             }
             await #expect(throws: PJSUAError.self) { try await phone.transfer(caller, replacing: caller) }
             await #expect(throws: PJSUAError.self) { try await phone.setTransferPolicy(.refuse(code: 202)) }
-            try await phone.hangup(caller)
+            try await phone.hangUp(caller)
             try await log.state(caller, .disconnected)
             do {
                 try await phone.transfer(caller, to: "sip:x@127.0.0.1")
@@ -378,7 +379,7 @@ struct PjsuaAppTransferTests {
             try await log.state(newCall, .confirmed)
             try await log.state(incoming.call, .disconnected)
             try await app.waitForLog("transferred successfully")
-            try await phone.hangup(newCall)
+            try await phone.hangUp(newCall)
             try await log.state(newCall, .disconnected)
             app.stop()
         }
@@ -428,7 +429,7 @@ struct PjsuaAppTransferTests {
             // No incomingCall event for the replacing INVITE: it is answered in place.
             #expect(log.all.filter { if case .incomingCall = $0 { true } else { false } }.count == 1)
             try await app.waitForLog("transferred successfully")
-            try await phone.hangup(newCall)
+            try await phone.hangUp(newCall)
             try await log.state(newCall, .disconnected)
             app.stop()
         }
@@ -454,7 +455,7 @@ struct PjsuaAppTransferTests {
             #expect(try await phone.activeCalls() == [incoming.call])
             #expect(!log.all.contains { if case .callReplaced = $0 { true } else { false } })
             #expect(log.all.filter { if case .incomingCall = $0 { true } else { false } }.count == 1)
-            try await phone.hangup(incoming.call)
+            try await phone.hangUp(incoming.call)
             try await log.state(incoming.call, .disconnected)
             app.stop()
         }

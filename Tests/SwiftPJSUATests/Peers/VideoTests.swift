@@ -106,7 +106,7 @@ struct VideoTests {
             while ContinuousClock.now < deadline, !jsonLines(child.output).contains(where: { ($0["videoFramesReceived"] as? Int ?? 0) > 0 }) {
                 try await Task.sleep(for: .milliseconds(200))
             }
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
         }
         #expect(try await child.waitForExit() == 0, "\(child.output)")
@@ -144,7 +144,7 @@ struct VideoTests {
             let deadline = ContinuousClock.now + .seconds(10)
             while ContinuousClock.now < deadline, framesAtTheFarEnd() == 0 { try await Task.sleep(for: .milliseconds(200)) }
             #expect(framesAtTheFarEnd() > 0, "no picture arrived after startVideoTransmission")
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
         }
     }
 
@@ -166,7 +166,7 @@ struct VideoTests {
             let streams = try await log.video(incoming.call, "active") { $0?.isActive == true }
             #expect(streams.first?.direction == .sendReceive)
             #expect(try await phone.info(incoming.call).hasVideo)
-            try await phone.hangup(incoming.call)
+            try await phone.hangUp(incoming.call)
         }
     }
 
@@ -177,7 +177,7 @@ struct VideoTests {
         try await withEngine(loggingEngine(lines)) { phone, _, log in
             var settings = try await phone.videoCodecSettings("H264")
             settings.size = PJSUA.VideoSize(width: 352, height: 288)
-            try await phone.setVideoCodecSettings("H264", settings)
+            try await phone.setVideoCodecSettings("H264", to: settings)
             let call = try await phone.makeCall(to: "sip:video@127.0.0.1:\(port)")
             try await log.state(call, .confirmed)
             try await log.mediaActive(call)
@@ -212,7 +212,7 @@ struct VideoTests {
             var after = 0
             for await _ in frames { after += 1 }
             #expect(after <= 30)
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
         }
         _ = try await child.waitForExit()
@@ -238,8 +238,8 @@ struct VideoTests {
                 try await phone.setVideoCaptureDevice(PJSUA.VideoDevice.ID(rawValue: 999), of: call)
             }
             await expectError(.invalidArgument) { try await phone.useVideoCodecs(["NOPE"]) }
-            await expectError(.invalidArgument) { try await phone.setVideoCodecPriority("VP8", 300) }
-            try await phone.hangup(call)
+            await expectError(.invalidArgument) { try await phone.setVideoCodecPriority("VP8", to: 300) }
+            try await phone.hangUp(call)
         }
     }
 }
@@ -270,7 +270,7 @@ struct PjsuaAppVideoTests {
             // The app decoded our pictures: pjmedia logs the decoder's real format once its first
             // picture is decoded (vid_stream.c, "Decoding format changed: WxH I420<-H264").
             try await app.waitForLog("Decoding format changed", timeout: .seconds(10))
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
         }
     }

@@ -25,7 +25,7 @@ struct VideoThreadPriorityTests {
             // give a background thread of this process).
             let realTime = policies.filter { [1, 2, 6].contains($0.policy) }
             #expect(realTime.isEmpty, "threads with a real-time policy: \(realTime) (of \(policies.count))")
-            try await phone.hangup(call)
+            try await phone.hangUp(call)
             try await log.state(call, .disconnected)
         }
     }

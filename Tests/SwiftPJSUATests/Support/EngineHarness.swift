@@ -85,7 +85,7 @@ final class EventLog: @unchecked Sendable {
     /// Waits for the next incoming call.
     func incomingCall(timeout: Duration = .seconds(10)) async throws -> (call: PJSUA.Call, sipCallID: String, from: String) {
         try await first("an incoming call", timeout: timeout) { event in
-            if case let .incomingCall(_, call, id, from, _, _) = event { return (call, id, from) }
+            if case let .incomingCall(_, call, id, from, _) = event { return (call, id, from) }
             return nil
         }
     }
@@ -96,6 +96,14 @@ final class EventLog: @unchecked Sendable {
                       where condition: (PJSUA.RegistrationState) -> Bool = { _ in true }) async throws -> PJSUA.RegistrationState {
         try await first(what, timeout: timeout) { event in
             if case let .registration(a, state) = event, a == account, condition(state) { return state }
+            return nil
+        }
+    }
+
+    /// The registration outcomes of `account` seen so far, in order.
+    func registrations(of account: PJSUA.Account) -> [PJSUA.RegistrationState] {
+        all.compactMap { event in
+            if case let .registration(a, state) = event, a == account { return state }
             return nil
         }
     }
