@@ -122,18 +122,19 @@ public final class Baresip: @unchecked Sendable {
     }
 
     /// Calls `uri`.
-    public func dial(_ uri: String) throws { try command("dial", uri) }
+    public func dial(_ uri: String) async throws { try await command("dial", uri) }
     /// Answers the ringing call.
-    public func answer() throws { try command("accept") }
+    public func answer() async throws { try await command("accept") }
     /// Sends DTMF digits on the current call. baresip 1.0 sends RFC 4733 telephone events only
     /// (it receives SIP INFO digits too).
-    public func sendDTMF(_ digits: String) throws { try command("sndcode", digits) }
+    public func sendDTMF(_ digits: String) async throws { try await command("sndcode", digits) }
     /// Hangs up the current call.
-    public func hangup() throws { try command("hangup") }
+    public func hangup() async throws { try await command("hangup") }
 
-    /// Runs one control command; returns its response's `data`.
+    /// Runs one control command; returns its response's `data`. The reply is awaited without
+    /// blocking the thread (it polls the socket and sleeps asynchronously), bounded to 5 s.
     @discardableResult
-    public func command(_ name: String, _ parameters: String? = nil) throws -> String {
+    public func command(_ name: String, _ parameters: String? = nil) async throws -> String {
         var object: [String: String] = ["command": name, "token": "t\(UUID().uuidString.prefix(6))"]
         if let parameters { object["params"] = parameters }
         let json = try JSONSerialization.data(withJSONObject: object)
@@ -146,10 +147,13 @@ public final class Baresip: @unchecked Sendable {
         // Replies and events arrive as netstrings; the reply carries "response": true.
         var received = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 4096)
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let deadline = ContinuousClock.now.advanced(by: .seconds(5))
         while true {
-            let count = recv(socket, &buffer, buffer.count, 0)
+            let count = recv(socket, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+                continue
+            }
             guard count > 0 else { throw ChildProcessError("baresip did not answer \(name)") }
             received += buffer.prefix(count)
             while let colon = received.firstIndex(of: UInt8(ascii: ":")),

@@ -10,14 +10,19 @@ import Glibc
 ///
 /// posix_spawn + waitpid rather than Foundation's Process, whose waitUntilExit spins forever on
 /// Linux when the child's exit is not noticed by its run loop.
+///
+/// Nothing here blocks the calling thread: tests run on Swift's cooperative pool, which has one
+/// thread per core (two here), and a thread held in a sleep or a wait stalls every other test in
+/// the process. Waits are `async` (``waitForExit(timeout:)``, ``stopAndWait()``); `stop()`, which
+/// `defer` and deinit need synchronous, signals at once and leaves the bounded wait to a thread
+/// of its own.
 public final class ChildProcess: @unchecked Sendable {
-    // @unchecked Sendable: `exitStatus` is guarded by `lock`; the rest is immutable after init.
+    // @unchecked Sendable: immutable after init; the exit status lives in `reaper` (its lock).
     public let pid: pid_t
     public let logPath: String
     public let name: String
     public let arguments: [String]
-    private let lock = NSLock()
-    private var exitStatus: Int32?
+    private let reaper: Reaper
 
     /// Starts `executable` (a path, or a name looked up in the usual bin directories), with this
     /// process's environment plus `environment`, less the variables named in `unsetting`.
@@ -60,6 +65,7 @@ public final class ChildProcess: @unchecked Sendable {
         let rc = posix_spawn(&child, path, &actions, &attributes, argv, envp)
         guard rc == 0 else { throw ChildProcessError("cannot start \(executable): errno \(rc)") }
         pid = child
+        reaper = Reaper(pid: child)
     }
 
     deinit { stop() }
@@ -81,16 +87,7 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// The exit status once the process has exited (reaping it), nil while it runs; a death by
     /// signal is reported as 128 + the signal.
-    public var exited: Int32? {
-        lock.lock()
-        defer { lock.unlock() }
-        if let exitStatus { return exitStatus }
-        var status: Int32 = 0
-        if waitpid(pid, &status, WNOHANG) == pid {
-            exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        }
-        return exitStatus
-    }
+    public var exited: Int32? { reaper.status() }
 
     public var isRunning: Bool { exited == nil }
 
@@ -123,16 +120,93 @@ public final class ChildProcess: @unchecked Sendable {
         kill(-pid, number)
     }
 
-    /// Ends the process group: SIGTERM, then SIGKILL after two seconds.
+    /// Ends the process group without blocking the caller (safe in `defer` and deinit): SIGTERM
+    /// now; a thread of its own reaps the leader and sends SIGKILL to the group two seconds later
+    /// if the leader is still there (and to any stragglers it forked either way). Callers that
+    /// need the child gone (its port free, its log complete) use ``stopAndWait()``.
     public func stop() {
-        guard isRunning else {
+        reaper.stop()
+    }
+
+    /// Ends the process group like ``stop()`` and returns once the leader has exited and been
+    /// reaped (SIGKILL follows SIGTERM after two seconds, so this takes at most a little more).
+    public func stopAndWait() async {
+        reaper.stop()
+        let deadline = ContinuousClock.now.advanced(by: .seconds(5))
+        while isRunning && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+    }
+}
+
+/// A child's exit status and its bounded termination, shared by the ``ChildProcess`` and the
+/// thread that ends it: that thread may outlive the ChildProcess (stopped from its deinit), so it
+/// holds this and not the ChildProcess.
+private final class Reaper: @unchecked Sendable {
+    // @unchecked Sendable: `exitStatus` and `stopping` are guarded by `lock`; `pid` is immutable.
+    let pid: pid_t
+    private let lock = NSLock()
+    private var exitStatus: Int32?
+    private var stopping = false
+
+    init(pid: pid_t) { self.pid = pid }
+
+    /// The exit status, reaping the child if it has just exited; nil while it runs.
+    func status() -> Int32? {
+        lock.withLock {
+            if let exitStatus { return exitStatus }
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid {
+                exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+            }
+            return exitStatus
+        }
+    }
+
+    /// SIGTERM to the group now; the first call starts the thread that reaps and, after two
+    /// seconds, kills. Later calls only signal again.
+    func stop() {
+        guard status() == nil else {
             kill(-pid, SIGKILL)  // stragglers the leader forked
             return
         }
+        let first = lock.withLock { () -> Bool in
+            defer { stopping = true }
+            return !stopping
+        }
         kill(-pid, SIGTERM)
-        for _ in 0..<100 where isRunning { usleep(20_000) }
-        kill(-pid, SIGKILL)
-        for _ in 0..<100 where isRunning { usleep(20_000) }
+        guard first else { return }
+        PendingStops.shared.add(pid)
+        let thread = Thread { [self] in
+            // A dedicated thread, not the cooperative pool: this wait blocks.
+            for _ in 0..<100 where status() == nil { usleep(20_000) }
+            kill(-pid, SIGKILL)
+            for _ in 0..<100 where status() == nil { usleep(20_000) }
+            PendingStops.shared.remove(pid)
+        }
+        thread.name = "stop \(pid)"
+        thread.start()
+    }
+}
+
+/// The process groups whose stop is still in its grace period: if the test process exits before
+/// their threads finish, an exit handler kills them, so no peer that ignores SIGTERM outlives
+/// the run.
+private final class PendingStops: @unchecked Sendable {
+    // @unchecked Sendable: `groups` is guarded by `lock`.
+    static let shared: PendingStops = {
+        atexit { PendingStops.shared.killAll() }
+        return PendingStops()
+    }()
+
+    private let lock = NSLock()
+    private var groups = Set<pid_t>()
+
+    func add(_ pid: pid_t) { lock.withLock { _ = groups.insert(pid) } }
+    func remove(_ pid: pid_t) { lock.withLock { _ = groups.remove(pid) } }
+
+    private func killAll() {
+        for pid in lock.withLock({ groups }) { kill(-pid, SIGKILL) }
     }
 }
 
@@ -176,12 +250,39 @@ public final class LoopbackSocket {
     }
 
     /// The next datagram (or stream bytes) received, as text; nil if none came within `timeout`.
-    public func receive(timeout: Duration) -> String? {
+    /// Polls without blocking and sleeps asynchronously in between: a blocking wait would hold
+    /// one of the cooperative pool's two threads (and stall the tests sharing it) for as long.
+    public func receive(timeout: Duration) async -> String? {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while true {
+            if let text = receiveNow() { return text }
+            guard ContinuousClock.now < deadline else { return nil }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// Whether a datagram (or stream bytes) is waiting to be read, without reading it.
+    public var hasPendingInput: Bool {
         var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        let milliseconds = Int32(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
-        guard poll(&entry, 1, milliseconds) == 1 else { return nil }
+        return poll(&entry, 1, 0) == 1
+    }
+
+    /// Waits until a datagram (or stream bytes) has arrived, without reading it; false if none
+    /// came within `timeout`.
+    public func waitForInput(timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while !hasPendingInput {
+            guard ContinuousClock.now < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return true
+    }
+
+    /// What is waiting to be read now, as text; nil if nothing is.
+    public func receiveNow() -> String? {
+        guard hasPendingInput else { return nil }
         var buffer = [UInt8](repeating: 0, count: 65536)
-        let count = recv(descriptor, &buffer, buffer.count, 0)
+        let count = recv(descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT))
         guard count > 0 else { return nil }
         return String(decoding: buffer.prefix(count), as: UTF8.self)
     }

@@ -68,5 +68,11 @@ public final class Kamailio: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: runtimeDirectory)
     }
 
+    /// Stops kamailio and returns once it has exited (its ports are free again).
+    public func stopAndWait() async {
+        await peer.stopAndWait()
+        try? FileManager.default.removeItem(atPath: runtimeDirectory)
+    }
+
     deinit { stop() }
 }

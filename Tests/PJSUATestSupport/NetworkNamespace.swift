@@ -3,6 +3,10 @@ import Foundation
 /// A private network namespace joined to this one by a veth pair, made for one test and removed
 /// by ``remove()`` (or deinit): the namespace side starts with `10.<a>.<b>.2/24`, this side has
 /// `.1`. Needs root and iproute2's `ip`; traffic between the two never leaves the host.
+///
+/// Every `ip` run is awaited asynchronously (Swift's cooperative pool has one thread per core, and
+/// a thread held waiting for a child stalls every other test); ``remove()``, which `defer` and
+/// deinit need synchronous, hands the deletion to a thread of its own.
 public final class NetworkNamespace: @unchecked Sendable {
     // @unchecked Sendable: immutable after init; `removed` is guarded by `lock`.
     public let name: String
@@ -16,24 +20,24 @@ public final class NetworkNamespace: @unchecked Sendable {
     private var removed = false
 
     /// Creates the namespace, the veth pair and both addresses, with loopback up inside.
-    public init() throws {
-        Self.removeLeftovers()
+    public init() async throws {
+        await Self.removeLeftovers()
         let tag = "\(getpid() % 10_000)\(Int.random(in: 100...999))"
         // The namespace's name carries the whole pid, so a later run can tell it is stale.
         name = "swpj-\(getpid())-\(tag)"
         interface = "swpjn\(tag)"
         hostInterface = "swpjh\(tag)"
-        prefix = try Self.freePrefix()
+        prefix = try await Self.freePrefix()
         hostAddress = prefix + ".1"
         do {
-            try Self.ip(["netns", "add", name])
-            try Self.ip(["link", "add", hostInterface, "type", "veth", "peer", "name", interface])
-            try Self.ip(["link", "set", interface, "netns", name])
-            try Self.ip(["addr", "add", hostAddress + "/24", "dev", hostInterface])
-            try Self.ip(["link", "set", hostInterface, "up"])
-            try inside(["ip", "link", "set", "lo", "up"])
-            try inside(["ip", "link", "set", interface, "up"])
-            try addAddress(hostNumber: 2)
+            try await Self.ip(["netns", "add", name])
+            try await Self.ip(["link", "add", hostInterface, "type", "veth", "peer", "name", interface])
+            try await Self.ip(["link", "set", interface, "netns", name])
+            try await Self.ip(["addr", "add", hostAddress + "/24", "dev", hostInterface])
+            try await Self.ip(["link", "set", hostInterface, "up"])
+            try await inside(["ip", "link", "set", "lo", "up"])
+            try await inside(["ip", "link", "set", interface, "up"])
+            try await addAddress(hostNumber: 2)
         } catch {
             remove()
             throw error
@@ -46,13 +50,13 @@ public final class NetworkNamespace: @unchecked Sendable {
     public func address(_ hostNumber: Int) -> String { "\(prefix).\(hostNumber)" }
 
     /// Adds `address(hostNumber)` to the interface inside the namespace.
-    public func addAddress(hostNumber: Int) throws {
-        try inside(["ip", "addr", "add", address(hostNumber) + "/24", "dev", interface])
+    public func addAddress(hostNumber: Int) async throws {
+        try await inside(["ip", "addr", "add", address(hostNumber) + "/24", "dev", interface])
     }
 
     /// Removes `address(hostNumber)` from the interface inside the namespace.
-    public func removeAddress(hostNumber: Int) throws {
-        try inside(["ip", "addr", "del", address(hostNumber) + "/24", "dev", interface])
+    public func removeAddress(hostNumber: Int) async throws {
+        try await inside(["ip", "addr", "del", address(hostNumber) + "/24", "dev", interface])
     }
 
     /// The arguments that run `command` inside the namespace: `ip netns exec <name> command...`
@@ -60,25 +64,31 @@ public final class NetworkNamespace: @unchecked Sendable {
     public func command(_ command: [String]) -> [String] { ["netns", "exec", name] + command }
 
     /// Runs `command` inside the namespace and waits for it.
-    public func inside(_ command: [String]) throws {
-        try Self.ip(self.command(command))
+    public func inside(_ command: [String]) async throws {
+        try await Self.ip(self.command(command))
     }
 
-    /// Deletes the veth pair and the namespace (idempotent).
+    /// Deletes the veth pair and the namespace (idempotent), on a thread of its own so that it
+    /// never blocks the caller; a namespace left by a run that exits first is deleted by the
+    /// next one (``removeLeftovers()``).
     public func remove() {
         let first = lock.withLock { () -> Bool in
             defer { removed = true }
             return !removed
         }
         guard first else { return }
-        try? Self.ip(["link", "del", hostInterface])
-        try? Self.ip(["netns", "del", name])
+        let commands = [["link", "del", hostInterface], ["netns", "del", name]]
+        let thread = Thread {
+            for arguments in commands { try? Self.ipBlocking(arguments) }
+        }
+        thread.name = "remove \(name)"
+        thread.start()
     }
 
     /// A 10.213.X prefix no interface here uses: namespaces of tests running at the same time (or
     /// left by a crashed run) must not share a subnet, or routes collide.
-    static func freePrefix() throws -> String {
-        let used = try Self.output(["-o", "-4", "addr", "show"])
+    static func freePrefix() async throws -> String {
+        let used = try await Self.output(["-o", "-4", "addr", "show"])
         let candidates = (1...254).shuffled().map { "10.213.\($0)" }
         guard let free = candidates.first(where: { !used.contains(" \($0).") }) else {
             throw ChildProcessError("no free 10.213.X.0/24 subnet for a test namespace")
@@ -88,34 +98,48 @@ public final class NetworkNamespace: @unchecked Sendable {
 
     /// Deletes test namespaces whose creating process is gone (a crashed or killed test run);
     /// their veth pairs go with them.
-    static func removeLeftovers() {
-        guard let list = try? Self.output(["netns", "list"]) else { return }
+    static func removeLeftovers() async {
+        guard let list = try? await Self.output(["netns", "list"]) else { return }
         for line in list.split(separator: "\n") {
             let name = String(line.split(separator: " ").first ?? "")
             let parts = name.split(separator: "-")
             guard parts.count == 3, parts[0] == "swpj", let pid = pid_t(parts[1]) else { continue }
-            if kill(pid, 0) != 0 && errno == ESRCH { try? Self.ip(["netns", "del", name]) }
+            if kill(pid, 0) != 0 && errno == ESRCH { try? await Self.ip(["netns", "del", name]) }
         }
     }
 
     /// What `ip` printed.
-    static func output(_ arguments: [String]) throws -> String {
+    static func output(_ arguments: [String]) async throws -> String {
         let process = try ChildProcess("ip", arguments, name: "ip")
-        let deadline = Date().addingTimeInterval(10)
-        while process.exited == nil && Date() < deadline { usleep(5_000) }
-        guard process.exited == 0 else {
-            process.stop()
-            throw ChildProcessError("ip \(arguments.joined(separator: " ")) failed: \(process.output)")
-        }
+        try check(process, arguments, status: await exitStatus(of: process))
         return process.output
     }
 
     /// Runs `ip` with `arguments`, bounded to 10 s; throws with its output when it fails.
-    static func ip(_ arguments: [String]) throws {
+    static func ip(_ arguments: [String]) async throws {
         let process = try ChildProcess("ip", arguments, name: "ip")
-        let deadline = Date().addingTimeInterval(10)
-        while process.exited == nil && Date() < deadline { usleep(5_000) }
-        guard let status = process.exited else {
+        try check(process, arguments, status: await exitStatus(of: process))
+    }
+
+    /// ``ip(_:)`` for a thread of its own (``remove()``): it blocks while `ip` runs.
+    static func ipBlocking(_ arguments: [String]) throws {
+        let process = try ChildProcess("ip", arguments, name: "ip")
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while process.exited == nil && ContinuousClock.now < deadline { usleep(5_000) }
+        try check(process, arguments, status: process.exited)
+    }
+
+    /// `ip`'s exit status, or nil if it has not finished within 10 s.
+    private static func exitStatus(of process: ChildProcess) async -> Int32? {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while process.exited == nil && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return process.exited
+    }
+
+    private static func check(_ process: ChildProcess, _ arguments: [String], status: Int32?) throws {
+        guard let status else {
             process.stop()
             throw ChildProcessError("ip \(arguments.joined(separator: " ")) did not finish within 10 s")
         }

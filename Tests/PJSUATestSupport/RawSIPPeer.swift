@@ -62,7 +62,7 @@ public final class RawSIPPeer: @unchecked Sendable {
     public func receive(timeout: Duration) async throws -> RawSIPMessage? {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while true {
-            if let text = socket.receive(timeout: .zero) { return RawSIPMessage(text) }
+            if let text = socket.receiveNow() { return RawSIPMessage(text) }
             if ContinuousClock.now >= deadline { return nil }
             try await Task.sleep(for: .milliseconds(5))
         }

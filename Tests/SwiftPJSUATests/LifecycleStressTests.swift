@@ -28,8 +28,14 @@ struct LifecycleStressTests {
         for index in 40..<140 { try await cycle(index.isMultiple(of: 2) ? reused : PJSUA(), index) }
         let halfway = ProcessFigures.now()
         for index in 140..<240 { try await cycle(index.isMultiple(of: 2) ? reused : PJSUA(), index) }
-        // Released engines end their threads on their own, a moment after their last job.
-        try await waitUntil("threads back to the warm-up count") { ProcessFigures.now().threads <= before.threads }
+        // Released engines end their threads on their own, a moment after their last job. The
+        // figures are the whole process's, and tests running beside this one come and go with
+        // threads (a peer's stop) and descriptors (sockets, logs) of their own: wait for both to
+        // come back rather than read them once (a leak never comes back, and fails here).
+        try await waitUntil("threads and descriptors back to the warm-up count") {
+            let now = ProcessFigures.now()
+            return now.threads <= before.threads && now.descriptors <= before.descriptors
+        }
         let after = ProcessFigures.now()
         #expect(after.threads <= before.threads, "threads \(before.threads) -> \(after.threads)")
         #expect(after.descriptors <= before.descriptors, "fds \(before.descriptors) -> \(after.descriptors)")

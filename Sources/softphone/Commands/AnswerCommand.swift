@@ -266,9 +266,12 @@ actor Agent {
 
     /// Sends the call's audio back `delay` later than the bridge's minimum (one frame): the
     /// first frame received goes out behind `delay` of silence, every later one as it arrives.
-    /// Reader and writer run on the same bridge clock, so the queue then stays at `delay`;
-    /// dropping the oldest keeps a stalled task from making the echo lag further. The writer is
-    /// added before the reader, so no frame is received before audio can go out.
+    /// Reader and writer run on the same bridge clock, so the queue then stays at `delay`. When
+    /// this task stalls (a busy machine), the frames received meanwhile arrive in a burst and
+    /// would raise the queue, and the echo's delay, for the rest of the call: a frame that finds
+    /// more than `delay` and one frame queued is dropped instead, so the echo is never more
+    /// than one frame late. The writer is added before the reader, so no frame is received
+    /// before audio can go out.
     private func startEcho(_ call: PJSUA.Call, delay: Int) async {
         let format = PJSUA.AudioFormat()
         do {
@@ -282,6 +285,8 @@ actor Agent {
                         primed = true
                         for _ in 0..<(delay / format.frameDuration.rawValue) { try? await writer.write(.silence(format)) }
                     }
+                    // `delay` plus the frame the bridge may not have taken yet this tick.
+                    if writer.queuedDuration > .milliseconds(delay + format.frameDuration.rawValue) { continue }
                     guard (try? await writer.write(frame)) != nil else { break }
                 }
             }

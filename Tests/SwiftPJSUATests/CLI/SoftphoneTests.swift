@@ -11,9 +11,8 @@ func runSoftphone(_ arguments: [String], environment: [String: String] = [:], ti
 }
 
 /// Waits until `socket` (a peer that never answers) has received a datagram.
-func waitForDatagram(on socket: LoopbackSocket, seconds: Int32) -> Bool {
-    var entry = pollfd(fd: socket.descriptor, events: Int16(POLLIN), revents: 0)
-    return poll(&entry, 1, seconds * 1000) == 1
+func waitForDatagram(on socket: LoopbackSocket, seconds: Int) async -> Bool {
+    await socket.waitForInput(timeout: .seconds(seconds))
 }
 
 @Suite("The softphone CLI, driven as a subprocess")
@@ -173,7 +172,7 @@ struct SoftphoneTests {
         let registrar = try LoopbackSocket()
         let process = try ChildProcess(try softphone(), ["register", "--account", "sip:a@127.0.0.1", "--registrar",
                                                         "sip:127.0.0.1:\(registrar.port)", "--timeout", "30"], name: "softphone-register")
-        #expect(waitForDatagram(on: registrar, seconds: 10), "no REGISTER arrived: \(process.output)")
+        #expect(await waitForDatagram(on: registrar, seconds: 10), "no REGISTER arrived: \(process.output)")
         process.signal(signal)
         #expect(try await process.waitForExit(timeout: .seconds(10)) == status, "\(process.output)")
         #expect(process.output.contains("interrupted"), "\(process.output)")
@@ -186,7 +185,7 @@ struct SoftphoneTests {
         let callee = try LoopbackSocket()
         let process = try ChildProcess(try softphone(), ["call", "sip:x@127.0.0.1:\(callee.port)", "--listen", "udp:127.0.0.1:0",
                                                         "--timeout", "30", "--json"], name: "softphone-call")
-        #expect(waitForDatagram(on: callee, seconds: 10), "no INVITE arrived: \(process.output)")
+        #expect(await waitForDatagram(on: callee, seconds: 10), "no INVITE arrived: \(process.output)")
         process.signal(SIGTERM)
         #expect(try await process.waitForExit(timeout: .seconds(10)) == 143, "\(process.output)")
         #expect(jsonLines(process.output).contains { $0["event"] as? String == "interrupted" && $0["signal"] as? String == "SIGTERM" },

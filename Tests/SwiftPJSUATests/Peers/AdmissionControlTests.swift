@@ -59,7 +59,7 @@ struct AdmissionControlTests {
                 "", sdp,
             ].joined(separator: "\r\n")
             #expect(socket.send(invite, toPort: transport.port))
-            let first = socket.receive(timeout: .seconds(5))
+            let first = await socket.receive(timeout: .seconds(5))
             #expect(first?.hasPrefix("SIP/2.0 503") == true, "\(first ?? "no answer")")
 
             try await phone.hangUp(caller)
@@ -67,7 +67,7 @@ struct AdmissionControlTests {
             try await waitUntil("both legs gone") { try await phone.activeCalls().isEmpty }
 
             #expect(socket.send(invite, toPort: transport.port))
-            let second = socket.receive(timeout: .seconds(5))
+            let second = await socket.receive(timeout: .seconds(5))
             #expect(second?.hasPrefix("SIP/2.0 503") == true, "the same INVITE again got: \(second ?? "no answer")")
             try await Task.sleep(for: .milliseconds(200))
             #expect(!log.all.contains { if case let .incomingCall(_, call, _, _, _) = $0 { call != callee } else { false } })

@@ -103,7 +103,7 @@ struct CustomHeaderTests {
                 } == .invalidHeader, "\(bad)")
             }
             #expect(try await phone.activeCalls().isEmpty)
-            #expect(!waitForDatagram(on: silent, seconds: 1))
+            #expect(await !waitForDatagram(on: silent, seconds: 1))
             #expect(!log.all.contains { if case .callState = $0 { true } else { false } })
             #expect(!log.all.contains { if case .registration = $0 { true } else { false } })
         }

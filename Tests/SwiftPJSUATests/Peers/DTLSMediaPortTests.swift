@@ -55,7 +55,7 @@ struct DTLSMediaPortTests {
             do {
                 try await waitUntil("DTLS-SRTP is up", timeout: .seconds(10)) { try await phone.info(call).encryption.isEncrypted }
             } catch {
-                client.stop()
+                await client.stopAndWait()
                 Issue.record("\(error); openssl s_client: \(client.output.suffix(3000))")
                 throw error
             }

@@ -193,12 +193,12 @@ struct DTMFInteropTests {
         try await withEngine(dtmfEngineConfiguration()) { phone, transport, log in
             let peer = try Baresip(lifetime: 30)
             try await peer.waitUntilReady()
-            try peer.dial(transport.uri(user: "ivr"))
+            try await peer.dial(transport.uri(user: "ivr"))
             let incoming = try await log.incomingCall()
             try await phone.answer(incoming.call)
             try await log.mediaActive(incoming.call)
             try await Task.sleep(for: .milliseconds(300))
-            try peer.sendDTMF(allDTMFDigits)
+            try await peer.sendDTMF(allDTMFDigits)
             let digits = try await log.digits(on: incoming.call, count: allDTMFDigits.count)
             try await phone.hangUp(incoming.call)
             #expect(String(digits.map(\.digit)) == allDTMFDigits, "\(digits)\n\(peer.process.output.suffix(2000))")
@@ -272,7 +272,7 @@ struct BaresipLauncherTests {
             _ = try await phone.play(directory + "/ours.wav", into: call, loop: true)
             try await Task.sleep(for: .milliseconds(1500))
             try await phone.stop(recorder)
-            try peer.hangup()
+            try await peer.hangup()
             try await log.state(call, .disconnected)
             return peer
         }

@@ -250,7 +250,7 @@ struct MessageTests {
             #expect(await thrownCode { try await phone.sendMessage("x", to: "mailto:bob@example.com") } == .invalidURI)
             let tooBig = Data(count: PJSUA.maxMessageBodyLength + 1)
             #expect(await thrownCode { try await phone.sendMessage(tooBig, to: to, contentType: "application/octet-stream") } == .invalidArgument)
-            #expect(!waitForDatagram(on: silent, seconds: 1))
+            #expect(await !waitForDatagram(on: silent, seconds: 1))
             #expect(log.messageStatuses.isEmpty)
         }
     }

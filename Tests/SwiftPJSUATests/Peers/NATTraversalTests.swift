@@ -22,7 +22,7 @@ struct NATTraversalTests {
     /// loopback address as an ICE host candidate, KL-13) plays a tone; we hear it through the relay.
     @Test(arguments: [PJSUA.TURNConfiguration.Transport.udp, .tcp])
     func aCallForcedThroughATURNRelayCarriesTheTone(over transport: PJSUA.TURNConfiguration.Transport) async throws {
-        let net = try NetworkNamespace()
+        let net = try await NetworkNamespace()
         defer { net.remove() }
         let turn = try await Coturn(host: net.hostAddress)
         defer { turn.stop() }
@@ -64,7 +64,7 @@ struct NATTraversalTests {
     /// Without trickle, and with full trickle ICE (RFC 8838) on both sides.
     @Test(arguments: [PJSUA.ICEConfiguration.Trickle.off, .full])
     func iceAcrossANetworkNamespaceConnectsAndReportsTheCandidatePair(trickle: PJSUA.ICEConfiguration.Trickle) async throws {
-        let net = try NetworkNamespace()
+        let net = try await NetworkNamespace()
         defer { net.remove() }
         let stun = try await Coturn(host: net.hostAddress)
         defer { stun.stop() }
@@ -108,7 +108,7 @@ struct NATTraversalTests {
     /// ICE set for the engine, turned off for one account: that account's calls use a plain
     /// media transport, the engine's other calls ICE.
     @Test func anAccountOverridesTheEnginesICE() async throws {
-        let net = try NetworkNamespace()
+        let net = try await NetworkNamespace()
         defer { net.remove() }
         let callee = try ChildProcess("ip", net.command([
             try softphone(), "answer", "--listen", "udp:\(net.address(2)):5060", "--exit-after", "2", "--json",

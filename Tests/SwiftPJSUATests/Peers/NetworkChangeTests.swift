@@ -52,8 +52,8 @@ struct NetworkChangeTests {
             #expect(try await hearsTone(phone, call, at: directory + "/before.wav"), "no tone before the change")
 
             // Removed first: deleting a subnet's primary address deletes its secondaries too.
-            try net.removeAddress(hostNumber: 2)
-            try net.addAddress(hostNumber: 3)
+            try await net.removeAddress(hostNumber: 2)
+            try await net.addAddress(hostNumber: 3)
             alice.signal(SIGUSR1)
             try await alice.waitForOutput("\"step\":\"completed\"")
             try await body(phone, kamailio, Outcome(alice: alice, call: call, log: log))
@@ -63,7 +63,7 @@ struct NetworkChangeTests {
     /// The call survives (re-INVITE from the new address, the tone keeps arriving) and alice
     /// registers again with her new Contact: a new call through kamailio reaches her there.
     @Test func theCallMovesAndTheRegistrationFollowsTheNewAddress() async throws {
-        let net = try NetworkNamespace()
+        let net = try await NetworkNamespace()
         defer { net.remove() }
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -101,7 +101,7 @@ struct NetworkChangeTests {
 
     /// With `--ip-change-calls hangup` the call ends at the change, with a BYE from alice.
     @Test func withTheHangUpPolicyTheCallEndsAtTheChange() async throws {
-        let net = try NetworkNamespace()
+        let net = try await NetworkNamespace()
         defer { net.remove() }
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -58,7 +58,7 @@ struct RegistrarFaultTests {
             _ = try await phone.addAccount(account)
             let registered = try await outcomes.next(after: -1, "registered", within: .seconds(10)) { $0.isRegistered }
 
-            kamailio.stop()
+            await kamailio.stopAndWait()
             let down = ContinuousClock.now
             let firstFailure = try await outcomes.next(after: registered, "a failure once the registrar is gone", within: .seconds(10)) {
                 !$0.isRegistered
