@@ -105,6 +105,18 @@ public final class ChildProcess: @unchecked Sendable {
         }
     }
 
+    /// How long a peer may take to start. A test run starts dozens of peers (softphones, a
+    /// baresip, coturn) in its first seconds on two cores, and every engine start costs PJSIP
+    /// 0.3-0.5 s of CPU (it makes a DTLS key at pjsua_init): measured, a softphone printed
+    /// nothing for 15 s at the start of a run on an otherwise quiet machine. Waits for what a
+    /// peer does once started keep ``waitForOutput(_:timeout:)``'s 15 s.
+    public static let startTimeout = Duration.seconds(60)
+
+    /// Waits until the child has printed `text`, the line that says it has started.
+    public func waitUntilStarted(printing text: String) async throws {
+        try await waitForOutput(text, timeout: Self.startTimeout)
+    }
+
     /// Waits until the child's output contains `text`.
     public func waitForOutput(_ text: String, timeout: Duration = .seconds(15)) async throws {
         let deadline = ContinuousClock.now.advanced(by: timeout)

@@ -25,7 +25,7 @@ public final class Coturn: @unchecked Sendable {
             "--log-file=stdout", "--fingerprint", "--pidfile=\(runtimeDirectory)/turnserver.pid",
             "--userdb=\(runtimeDirectory)/turndb", "--verbose",
         ], name: "coturn")
-        try await peer.waitForOutput("Total General servers")
+        try await peer.waitUntilStarted(printing: "Total General servers")
         // The banner comes before the listeners are bound: give them a moment.
         try await Task.sleep(for: .milliseconds(500))
     }

@@ -25,7 +25,7 @@ public func jsonLines(_ output: String) -> [[String: Any]] {
 /// chosen beforehand can be taken by then), and that port.
 public func answeringSoftphone(_ extra: [String] = [], transport: String = "udp", name: String) async throws -> (process: ChildProcess, port: Int) {
     let process = try ChildProcess(try softphone(), ["answer", "--listen", "\(transport):127.0.0.1:0", "--json"] + extra, name: name)
-    try await process.waitForOutput("\"event\":\"listening\"")
+    try await process.waitUntilStarted(printing: "\"event\":\"listening\"")
     let listening = jsonLines(process.output).first { $0["event"] as? String == "listening" }
     guard let port = listening?["port"] as? Int else { throw ChildProcessError("\(name) printed no port: \(process.output)") }
     return (process, port)

@@ -86,7 +86,7 @@ struct SoftphoneTests {
         let port = freeLoopbackPort()
         let callee = try ChildProcess(try softphone(), ["answer", "--listen", "udp:127.0.0.1:\(port)", "--max-calls", "1",
                                                        "--exit-after", "2", "--json"], name: "softphone-max-calls")
-        try await callee.waitForOutput("\"listening\"")
+        try await callee.waitUntilStarted(printing: "\"listening\"")
         let first = try ChildProcess(try softphone(), ["call", "sip:x@127.0.0.1:\(port)", "--listen", "udp:127.0.0.1:0", "--seconds", "4",
                                                       "--json"], name: "softphone-first")
         try await first.waitForOutput("\"CONFIRMED\"")
@@ -114,7 +114,7 @@ struct SoftphoneTests {
         let port = freeLoopbackPort()
         let callee = try ChildProcess(try softphone(), ["answer", "--listen", "udp:127.0.0.1:\(port)", "--auto-answer", "486",
                                                        "--exit-after", "1", "--json"], name: "softphone-busy")
-        try await callee.waitForOutput("\"listening\"")
+        try await callee.waitUntilStarted(printing: "\"listening\"")
         let result = try await runSoftphone(["call", "sip:x@127.0.0.1:\(port)", "--listen", "udp:127.0.0.1:0"])
         #expect(result.status == 1, "\(result.output)")
         #expect(result.output.contains("486"), "\(result.output)")
@@ -128,7 +128,7 @@ struct SoftphoneTests {
         defer { Task { await EngineTurns.shared.release() } }
         for (signal, extra, status) in [(SIGTERM, [String](), Int32(0)), (SIGINT, ["--media-thread"], Int32(130))] {
             let agent = try ChildProcess(try softphone(), ["answer", "--json"] + extra, name: "softphone-signal")
-            try await agent.waitForOutput("\"listening\"")
+            try await agent.waitUntilStarted(printing: "\"listening\"")
             agent.signal(signal)
             #expect(try await agent.waitForExit(timeout: .seconds(10)) == status, "\(agent.output)")
             #expect(agent.output.contains("\"done\""))
@@ -228,7 +228,7 @@ struct SoftphoneTests {
         let port = freeLoopbackPort()
         let callee = try ChildProcess(try softphone(), ["answer", "--listen", "udp:127.0.0.1:\(port)", "--exit-after", "1",
                                                        "--record-dir", directory, "--json"], name: "softphone-callee")
-        try await callee.waitForOutput("\"listening\"")
+        try await callee.waitUntilStarted(printing: "\"listening\"")
         let result = try await runSoftphone(["call", "sip:x@127.0.0.1:\(port)", "--listen", "udp:127.0.0.1:0", "--seconds", "3",
                                              "--play", directory + "/prompt.wav", "--record", directory + "/caller.wav",
                                              "--dtmf", "12#", "--json"])

@@ -55,7 +55,7 @@ func callAnsweringSoftphone(_ phone: PJSUA, _ log: EventLog, extra: [String] = [
     let port = freeLoopbackPort()
     let callee = try ChildProcess(try softphone(), ["answer", "--listen", "udp:127.0.0.1:\(port)", "--exit-after", "1", "--json"] + extra,
                                   name: name)
-    try await callee.waitForOutput("\"listening\"")
+    try await callee.waitUntilStarted(printing: "\"listening\"")
     let call = try await phone.makeCall(to: "sip:\(name)@127.0.0.1:\(port)")
     try await log.mediaActive(call)
     return (call, callee)

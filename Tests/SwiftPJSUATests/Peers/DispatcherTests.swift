@@ -11,7 +11,7 @@ struct DispatcherTests {
     /// "listening" line), printing one JSON line per event.
     private static func bot(port: Int = 0, name: String) async throws -> (process: ChildProcess, port: Int) {
         let process = try ChildProcess(try softphone(), ["answer", "--listen", "udp:127.0.0.1:\(port)", "--json"], name: name)
-        try await process.waitForOutput("\"listening\"")
+        try await process.waitUntilStarted(printing: "\"listening\"")
         let listening = jsonLines(process.output).first { $0["event"] as? String == "listening" }
         guard let bound = listening?["port"] as? Int else { throw ChildProcessError("\(name) printed no port: \(process.output)") }
         return (process, bound)

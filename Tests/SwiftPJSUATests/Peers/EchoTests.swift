@@ -67,7 +67,7 @@ struct EchoTests {
         let bot = try ChildProcess("stdbuf", ["-oL", try softphone().replacingOccurrences(of: "/softphone", with: "/echo-bot"), "\(port)"],
                                    name: "echo-bot")
         defer { bot.stop() }
-        try await bot.waitForOutput("echo bot listening")
+        try await bot.waitUntilStarted(printing: "echo bot listening")
         try await withEngine { phone, _, log in
             let call = try await phone.makeCall(to: "sip:bot@127.0.0.1:\(port)")
             try await log.mediaActive(call)

@@ -34,7 +34,7 @@ struct NATTraversalTests {
             "--play", directory + "/tone.wav", "--json",
         ]), name: "softphone-turn-callee")
         defer { callee.stop() }
-        try await callee.waitForOutput("\"listening\"")
+        try await callee.waitUntilStarted(printing: "\"listening\"")
 
         var configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: net.hostAddress, audioDevice: .null)
         configuration.nat.ice = PJSUA.ICEConfiguration(maxHostCandidates: 0)
@@ -77,7 +77,7 @@ struct NATTraversalTests {
             "--exit-after", "1", "--play", directory + "/tone.wav", "--json",
         ]), name: "softphone-ice-netns")
         defer { callee.stop() }
-        try await callee.waitForOutput("\"listening\"")
+        try await callee.waitUntilStarted(printing: "\"listening\"")
 
         var configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: net.hostAddress, audioDevice: .null)
         configuration.nat.stunServers = [stun.address]
@@ -114,7 +114,7 @@ struct NATTraversalTests {
             try softphone(), "answer", "--listen", "udp:\(net.address(2)):5060", "--exit-after", "2", "--json",
         ]), name: "softphone-plain-netns")
         defer { callee.stop() }
-        try await callee.waitForOutput("\"listening\"")
+        try await callee.waitUntilStarted(printing: "\"listening\"")
         var configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: net.hostAddress, audioDevice: .null)
         configuration.nat.ice = PJSUA.ICEConfiguration()
         try await withEngine(configuration) { phone, _, log in

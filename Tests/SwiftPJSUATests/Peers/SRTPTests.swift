@@ -34,7 +34,7 @@ struct SRTPTests {
                                                        "--play", directory + "/tone.wav", "--exit-after", "1", "--json"],
                                       name: "softphone-srtp")
         defer { callee.stop() }
-        try await callee.waitForOutput("\"listening\"")
+        try await callee.waitUntilStarted(printing: "\"listening\"")
         #expect(callee.output.contains("softphone: warning: --srtp mandatory over udp"), "\(callee.output)")
         let uri = try #require(jsonLines(callee.output).first { $0["event"] as? String == "listening" }?["uri"] as? String)
         try await withEngine(srtpEngine(.mandatory)) { phone, _, log in
@@ -88,7 +88,7 @@ struct SRTPTests {
         let callee = try ChildProcess(try softphone(), ["answer", "--listen", "udp:127.0.0.1:0", "--srtp", "off", "--exit-after", "1", "--json"],
                                       name: "softphone-plain")
         defer { callee.stop() }
-        try await callee.waitForOutput("\"listening\"")
+        try await callee.waitUntilStarted(printing: "\"listening\"")
         let uri = try #require(jsonLines(callee.output).first { $0["event"] as? String == "listening" }?["uri"] as? String)
         try await withEngine(srtpEngine(.mandatory)) { phone, transport, log in
             let call = try await phone.makeCall(to: uri)
@@ -152,7 +152,7 @@ struct SRTPTests {
             "--srtp", "mandatory", "--play", directory + "/tone.wav", "--exit-after", "1", "--json",
         ], name: "softphone-srtp-tls")
         defer { callee.stop() }
-        try await callee.waitForOutput("\"listening\"")
+        try await callee.waitUntilStarted(printing: "\"listening\"")
         #expect(!callee.output.contains("warning"), "\(callee.output)")
         let uri = try #require(jsonLines(callee.output).first { $0["event"] as? String == "listening" }?["uri"] as? String)
         var configuration = tlsEngine(caFile: certificates.caFile)
@@ -179,7 +179,7 @@ struct SRTPTests {
                                                        "--srtp-keying", "dtls", "--play", directory + "/tone.wav",
                                                        "--exit-after", "1", "--json"], name: "softphone-dtls")
         defer { callee.stop() }
-        try await callee.waitForOutput("\"listening\"")
+        try await callee.waitUntilStarted(printing: "\"listening\"")
         // With DTLS keying no key travels in SIP, so there is nothing to warn about.
         #expect(!callee.output.contains("softphone: warning"), "\(callee.output)")
         let uri = try #require(jsonLines(callee.output).first { $0["event"] as? String == "listening" }?["uri"] as? String)

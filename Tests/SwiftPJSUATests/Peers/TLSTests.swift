@@ -161,7 +161,7 @@ struct TLSTests {
             "--key-password-env", "KEY_PASSWORD", "--exit-after", "1", "--json",
         ], name: "softphone-tls-bob", environment: ["KEY_PASSWORD": certificates.keyPassword])
         defer { bob.stop() }
-        try await bob.waitForOutput("\"listening\"")
+        try await bob.waitUntilStarted(printing: "\"listening\"")
         let listening = try #require(jsonLines(bob.output).first { $0["event"] as? String == "listening" })
         let uri = try #require(listening["uri"] as? String)
         #expect(uri.hasPrefix("sips:127.0.0.1:"), "\(uri)")

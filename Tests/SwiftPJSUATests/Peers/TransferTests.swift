@@ -7,7 +7,7 @@ import Testing
 func answeringSoftphone(_ name: String, _ extra: [String] = []) async throws -> (process: ChildProcess, uri: String) {
     let port = freeLoopbackPort()
     let process = try ChildProcess(try softphone(), ["answer", "--listen", "udp:127.0.0.1:\(port)", "--json"] + extra, name: name)
-    try await process.waitForOutput("\"listening\"")
+    try await process.waitUntilStarted(printing: "\"listening\"")
     return (process, "sip:\(name)@127.0.0.1:\(port)")
 }
 
