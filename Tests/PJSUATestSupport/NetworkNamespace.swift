@@ -18,16 +18,50 @@ public final class NetworkNamespace: @unchecked Sendable {
     private let prefix: String
     private let lock = NSLock()
     private var removed = false
+    private var reservedPrefix: String?
+
+    /// Tags and subnets handed to this process's namespaces: a tag is never reused, a subnet is
+    /// reserved from ``freePrefix()`` until ``remove()``, so tests creating namespaces at the same
+    /// time never pick the same one (checking `ip addr` alone races with the other's `addr add`).
+    private final class Allocation: @unchecked Sendable {
+        // @unchecked Sendable: `counter` and `prefixes` are guarded by `lock`.
+        private let lock = NSLock()
+        private var counter = 100
+        private var prefixes: Set<String> = []
+
+        func next() -> Int {
+            lock.withLock {
+                counter = counter >= 999 ? 100 : counter + 1
+                return counter
+            }
+        }
+
+        /// Reserves the first candidate not reserved already; nil if none.
+        func reserve(_ candidates: [String]) -> String? {
+            lock.withLock {
+                guard let free = candidates.first(where: { !prefixes.contains($0) }) else { return nil }
+                prefixes.insert(free)
+                return free
+            }
+        }
+
+        func release(_ prefix: String) { lock.withLock { _ = prefixes.remove(prefix) } }
+    }
+
+    private static let names = Allocation()
 
     /// Creates the namespace, the veth pair and both addresses, with loopback up inside.
     public init() async throws {
         await Self.removeLeftovers()
-        let tag = "\(getpid() % 10_000)\(Int.random(in: 100...999))"
+        // One number per namespace of this process (a random one collided: two tests of one run
+        // drew the same tag, and the second's failure deleted the first's namespace).
+        let tag = "\(getpid() % 10_000)\(Self.names.next())"
         // The namespace's name carries the whole pid, so a later run can tell it is stale.
         name = "swpj-\(getpid())-\(tag)"
         interface = "swpjn\(tag)"
         hostInterface = "swpjh\(tag)"
         prefix = try await Self.freePrefix()
+        reservedPrefix = prefix
         hostAddress = prefix + ".1"
         do {
             try await Self.ip(["netns", "add", name])
@@ -77,9 +111,11 @@ public final class NetworkNamespace: @unchecked Sendable {
             return !removed
         }
         guard first else { return }
+        let prefix = lock.withLock { reservedPrefix }
         let commands = [["link", "del", hostInterface], ["netns", "del", name]]
         let thread = Thread {
             for arguments in commands { try? Self.ipBlocking(arguments) }
+            if let prefix { Self.names.release(prefix) }
         }
         thread.name = "remove \(name)"
         thread.start()
@@ -89,8 +125,8 @@ public final class NetworkNamespace: @unchecked Sendable {
     /// left by a crashed run) must not share a subnet, or routes collide.
     static func freePrefix() async throws -> String {
         let used = try await Self.output(["-o", "-4", "addr", "show"])
-        let candidates = (1...254).shuffled().map { "10.213.\($0)" }
-        guard let free = candidates.first(where: { !used.contains(" \($0).") }) else {
+        let candidates = (1...254).shuffled().map { "10.213.\($0)" }.filter { !used.contains(" \($0).") }
+        guard let free = names.reserve(candidates) else {
             throw ChildProcessError("no free 10.213.X.0/24 subnet for a test namespace")
         }
         return free
