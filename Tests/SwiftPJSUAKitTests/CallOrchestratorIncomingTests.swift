@@ -17,6 +17,18 @@ struct CallOrchestratorIncomingTests {
         #expect(await h.core.call(uuid)?.handle == call)
     }
 
+    @Test func theEngineHandleOfAPushedCallIsKnownOnlyOnceItsInviteArrived() async {
+        let h = await Harness()
+        _ = await h.push("c1")
+        let uuid = CallIdentity.uuid(forSIPCallID: "c1")
+        #expect(await h.core.handle(for: uuid) == nil, "no engine call before the INVITE")
+        await h.invite(call, "c1")
+        #expect(await h.core.handle(for: uuid) == call)
+        await h.state(call, .disconnected, "c1", 487)
+        #expect(await h.core.handle(for: uuid) == nil, "an ended call has no handle")
+        #expect(await h.core.handle(for: UUID()) == nil)
+    }
+
     @Test func inviteThenPushReportsOnceAndAcknowledgesThePush() async {
         let h = await Harness()
         await h.invite(call, "c1")

@@ -147,7 +147,7 @@ struct NetworkChangeCoordinatorTests {
     @Test func withTheRealEngineARecoveryRunsPjsuasIPChangeToCompletion() async throws {
         try await withStartedEngine { phone, _ in
             let events = phone.events
-            let coordinator = NetworkChangeCoordinator(engine: phone, settle: .zero)
+            let coordinator = NetworkChangeCoordinator(engine: PJSUACallEngine(phone), settle: .zero)
             await coordinator.networkChanged()
             var steps: [PJSUA.IPChangeStep] = []
             for await event in events {

@@ -25,7 +25,7 @@ struct RealEngineTests {
         try await withStartedEngine { phone, transport in
             let provider = FakeProvider()
             let account = await phone.localAccount
-            let core = CallOrchestrator(engine: phone, provider: provider, audioSession: FakeAudioSession(),
+            let core = CallOrchestrator(engine: PJSUACallEngine(phone), provider: provider, audioSession: FakeAudioSession(),
                                         configuration: .init(wakeAccount: account))
             await core.start()
             let caller = try await phone.makeCall(to: transport.uri(user: "kit"))
@@ -43,6 +43,15 @@ struct RealEngineTests {
             #expect(provider.newIncomingUUIDs.first == uuid)
             #expect(provider.newIncomingUUIDs.count == 2, "the call, and the push posted as a placeholder")
             #expect(await core.liveCalls.count == 1)
+            #expect(await core.handle(for: uuid) != nil, "the app can reach the answered call on the engine")
+
+            // An engine refusal reaches the app as the engine's own typed error, not as text.
+            await #expect {
+                try await core.playDTMF(uuid: uuid, digits: "not digits")
+            } throws: { error in
+                guard case let .engine(engineError as PJSUAError)? = error as? CallOrchestratorError else { return false }
+                return engineError.code == .invalidArgument
+            }
 
             try await phone.hangUp(caller)
             await eventually("the remote hang-up is reported", timeout: .seconds(10)) { provider.endings.contains { $0.0 == uuid } }
@@ -86,7 +95,7 @@ struct RealEngineTests {
         let configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null)
         try await withStartedEngine(configuration) { phone, transport in
             let provider = FakeProvider()
-            let core = CallOrchestrator(engine: phone, provider: provider, audioSession: FakeAudioSession())
+            let core = CallOrchestrator(engine: PJSUACallEngine(phone), provider: provider, audioSession: FakeAudioSession())
             await core.start()
             _ = try await phone.makeCall(to: transport.uri(user: "before"))
             guard await eventually("the first run's call is reported", timeout: .seconds(10), { provider.newIncomingUUIDs.count == 1 }) else { return }
@@ -111,9 +120,9 @@ struct RealEngineTests {
     @Test func establishedAudioCallReachesTheCoreAsMediaWithoutVideoAndNoUpdateIsReported() async throws {
         try await withStartedEngine { phone, transport in
             let provider = FakeProvider()
-            let core = CallOrchestrator(engine: phone, provider: provider, audioSession: FakeAudioSession())
+            let core = CallOrchestrator(engine: PJSUACallEngine(phone), provider: provider, audioSession: FakeAudioSession())
             await core.start()
-            var events = phone.callEvents().makeAsyncIterator()
+            var events = PJSUACallEngine(phone).callEvents().makeAsyncIterator()
             let caller = try await phone.makeCall(to: transport.uri(user: "kit"))
             guard await eventually("the INVITE is reported", timeout: .seconds(10), { provider.newIncomingUUIDs.count == 1 }) else { return }
             let uuid = try #require(provider.newIncomingUUIDs.first)
@@ -133,29 +142,30 @@ struct RealEngineTests {
 
     @Test func holdAndMuteGoThroughThePJSUAAdapterToTheEngine() async throws {
         try await withStartedEngine { phone, transport in
+            let engine = PJSUACallEngine(phone)
             var events = phone.events.makeAsyncIterator()
             let caller = try await phone.makeCall(to: transport.uri(user: "kit"))
             var connected = false
             while !connected, let event = await events.next() {
                 switch event {
-                case let .incomingCall(_, call, _, _, _): try await phone.answerCall(call, video: false)
+                case let .incomingCall(_, call, _, _, _): try await engine.answerCall(call, video: false)
                 case let .callState(call, .confirmed, _, _) where call == caller: connected = true
                 default: break
                 }
             }
             #expect(connected)
-            try await phone.setCallMuted(caller, muted: true)
+            try await engine.setCallMuted(caller, muted: true)
             #expect(try await phone.isMuted(caller))
-            try await phone.setCallHeld(caller, held: true)
+            try await engine.setCallHeld(caller, held: true)
             try await Task.sleep(for: .milliseconds(300))
             #expect(try await phone.info(caller).media == .localHold)
-            try await phone.setCallHeld(caller, held: false)
+            try await engine.setCallHeld(caller, held: false)
             try await Task.sleep(for: .milliseconds(300))
             #expect(try await phone.info(caller).media == .active)
             #expect(try await phone.isMuted(caller), "mute survives hold and resume")
-            try await phone.setCallMuted(caller, muted: false)
+            try await engine.setCallMuted(caller, muted: false)
             #expect(try await !phone.isMuted(caller))
-            try await phone.hangUpCall(caller)
+            try await engine.hangUpCall(caller)
         }
     }
 
@@ -165,7 +175,7 @@ struct RealEngineTests {
     @Test func groupingThroughTheCoreResumesAndConferencesTheCalls() async throws {
         try await withStartedEngine { phone, transport in
             let provider = FakeProvider()
-            let core = CallOrchestrator(engine: phone, provider: provider, audioSession: FakeAudioSession(),
+            let core = CallOrchestrator(engine: PJSUACallEngine(phone), provider: provider, audioSession: FakeAudioSession(),
                                         configuration: .init(wakeAccount: await phone.localAccount))
             await core.start()
             defer { Task { await core.stop() } }

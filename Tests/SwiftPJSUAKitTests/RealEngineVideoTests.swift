@@ -16,11 +16,11 @@ private func lastUpdate(_ provider: FakeProvider, _ uuid: UUID) -> CallUpdate? {
 /// A video-capable core on the real engine, called by a `softphone call --video` child; runs
 /// `body` with the incoming call's UUID once it was reported, then stops the core.
 private func withIncomingVideoCall(_ name: String,
-                                   _ body: (PJSUA, CallOrchestrator<PJSUA, FakeProvider, FakeAudioSession>, FakeProvider, UUID) async throws -> Void) async throws {
+                                   _ body: (PJSUA, CallOrchestrator<PJSUACallEngine, FakeProvider, FakeAudioSession>, FakeProvider, UUID) async throws -> Void) async throws {
     try await withStartedEngine { phone, transport in
         try await useCheapVideo(phone)
         let provider = FakeProvider()
-        let core = CallOrchestrator(engine: phone, provider: provider, audioSession: FakeAudioSession(),
+        let core = CallOrchestrator(engine: PJSUACallEngine(phone), provider: provider, audioSession: FakeAudioSession(),
                                     configuration: .init(supportsVideo: true))
         await core.start()
         let child = try ChildProcess(try softphone(), ["call", transport.uri(user: "kit"), "--json", "--seconds", "20"] + childVideo,
@@ -42,7 +42,7 @@ struct RealEngineVideoTests {
         try await withStartedEngine { phone, _ in
             try await useCheapVideo(phone)
             let provider = FakeProvider()
-            let core = CallOrchestrator(engine: phone, provider: provider, audioSession: FakeAudioSession(),
+            let core = CallOrchestrator(engine: PJSUACallEngine(phone), provider: provider, audioSession: FakeAudioSession(),
                                         configuration: .init(supportsVideo: true))
             await core.start()
             let uuid = UUID()
@@ -123,7 +123,7 @@ struct RealEngineVideoTests {
     @Test func aVideoStartIsRefusedOnTheRealEngineWhenSupportsVideoIsFalse() async throws {
         try await withStartedEngine { phone, transport in
             let provider = FakeProvider()
-            let core = CallOrchestrator(engine: phone, provider: provider, audioSession: FakeAudioSession())
+            let core = CallOrchestrator(engine: PJSUACallEngine(phone), provider: provider, audioSession: FakeAudioSession())
             await core.start()
             let uuid = UUID()
             await #expect(throws: CallOrchestratorError.videoNotSupported(uuid)) {

@@ -168,7 +168,7 @@ struct VideoPolicyTests {
         let h = await Harness(supportsVideo: true)
         await h.invite(call, "c1")
         h.engine.fail("video")
-        await #expect(throws: CallOrchestratorError.engineFailure("fake failure of video #1 on")) {
+        await #expect(throws: CallOrchestratorError.engine(FakeFailure(operation: "video #1 on"))) {
             try await h.core.setVideo(uuid: uuid, enabled: true)
         }
     }

@@ -1,7 +1,7 @@
-/// The subset of a SIP engine the orchestration core drives; ``SwiftPJSUA/PJSUA`` conforms, and
-/// tests use a fake.
-///
-/// Requirement names are distinct from PJSUA's own methods so that the conformance is explicit.
+import SwiftPJSUA
+
+/// The subset of a SIP engine the orchestration core drives; ``PJSUACallEngine`` adapts a
+/// ``SwiftPJSUA/PJSUA`` to it, and tests use a fake.
 public protocol CallEngine: Sendable {
     /// The engine's handle for one call.
     associatedtype CallHandle: Hashable & Sendable
@@ -25,8 +25,9 @@ public protocol CallEngine: Sendable {
     func setCallVideo(_ call: CallHandle, enabled: Bool) async throws
     /// Ends a call (BYE, CANCEL, or 603 for an unanswered incoming call).
     func hangUpCall(_ call: CallHandle) async throws
-    /// Rejects an incoming call with a final status `code` (300...699).
-    func rejectCall(_ call: CallHandle, code: Int) async throws
+    /// Rejects an incoming call with a final status `code` (300...699), e.g.
+    /// ``SwiftPJSUA/PJSUA/SIPResponseCode/decline``.
+    func rejectCall(_ call: CallHandle, code: PJSUA.SIPResponseCode) async throws
     /// Puts a call on hold or takes it off hold.
     func setCallHeld(_ call: CallHandle, held: Bool) async throws
     /// Mutes or unmutes the microphone on a call.

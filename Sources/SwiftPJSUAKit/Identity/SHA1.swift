@@ -1,25 +1,25 @@
 /// The SHA-1 message digest (FIPS 180-4), used only to derive name-based UUIDs (RFC 4122
 /// version 5); Foundation on Linux has no SHA-1, and this needs no cryptographic strength.
-public struct SHA1: Sendable {
+struct SHA1: Sendable {
     private var state: (UInt32, UInt32, UInt32, UInt32, UInt32) =
         (0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0)
     private var block: [UInt8] = []
     private var byteCount: UInt64 = 0
 
     /// Creates a hasher with nothing absorbed yet.
-    public init() {
+    init() {
         block.reserveCapacity(64)
     }
 
     /// The 20-byte digest of `bytes`.
-    public static func digest<Bytes: Sequence>(of bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
+    static func digest<Bytes: Sequence>(of bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
         var hasher = SHA1()
         hasher.update(bytes)
         return hasher.finalize()
     }
 
     /// Absorbs more message bytes.
-    public mutating func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+    mutating func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
         for byte in bytes {
             block.append(byte)
             byteCount &+= 1
@@ -31,7 +31,7 @@ public struct SHA1: Sendable {
     }
 
     /// Pads the message and returns the 20-byte digest; the hasher should not be used afterwards.
-    public mutating func finalize() -> [UInt8] {
+    mutating func finalize() -> [UInt8] {
         let bitLength = byteCount &* 8
         var padding: [UInt8] = [0x80]
         let afterMarker = (block.count + 1) % 64

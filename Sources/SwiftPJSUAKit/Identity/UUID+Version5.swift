@@ -3,7 +3,7 @@ import Foundation
 extension UUID {
     /// Creates a name-based UUID, version 5 (RFC 4122 section 4.3: SHA-1 of the namespace's 16
     /// bytes followed by the name's UTF-8 bytes, with the version and variant bits set).
-    public init(version5Namespace namespace: UUID, name: String) {
+    init(version5Namespace namespace: UUID, name: String) {
         let namespaceBytes = withUnsafeBytes(of: namespace.uuid) { Array($0) }
         var hasher = SHA1()
         hasher.update(namespaceBytes)

@@ -9,7 +9,7 @@
 ///
 /// On Apple platforms `NetworkPathObserver` feeds it from `NWPathMonitor`:
 /// ```swift
-/// let coordinator = NetworkChangeCoordinator(engine: phone)
+/// let coordinator = NetworkChangeCoordinator(engine: PJSUACallEngine(phone))
 /// let observer = NetworkPathObserver(coordinator: coordinator)
 /// observer.start()
 /// ```

@@ -5,11 +5,11 @@
 /// leave the audio device closed during a call. ``CallKitProvider`` submits audio-session,
 /// hold and mute events here so the core sees them in CallKit's order. (Answer, end and start
 /// are not submitted: an answer may wait for its INVITE and must not hold back the rest.)
-public final class OrderedWork: Sendable {
+final class OrderedWork: Sendable {
     private let continuation: AsyncStream<@Sendable () async -> Void>.Continuation
 
     /// Creates the queue and the task that drains it; the task ends when the queue is released.
-    public init() {
+    init() {
         let (stream, continuation) = AsyncStream<@Sendable () async -> Void>.makeStream(bufferingPolicy: .unbounded)
         self.continuation = continuation
         Task {
@@ -22,7 +22,7 @@ public final class OrderedWork: Sendable {
     }
 
     /// Queues `work`; it starts once everything submitted before it has finished.
-    public func submit(_ work: @escaping @Sendable () async -> Void) {
+    func submit(_ work: @escaping @Sendable () async -> Void) {
         continuation.yield(work)
     }
 }

@@ -1,5 +1,5 @@
 /// Which side placed a call.
-public enum CallDirection: String, Sendable, Hashable {
+enum CallDirection: String, Sendable, Hashable {
     /// The remote party called us (announced by a push, an INVITE, or both).
     case incoming
     /// We placed the call.

@@ -4,7 +4,7 @@ import Foundation
 /// call exists once whatever order its push, its INVITE and their duplicates arrive in.
 ///
 /// A value type with no effects: the orchestrator owns one and acts on what it returns.
-public struct CallRegistry<Handle: Hashable & Sendable>: Sendable {
+struct CallRegistry<Handle: Hashable & Sendable>: Sendable {
     private var calls: [UUID: LogicalCall<Handle>] = [:]
     private var uuidByCallID: [String: UUID] = [:]
     private var uuidByHandle: [Handle: UUID] = [:]
@@ -12,34 +12,34 @@ public struct CallRegistry<Handle: Hashable & Sendable>: Sendable {
     private var endedByUUID: [UUID: EndedCall] = [:]
     private var endedOrder: [EndedCall] = []
     /// How many ended calls are remembered (oldest forgotten first).
-    public let endedCallMemory: Int
+    let endedCallMemory: Int
 
     /// Creates an empty registry remembering up to `endedCallMemory` ended calls.
-    public init(endedCallMemory: Int = 256) {
+    init(endedCallMemory: Int = 256) {
         self.endedCallMemory = max(1, endedCallMemory)
     }
 
     /// The live calls.
-    public var liveCalls: [LogicalCall<Handle>] { Array(calls.values) }
+    var liveCalls: [LogicalCall<Handle>] { Array(calls.values) }
 
     /// The live call with this UUID.
-    public func call(_ uuid: UUID) -> LogicalCall<Handle>? { calls[uuid] }
+    func call(_ uuid: UUID) -> LogicalCall<Handle>? { calls[uuid] }
 
     /// The live call with this engine handle.
-    public func call(handle: Handle) -> LogicalCall<Handle>? { uuidByHandle[handle].flatMap { calls[$0] } }
+    func call(handle: Handle) -> LogicalCall<Handle>? { uuidByHandle[handle].flatMap { calls[$0] } }
 
     /// The live call with this SIP Call-ID.
-    public func call(sipCallID: String) -> LogicalCall<Handle>? { uuidByCallID[sipCallID].flatMap { calls[$0] } }
+    func call(sipCallID: String) -> LogicalCall<Handle>? { uuidByCallID[sipCallID].flatMap { calls[$0] } }
 
     /// The remembered ended call with this UUID.
-    public func endedCall(_ uuid: UUID) -> EndedCall? { endedByUUID[uuid] }
+    func endedCall(_ uuid: UUID) -> EndedCall? { endedByUUID[uuid] }
 
     /// Records a VoIP push.
     ///
     /// The call is shown with video when `showsOfferedVideo` (the app answers video offers with
     /// video) and the push says `video`; otherwise audio-only. Either way the call UI then follows
     /// the INVITE's offer and the media actually negotiated (``setHasVideo(_:for:)``).
-    public mutating func notePush(_ payload: VoIPPushPayload, showsOfferedVideo: Bool = false) -> PushSighting<Handle> {
+    mutating func notePush(_ payload: VoIPPushPayload, showsOfferedVideo: Bool = false) -> PushSighting<Handle> {
         let update = CallUpdate(remoteHandle: payload.caller, displayName: payload.displayName,
                                 hasVideo: showsOfferedVideo && payload.hasVideo)
         if var existing = call(sipCallID: payload.sipCallID) ?? payload.uuid.flatMap({ calls[$0] }) {
@@ -70,7 +70,7 @@ public struct CallRegistry<Handle: Hashable & Sendable>: Sendable {
     /// whether the INVITE offers video when `showsOfferedVideo` (the app answers video offers with
     /// video), else false; it replaces what a push claimed, since the SDP decides what can be
     /// answered. ``setHasVideo(_:for:)`` then follows the media actually negotiated.
-    public mutating func noteInvite(handle: Handle, sipCallID: String, from: String, offeredVideo: Bool = false,
+    mutating func noteInvite(handle: Handle, sipCallID: String, from: String, offeredVideo: Bool = false,
                                     showsOfferedVideo: Bool = false) -> InviteSighting<Handle> {
         if let known = call(handle: handle) { return .retransmission(known) }
         if var pushed = call(sipCallID: sipCallID) {
@@ -96,7 +96,7 @@ public struct CallRegistry<Handle: Hashable & Sendable>: Sendable {
 
     /// Records an outgoing call about to be placed, with video or not (as the call UI was told
     /// when the call started); false when the UUID is already in use.
-    public mutating func beginOutgoing(uuid: UUID, destination: String, video: Bool = false) -> Bool {
+    mutating func beginOutgoing(uuid: UUID, destination: String, video: Bool = false) -> Bool {
         guard calls[uuid] == nil, endedByUUID[uuid] == nil else { return false }
         insert(LogicalCall(uuid: uuid, direction: .outgoing, sipCallID: nil, handle: nil,
                            update: CallUpdate(remoteHandle: destination, hasVideo: video), offersVideo: video,
@@ -105,7 +105,7 @@ public struct CallRegistry<Handle: Hashable & Sendable>: Sendable {
     }
 
     /// Attaches the engine handle of a placed outgoing call; nil when the call is gone.
-    public mutating func attach(handle: Handle, to uuid: UUID) -> LogicalCall<Handle>? {
+    mutating func attach(handle: Handle, to uuid: UUID) -> LogicalCall<Handle>? {
         guard var call = calls[uuid], call.handle == nil else { return nil }
         call.handle = handle
         calls[uuid] = call
@@ -114,7 +114,7 @@ public struct CallRegistry<Handle: Hashable & Sendable>: Sendable {
     }
 
     /// Records the SIP Call-ID of an outgoing call, learnt from its first state event.
-    public mutating func learnSIPCallID(_ sipCallID: String, for uuid: UUID) {
+    mutating func learnSIPCallID(_ sipCallID: String, for uuid: UUID) {
         guard var call = calls[uuid], call.sipCallID == nil, !sipCallID.isEmpty, uuidByCallID[sipCallID] == nil else { return }
         call.sipCallID = sipCallID
         calls[uuid] = call
@@ -123,7 +123,7 @@ public struct CallRegistry<Handle: Hashable & Sendable>: Sendable {
 
     /// Marks a call established; returns the call as it was before, nil when unknown.
     @discardableResult
-    public mutating func markConnected(_ uuid: UUID) -> LogicalCall<Handle>? {
+    mutating func markConnected(_ uuid: UUID) -> LogicalCall<Handle>? {
         guard let before = calls[uuid] else { return nil }
         calls[uuid]?.isConnected = true
         return before
@@ -131,7 +131,7 @@ public struct CallRegistry<Handle: Hashable & Sendable>: Sendable {
 
     /// Records whether a call has an active video stream; returns the updated call when that
     /// changed what the call UI shows, nil when the call is unknown or nothing changed.
-    public mutating func setHasVideo(_ hasVideo: Bool, for uuid: UUID) -> LogicalCall<Handle>? {
+    mutating func setHasVideo(_ hasVideo: Bool, for uuid: UUID) -> LogicalCall<Handle>? {
         guard var call = calls[uuid], call.update.hasVideo != hasVideo else { return nil }
         call.update.hasVideo = hasVideo
         calls[uuid] = call
@@ -140,14 +140,14 @@ public struct CallRegistry<Handle: Hashable & Sendable>: Sendable {
 
     /// Marks a call as being ended by the user here; nil when unknown.
     @discardableResult
-    public mutating func markEndingLocally(_ uuid: UUID) -> LogicalCall<Handle>? {
+    mutating func markEndingLocally(_ uuid: UUID) -> LogicalCall<Handle>? {
         calls[uuid]?.isEndingLocally = true
         return calls[uuid]
     }
 
     /// Ends a call: forgets it and remembers it as ended; returns it, nil when unknown.
     @discardableResult
-    public mutating func end(_ uuid: UUID, reason: CallEndReason) -> LogicalCall<Handle>? {
+    mutating func end(_ uuid: UUID, reason: CallEndReason) -> LogicalCall<Handle>? {
         guard let call = calls.removeValue(forKey: uuid) else { return nil }
         if let sipCallID = call.sipCallID, uuidByCallID[sipCallID] == uuid { uuidByCallID[sipCallID] = nil }
         if let handle = call.handle, uuidByHandle[handle] == uuid { uuidByHandle[handle] = nil }

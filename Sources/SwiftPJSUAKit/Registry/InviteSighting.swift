@@ -1,7 +1,7 @@
 import Foundation
 
 /// What an incoming INVITE means for the registry.
-public enum InviteSighting<Handle: Hashable & Sendable>: Sendable, Hashable {
+enum InviteSighting<Handle: Hashable & Sendable>: Sendable, Hashable {
     /// A call not announced by a push: report it as a new incoming call.
     case newCall(LogicalCall<Handle>)
     /// The INVITE a push announced: the handle is now attached; carry out queued actions.

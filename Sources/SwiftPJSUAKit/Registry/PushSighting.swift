@@ -1,7 +1,7 @@
 import Foundation
 
 /// What a VoIP push means for the registry.
-public enum PushSighting<Handle: Hashable & Sendable>: Sendable, Hashable {
+enum PushSighting<Handle: Hashable & Sendable>: Sendable, Hashable {
     /// A call not seen before: report it as a new incoming call.
     case newCall(LogicalCall<Handle>)
     /// A push for a call already known (a duplicate push, or the INVITE came first).

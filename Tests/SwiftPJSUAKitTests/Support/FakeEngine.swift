@@ -1,4 +1,5 @@
 import Foundation
+import SwiftPJSUA
 @testable import SwiftPJSUAKit
 
 /// A call handle of the fake engine.
@@ -101,7 +102,7 @@ final class FakeEngine: CallEngine, @unchecked Sendable {
     func answerCall(_ call: FakeCall, video: Bool) async throws { try record("answer \(call)\(video ? " video" : "")", "answer") }
     func setCallVideo(_ call: FakeCall, enabled: Bool) async throws { try record("video \(call) \(enabled ? "on" : "off")", "video") }
     func hangUpCall(_ call: FakeCall) async throws { try record("hangup \(call)", "hangup") }
-    func rejectCall(_ call: FakeCall, code: Int) async throws { try record("reject \(call) \(code)", "reject") }
+    func rejectCall(_ call: FakeCall, code: PJSUA.SIPResponseCode) async throws { try record("reject \(call) \(code)", "reject") }
     func setCallHeld(_ call: FakeCall, held: Bool) async throws {
         try record("hold \(call) \(held)", "hold")
         lock.withLock {
@@ -169,7 +170,7 @@ actor Gate {
     }
 }
 
-struct FakeFailure: Error, CustomStringConvertible {
+struct FakeFailure: Error, Equatable, CustomStringConvertible {
     let operation: String
     var description: String { "fake failure of \(operation)" }
 }

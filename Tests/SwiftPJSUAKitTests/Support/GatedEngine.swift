@@ -11,10 +11,10 @@ final class GatedEngine: CallEngine, @unchecked Sendable {
     private var isOpen = false
     private var outlets: [AsyncStream<CallEngineEvent<PJSUA.Call>>.Continuation] = []
     private var seen: [CallEngineEvent<PJSUA.Call>] = []
-    let phone: PJSUA
+    let phone: PJSUACallEngine
 
     init(_ phone: PJSUA) {
-        self.phone = phone
+        self.phone = PJSUACallEngine(phone)
     }
 
     /// Every event the engine produced so far, held or not.
@@ -58,7 +58,7 @@ final class GatedEngine: CallEngine, @unchecked Sendable {
     func answerCall(_ call: PJSUA.Call, video: Bool) async throws { try await phone.answerCall(call, video: video) }
     func setCallVideo(_ call: PJSUA.Call, enabled: Bool) async throws { try await phone.setCallVideo(call, enabled: enabled) }
     func hangUpCall(_ call: PJSUA.Call) async throws { try await phone.hangUpCall(call) }
-    func rejectCall(_ call: PJSUA.Call, code: Int) async throws { try await phone.rejectCall(call, code: code) }
+    func rejectCall(_ call: PJSUA.Call, code: PJSUA.SIPResponseCode) async throws { try await phone.rejectCall(call, code: code) }
     func setCallHeld(_ call: PJSUA.Call, held: Bool) async throws { try await phone.setCallHeld(call, held: held) }
     func setCallMuted(_ call: PJSUA.Call, muted: Bool) async throws { try await phone.setCallMuted(call, muted: muted) }
     func sendDigits(_ digits: String, on call: PJSUA.Call) async throws { try await phone.sendDigits(digits, on: call) }

@@ -1,0 +1,183 @@
+import SwiftPJSUA
+
+/// The adapter that lets the orchestration core drive a ``SwiftPJSUA/PJSUA`` engine: wrap the
+/// app's engine in one and hand it to ``CallOrchestrator`` or ``NetworkChangeCoordinator``.
+///
+/// ```swift
+/// let phone = PJSUA()
+/// let core = CallOrchestrator(engine: PJSUACallEngine(phone), provider: callKit,
+///                             audioSession: AVAudioSessionControl())
+/// ```
+///
+/// The adapter keeps the core's vocabulary (``CallEngine``) off `PJSUA` itself, so the engine's
+/// own API stays the only one on its type. It holds the engine strongly and owns nothing else:
+/// copies drive the same engine.
+public struct PJSUACallEngine: CallEngine {
+    /// The engine driven.
+    public let phone: PJSUA
+
+    /// Wraps `phone`.
+    public init(_ phone: PJSUA) {
+        self.phone = phone
+    }
+
+    /// Subscribes to ``SwiftPJSUA/PJSUA/events`` now and translates call events for the core; the
+    /// subscription ends when the returned stream is dropped or the engine shuts down. A
+    /// subscription made while the engine is stopped receives the events of its next run.
+    public func callEvents() -> AsyncStream<CallEngineEvent<PJSUA.Call>> {
+        let source = phone.events
+        let (stream, continuation) = AsyncStream<CallEngineEvent<PJSUA.Call>>.makeStream(bufferingPolicy: .unbounded)
+        let pump = Task {
+            for await event in source {
+                if let translated = Self.translate(event) { continuation.yield(translated) }
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in pump.cancel() }
+        return stream
+    }
+
+    /// Calls ``SwiftPJSUA/PJSUA/makeCall(to:from:headers:)`` from the local account, or with
+    /// `video` ``SwiftPJSUA/PJSUA/makeCall(to:from:headers:video:)`` with video both ways from the
+    /// default capture device (switch it with ``SwiftPJSUA/PJSUA/setVideoCaptureDevice(_:of:)``).
+    public func placeCall(to destination: String, video: Bool) async throws -> PJSUA.Call {
+        if video {
+            try await phone.makeCall(to: destination, from: nil, video: .sendReceive)
+        } else {
+            try await phone.makeCall(to: destination, from: nil)
+        }
+    }
+
+    /// Calls ``SwiftPJSUA/PJSUA/ring(_:code:headers:)``: 180 Ringing that leaves audio or video to
+    /// the answer.
+    public func ringCall(_ call: PJSUA.Call) async throws {
+        try await phone.ring(call)
+    }
+
+    /// Answers with 200 OK, with `video` through ``SwiftPJSUA/PJSUA/answer(_:code:headers:video:)``
+    /// (video both ways from the default capture device), else through
+    /// ``SwiftPJSUA/PJSUA/answer(_:code:headers:)``.
+    public func answerCall(_ call: PJSUA.Call, video: Bool) async throws {
+        if video {
+            try await phone.answer(call, code: .ok, video: .sendReceive)
+        } else {
+            try await phone.answer(call, code: .ok)
+        }
+    }
+
+    /// Calls ``SwiftPJSUA/PJSUA/addVideo(to:options:)`` (both ways) or
+    /// ``SwiftPJSUA/PJSUA/removeVideo(from:)`` unless the call already is (or is not) a video
+    /// call (``SwiftPJSUA/PJSUA/CallInfo/hasVideo``): adding a second stream, or removing none,
+    /// would be a useless re-INVITE.
+    public func setCallVideo(_ call: PJSUA.Call, enabled: Bool) async throws {
+        try await Self.setVideo(of: call, enabled: enabled, on: phone)
+    }
+
+    /// Calls ``SwiftPJSUA/PJSUA/hangUp(_:code:headers:)`` with the default code.
+    public func hangUpCall(_ call: PJSUA.Call) async throws {
+        try await phone.hangUp(call)
+    }
+
+    /// Calls ``SwiftPJSUA/PJSUA/reject(_:code:headers:)``.
+    public func rejectCall(_ call: PJSUA.Call, code: PJSUA.SIPResponseCode) async throws {
+        try await phone.reject(call, code: code)
+    }
+
+    /// Calls ``SwiftPJSUA/PJSUA/hold(_:)`` or ``SwiftPJSUA/PJSUA/resume(_:)``.
+    public func setCallHeld(_ call: PJSUA.Call, held: Bool) async throws {
+        if held {
+            try await phone.hold(call)
+        } else {
+            try await phone.resume(call)
+        }
+    }
+
+    /// Calls ``SwiftPJSUA/PJSUA/setMuted(_:to:)``.
+    public func setCallMuted(_ call: PJSUA.Call, muted: Bool) async throws {
+        try await phone.setMuted(call, to: muted)
+    }
+
+    /// Calls ``SwiftPJSUA/PJSUA/sendDTMF(_:on:method:duration:)`` with its defaults.
+    public func sendDigits(_ digits: String, on call: PJSUA.Call) async throws {
+        try await phone.sendDTMF(digits, on: call)
+    }
+
+    /// Resumes any of `calls` this side holds, then ``SwiftPJSUA/PJSUA/conference(_:)``: a held
+    /// call would join the conference silent until resumed.
+    public func mergeCalls(_ calls: [PJSUA.Call]) async throws {
+        try await Self.merge(calls, on: phone)
+    }
+
+    /// Calls ``SwiftPJSUA/PJSUA/split(_:)``.
+    public func splitCall(_ call: PJSUA.Call) async throws {
+        try await phone.split(call)
+    }
+
+    /// Calls ``SwiftPJSUA/PJSUA/activateAudioDevice()``.
+    public func enableAudioDevice() async throws {
+        try await phone.activateAudioDevice()
+    }
+
+    /// Calls ``SwiftPJSUA/PJSUA/deactivateAudioDevice()``.
+    public func disableAudioDevice() async {
+        await phone.deactivateAudioDevice()
+    }
+
+    /// Calls ``SwiftPJSUA/PJSUA/reRegister(_:updatingPush:)`` without changing the push parameters.
+    public func recoverNetwork(for account: PJSUA.Account) async throws {
+        try await phone.reRegister(account, updatingPush: nil)
+    }
+
+    /// Calls ``SwiftPJSUA/PJSUA/handleIPChange(_:)`` with pjsua's default options.
+    public func handleNetworkChange() async throws {
+        try await phone.handleIPChange()
+    }
+
+    // The two steps below that read the call before acting run on the engine's actor in one go
+    // (an `isolated` parameter), as they did when they were methods of PJSUA: nothing else the
+    // engine does can come between the read and the action.
+
+    private static func setVideo(of call: PJSUA.Call, enabled: Bool, on phone: isolated PJSUA) throws {
+        guard try phone.info(call).hasVideo != enabled else { return }
+        if enabled {
+            try phone.addVideo(to: call, options: .sendReceive)
+        } else {
+            try phone.removeVideo(from: call)
+        }
+    }
+
+    private static func merge(_ calls: [PJSUA.Call], on phone: isolated PJSUA) throws {
+        for call in calls where try phone.info(call).media == .localHold {
+            try phone.resume(call)
+        }
+        try phone.conference(calls)
+    }
+
+    private static func translate(_ event: PJSUA.Event) -> CallEngineEvent<PJSUA.Call>? {
+        switch event {
+        case let .incomingCall(_, call, sipCallID, from, offeredVideo):
+            return .incomingCall(call: call, sipCallID: sipCallID, from: from, offeredVideo: offeredVideo)
+        case let .callState(call, state, sipCallID, lastStatus):
+            let phase: CallPhase
+            switch state {
+            case .null: return nil
+            case .calling: phase = .calling
+            case .incoming: phase = .incoming
+            case .early: phase = .early
+            case .connecting: phase = .connecting
+            case .confirmed: phase = .confirmed
+            case .disconnected: phase = .disconnected
+            }
+            return .callState(call: call, state: phase, sipCallID: sipCallID,
+                              lastStatus: SIPStatusCode(lastStatus.code.rawValue, lastStatus.reason))
+        case let .callMedia(call, _, hasVideo):
+            return .mediaChanged(call: call, hasVideo: hasVideo)
+        case .registration, .dtmf, .ipChange, .message, .unsolicitedNotify, .messageStatus, .tlsConnection,
+             .transferStatus, .transferRequested, .transferCallPlaced, .callReplaced, .stats, .redirected:
+            return nil
+        case .videoMedia:
+            // `callMedia`, published just before, already carries whether video is active.
+            return nil
+        }
+    }
+}

@@ -1,0 +1,189 @@
+import Foundation
+
+// Provider actions: what the user did in the call UI, carried out on the engine; an answer or
+// end tapped before the INVITE arrived waits for it (see CallOrchestrator+PendingActions.swift).
+extension CallOrchestrator {
+    /// Places an outgoing call (CallKit's start-call action) to `destination`, a SIP URI; with
+    /// `video` (CallKit's `isVideo`) the offer carries video too.
+    ///
+    /// The call is recorded with `hasVideo == video`, what the call UI was told when the call
+    /// started; the media event then says whether the peer took the video.
+    /// - Throws: ``CallOrchestratorError/videoNotSupported(_:)`` for a video call when
+    ///   ``OrchestratorConfiguration/supportsVideo`` is false (nothing is sent).
+    public func startCall(uuid: UUID, to destination: String, video: Bool = false) async throws(CallOrchestratorError) {
+        if video, !configuration.supportsVideo { throw .videoNotSupported(uuid) }
+        guard registry.beginOutgoing(uuid: uuid, destination: destination, video: video) else { throw .duplicateCall(uuid) }
+        do {
+            try await audioSession.configureForVoiceCall()
+        } catch {
+            forget(uuid)
+            throw .audioSession(error)
+        }
+        let handle: Handle
+        do {
+            handle = try await engine.placeCall(to: destination, video: video)
+        } catch {
+            forget(uuid)
+            throw .engine(error)
+        }
+        guard registry.attach(handle: handle, to: uuid) != nil else {
+            // Forgotten while the INVITE was being sent (the orchestrator was stopped).
+            await hangUpQuietly(handle)
+            throw .callEnded(uuid)
+        }
+        await provider.reportOutgoingCallStartedConnecting(uuid: uuid)
+        await runPending(uuid, handle)
+        await replayOrphans(of: handle)
+    }
+
+    /// Answers an incoming call (CallKit's answer action); waits for the INVITE when the push
+    /// came first.
+    ///
+    /// The call is answered with video when its INVITE offers video and `video` says so, or,
+    /// `video` being nil (CallKit's answer action has no video flag),
+    /// ``OrchestratorConfiguration/answersWithVideo`` does; never when
+    /// ``OrchestratorConfiguration/supportsVideo`` is false. An INVITE without video is answered
+    /// with audio alone whatever `video` says: add video afterwards with ``setVideo(uuid:enabled:)``.
+    /// - Throws: ``CallOrchestratorError/videoNotSupported(_:)`` when `video` is true and
+    ///   ``OrchestratorConfiguration/supportsVideo`` is false.
+    public func answerCall(uuid: UUID, video: Bool? = nil) async throws(CallOrchestratorError) {
+        guard let call = registry.call(uuid) else { throw .unknownCall(uuid) }
+        guard call.direction == .incoming else { throw .wrongDirection(uuid) }
+        if video == true, !configuration.supportsVideo { throw .videoNotSupported(uuid) }
+        do {
+            try await audioSession.configureForVoiceCall()
+        } catch {
+            throw .audioSession(error)
+        }
+        guard let current = registry.call(uuid), !current.isEndingLocally else { throw .callEnded(uuid) }
+        if let handle = current.handle {
+            try await perform(.answer(video: video), on: uuid, handle: handle).get()
+        } else {
+            try await waitForHandle(.answer(video: video), uuid).get()
+        }
+    }
+
+    /// Ends a call (CallKit's end action): declines an unanswered incoming call (603), cancels an
+    /// unanswered outgoing one, hangs up an established one. Waits for the INVITE when the push
+    /// came first. Ending a call that already ended succeeds.
+    public func endCall(uuid: UUID) async throws(CallOrchestratorError) {
+        guard let call = registry.markEndingLocally(uuid) else {
+            if registry.endedCall(uuid) != nil { return }
+            throw .unknownCall(uuid)
+        }
+        if let handle = call.handle {
+            try await perform(.end, on: uuid, handle: handle).get()
+        } else {
+            try await waitForHandle(.end, uuid).get()
+        }
+    }
+
+    /// Puts a call on hold or takes it off (CallKit's set-held action).
+    public func setHeld(uuid: UUID, held: Bool) async throws(CallOrchestratorError) {
+        let handle = try readyHandle(uuid)
+        do {
+            try await engine.setCallHeld(handle, held: held)
+        } catch {
+            throw .engine(error)
+        }
+    }
+
+    /// Mutes or unmutes a call (CallKit's set-muted action).
+    public func setMuted(uuid: UUID, muted: Bool) async throws(CallOrchestratorError) {
+        let handle = try readyHandle(uuid)
+        do {
+            try await engine.setCallMuted(handle, muted: muted)
+        } catch {
+            throw .engine(error)
+        }
+    }
+
+    /// Adds video to a live call or removes it (the app's camera button; CallKit has no action for
+    /// it): a re-INVITE. The call UI's `hasVideo` follows once the engine reports the new media,
+    /// so a peer that declines the video leaves the call shown as audio-only.
+    /// - Throws: ``CallOrchestratorError/videoNotSupported(_:)`` when
+    ///   ``OrchestratorConfiguration/supportsVideo`` is false.
+    public func setVideo(uuid: UUID, enabled: Bool) async throws(CallOrchestratorError) {
+        guard configuration.supportsVideo else { throw .videoNotSupported(uuid) }
+        let handle = try readyHandle(uuid)
+        do {
+            try await engine.setCallVideo(handle, enabled: enabled)
+        } catch {
+            throw .engine(error)
+        }
+    }
+
+    /// Sends DTMF digits on a call (CallKit's play-DTMF action).
+    public func playDTMF(uuid: UUID, digits: String) async throws(CallOrchestratorError) {
+        let handle = try readyHandle(uuid)
+        do {
+            try await engine.sendDigits(digits, on: handle)
+        } catch {
+            throw .engine(error)
+        }
+    }
+
+    /// Merges a call into a local conference with another, or splits it out (CallKit's
+    /// set-group action: `other` nil leaves the group).
+    public func setGroup(uuid: UUID, with other: UUID?) async throws(CallOrchestratorError) {
+        let handle = try readyHandle(uuid)
+        do {
+            if let other {
+                try await engine.mergeCalls([handle, try readyHandle(other)])
+            } else {
+                try await engine.splitCall(handle)
+            }
+        } catch let error as CallOrchestratorError {
+            throw error
+        } catch {
+            throw .engine(error)
+        }
+    }
+
+    /// The platform activated the audio session (CallKit's `didActivate`): opens the engine's
+    /// audio device, the only place that does.
+    public func audioSessionDidActivate() async throws(CallOrchestratorError) {
+        isAudioSessionActive = true
+        do {
+            try await engine.enableAudioDevice()
+        } catch {
+            throw .engine(error)
+        }
+        if !isAudioSessionActive {
+            // Deactivated while the device was opening: close it again.
+            await engine.disableAudioDevice()
+        }
+    }
+
+    /// The platform deactivated the audio session (CallKit's `didDeactivate`): closes the
+    /// engine's audio device.
+    public func audioSessionDidDeactivate() async {
+        isAudioSessionActive = false
+        await engine.disableAudioDevice()
+    }
+
+    /// The platform reset the call UI (CallKit's `providerDidReset`): hangs up and forgets every
+    /// call, fails waiting actions, and closes the audio device.
+    public func providerDidReset() async {
+        let calls = registry.liveCalls
+        for call in calls {
+            forget(call.uuid)
+            if let handle = call.handle { await hangUpQuietly(handle) }
+        }
+        await audioSessionDidDeactivate()
+    }
+
+    private func readyHandle(_ uuid: UUID) throws(CallOrchestratorError) -> Handle {
+        guard let call = registry.call(uuid) else { throw .unknownCall(uuid) }
+        guard let handle = call.handle else { throw .callNotReady(uuid) }
+        return handle
+    }
+
+    private func hangUpQuietly(_ handle: Handle) async {
+        do {
+            try await engine.hangUpCall(handle)
+        } catch {
+            // Already gone.
+        }
+    }
+}
