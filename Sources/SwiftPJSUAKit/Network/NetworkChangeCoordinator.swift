@@ -1,5 +1,6 @@
 /// Runs the engine's network recovery when the network really changed: feeds paths from a
-/// monitor through a ``NetworkChangePolicy``, waits for the path to settle, and calls
+/// monitor through its policy (the first path, repeats of the same path and paths that cannot
+/// carry traffic need no recovery), waits for the path to settle, and calls
 /// ``CallEngine/handleNetworkChange()`` one at a time.
 ///
 /// Paths come in bursts (Wi-Fi lost, cellular up, Wi-Fi back within a second); each path that

@@ -15,15 +15,15 @@
 /// A Wi-Fi network exchanged for another on the same interface with no loss in between is not
 /// visible in a path; call ``NetworkChangeCoordinator/networkChanged()`` where the app learns of
 /// it otherwise.
-public struct NetworkChangePolicy: Sendable {
+struct NetworkChangePolicy: Sendable {
     private var lastUsable: [NetworkPath.Interface]?
     private var lostSinceLastUsable = false
     private var seenAny = false
 
-    public init() {}
+    init() {}
 
     /// Takes the next path the monitor reported; returns whether the engine must recover.
-    public mutating func observe(_ path: NetworkPath) -> Bool {
+    mutating func observe(_ path: NetworkPath) -> Bool {
         defer { seenAny = true }
         let interfaces = path.externalInterfaces
         guard path.isSatisfied, !interfaces.isEmpty else {

@@ -1,6 +1,6 @@
 /// What the device's network looks like at one moment, as a path monitor reports it
 /// (on Apple platforms, from `NWPathMonitor`'s `NWPath`). Platform-neutral, so the decision made
-/// from it (``NetworkChangePolicy``) is tested anywhere.
+/// from it (by ``NetworkChangeCoordinator``) is tested anywhere.
 public struct NetworkPath: Sendable, Hashable, CustomStringConvertible {
     /// The kind of a network interface.
     public enum InterfaceKind: String, Sendable, Hashable {
