@@ -19,11 +19,14 @@ struct CallOrchestratorIncomingTests {
 
     @Test func theEngineHandleOfAPushedCallIsKnownOnlyOnceItsInviteArrived() async {
         let h = await Harness()
+        let other = FakeCall(id: 2)
+        await h.invite(other, "c2")
         _ = await h.push("c1")
         let uuid = CallIdentity.uuid(forSIPCallID: "c1")
-        #expect(await h.core.handle(for: uuid) == nil, "no engine call before the INVITE")
+        #expect(await h.core.handle(for: uuid) == nil, "no engine call before the INVITE, whatever other calls have")
         await h.invite(call, "c1")
         #expect(await h.core.handle(for: uuid) == call)
+        #expect(await h.core.handle(for: CallIdentity.uuid(forSIPCallID: "c2")) == other)
         await h.state(call, .disconnected, "c1", 487)
         #expect(await h.core.handle(for: uuid) == nil, "an ended call has no handle")
         #expect(await h.core.handle(for: UUID()) == nil)
