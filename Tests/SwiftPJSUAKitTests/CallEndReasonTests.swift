@@ -9,11 +9,11 @@ struct CallEndReasonTests {
         (0, .failed), (404, .failed), (500, .failed), (503, .failed), (488, .failed),
     ])
     func unestablishedCallsMapByStatusCode(code: Int, expected: CallEndReason) {
-        #expect(CallEndReason(sipStatusCode: code, wasConnected: false) == expected)
+        #expect(CallEndReason(sipStatusCode: .init(rawValue: code), wasConnected: false) == expected)
     }
 
     @Test(arguments: [0, 200, 408, 486, 503])
     func establishedCallsAlwaysEndAsRemoteEnded(code: Int) {
-        #expect(CallEndReason(sipStatusCode: code, wasConnected: true) == .remoteEnded)
+        #expect(CallEndReason(sipStatusCode: .init(rawValue: code), wasConnected: true) == .remoteEnded)
     }
 }

@@ -12,7 +12,7 @@ private func firstCallID(of call: PJSUA.Call, in events: [CallEngineEvent<PJSUA.
     return nil
 }
 
-private func reachedState(_ call: PJSUA.Call, _ state: CallPhase, in events: [CallEngineEvent<PJSUA.Call>]) -> SIPStatusCode? {
+private func reachedState(_ call: PJSUA.Call, _ state: CallPhase, in events: [CallEngineEvent<PJSUA.Call>]) -> PJSUA.SIPStatus? {
     for event in events {
         if case let .callState(handle, phase, _, status) = event, handle == call, phase == state { return status }
     }

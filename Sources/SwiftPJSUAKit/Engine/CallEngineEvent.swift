@@ -1,3 +1,5 @@
+import SwiftPJSUA
+
 /// What the orchestration core needs to hear from a SIP engine, with the engine's call handle.
 public enum CallEngineEvent<Call: Hashable & Sendable>: Sendable {
     /// An INVITE arrived; `offeredVideo` says whether its SDP offered video (the engine answers
@@ -5,23 +7,7 @@ public enum CallEngineEvent<Call: Hashable & Sendable>: Sendable {
     case incomingCall(call: Call, sipCallID: String, from: String, offeredVideo: Bool)
     /// A call's media changed; `hasVideo` says whether it now has an active video stream.
     case mediaChanged(call: Call, hasVideo: Bool)
-    /// A call changed state; `lastStatus` is the last SIP status seen.
-    case callState(call: Call, state: CallPhase, sipCallID: String, lastStatus: SIPStatusCode)
-}
-
-/// A SIP status code and reason phrase as the orchestration core sees it.
-public struct SIPStatusCode: Sendable, Hashable, CustomStringConvertible {
-    /// The status code (0 when no response was involved).
-    public let code: Int
-    /// The reason phrase.
-    public let reason: String
-
-    /// Creates a status.
-    public init(_ code: Int, _ reason: String = "") {
-        self.code = code
-        self.reason = reason
-    }
-
-    /// The code and reason, e.g. `486 Busy Here`.
-    public var description: String { reason.isEmpty ? "\(code)" : "\(code) \(reason)" }
+    /// A call changed state; `lastStatus` is the last SIP status seen (code 0 when no response
+    /// was involved).
+    case callState(call: Call, state: CallPhase, sipCallID: String, lastStatus: PJSUA.SIPStatus)
 }

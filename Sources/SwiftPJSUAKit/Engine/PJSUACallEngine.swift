@@ -168,8 +168,7 @@ public struct PJSUACallEngine: CallEngine {
             case .confirmed: phase = .confirmed
             case .disconnected: phase = .disconnected
             }
-            return .callState(call: call, state: phase, sipCallID: sipCallID,
-                              lastStatus: SIPStatusCode(lastStatus.code.rawValue, lastStatus.reason))
+            return .callState(call: call, state: phase, sipCallID: sipCallID, lastStatus: lastStatus)
         case let .callMedia(call, _, hasVideo):
             return .mediaChanged(call: call, hasVideo: hasVideo)
         case .registration, .dtmf, .ipChange, .message, .unsolicitedNotify, .messageStatus, .tlsConnection,

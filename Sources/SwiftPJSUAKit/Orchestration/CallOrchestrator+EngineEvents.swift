@@ -62,7 +62,7 @@ extension CallOrchestrator {
     }
 
     private func handleState(of call: LogicalCall<Handle>, state: CallPhase, sipCallID: String,
-                             lastStatus: SIPStatusCode) async {
+                             lastStatus: PJSUA.SIPStatus) async {
         if call.direction == .outgoing { registry.learnSIPCallID(sipCallID, for: call.uuid) }
         switch state {
         case .confirmed:

@@ -1,3 +1,5 @@
+import SwiftPJSUA
+
 /// Why a call ended, as reported to the system call UI (mirrors `CXCallEndedReason`).
 public enum CallEndReason: String, Sendable, Hashable, CaseIterable {
     /// The call could not be completed (network, server or protocol failure).
@@ -19,16 +21,20 @@ public enum CallEndReason: String, Sendable, Hashable, CaseIterable {
     /// - 603 Decline, 607 Unwanted: ``declinedElsewhere``.
     /// - 2xx on a call never established (answered by another fork): ``answeredElsewhere``.
     /// - Anything else, including 0 (no response at all): ``failed``.
-    public init(sipStatusCode code: Int, wasConnected: Bool) {
+    public init(sipStatusCode code: PJSUA.SIPResponseCode, wasConnected: Bool) {
         if wasConnected {
             self = .remoteEnded
             return
         }
         switch code {
-        case 408, 480, 486, 487, 600: self = .unanswered
-        case 603, 607: self = .declinedElsewhere
-        case 200..<300: self = .answeredElsewhere
-        default: self = .failed
+        case .requestTimeout, .temporarilyUnavailable, .busyHere, .requestTerminated, .busyEverywhere:
+            self = .unanswered
+        case .decline, .unwanted:
+            self = .declinedElsewhere
+        case _ where code.isSuccess:
+            self = .answeredElsewhere
+        default:
+            self = .failed
         }
     }
 }

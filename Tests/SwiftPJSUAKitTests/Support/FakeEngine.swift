@@ -94,7 +94,7 @@ final class FakeEngine: CallEngine, @unchecked Sendable {
             return FakeCall(id: nextCall)
         }
         // Like PJSUA: the CALLING event is published before makeCall returns.
-        emit(.callState(call: call, state: .calling, sipCallID: "out-\(call.id)", lastStatus: SIPStatusCode(0)))
+        emit(.callState(call: call, state: .calling, sipCallID: "out-\(call.id)", lastStatus: PJSUA.SIPStatus(code: 0, reason: "")))
         return call
     }
 

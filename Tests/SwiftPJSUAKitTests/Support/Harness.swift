@@ -1,4 +1,5 @@
 import Foundation
+import SwiftPJSUA
 import Testing
 @testable import SwiftPJSUAKit
 
@@ -26,7 +27,7 @@ struct Harness {
     }
 
     func state(_ call: FakeCall, _ state: CallPhase, _ sipCallID: String, _ code: Int = 0) async {
-        await core.process(.callState(call: call, state: state, sipCallID: sipCallID, lastStatus: SIPStatusCode(code)))
+        await core.process(.callState(call: call, state: state, sipCallID: sipCallID, lastStatus: PJSUA.SIPStatus(code: .init(rawValue: code), reason: "")))
     }
 
     func push(_ sipCallID: String, uuid: UUID? = nil, cancelled: Bool = false, video: Bool = false) async -> PushOutcome {
