@@ -1,5 +1,4 @@
 import Foundation
-import SwiftPJSUA
 
 /// The platform-neutral core of a CallKit integration: turns provider actions into engine calls
 /// and engine events into provider reports, keeping one logical call per SIP call whatever order
@@ -27,12 +26,23 @@ public actor CallOrchestrator<Engine: CallEngine, Provider: CallProvider, Audio:
     /// The settings.
     public nonisolated let configuration: OrchestratorConfiguration<Engine.AccountHandle>
 
+    // The state below is internal rather than private only so that the extensions that handle
+    // pushes (CallOrchestrator+Push.swift), provider actions (+Actions, +PendingActions) and
+    // engine events (+EngineEvents) reach it; nothing outside the orchestrator touches it.
+
+    /// Every logical call, live or recently ended.
     var registry = CallRegistry<Handle>()
+    /// Provider actions waiting for their call's engine handle, oldest first.
     var pending: [UUID: [PendingAction]] = [:]
+    /// Per pushed call, the timer that ends it when its INVITE does not come.
     var inviteTimers: [UUID: Task<Void, Never>] = [:]
+    /// Events of engine calls not known yet (an outgoing call still being placed), by handle.
     var orphanEvents: [Handle: [CallEngineEvent<Handle>]] = [:]
+    /// The handles in ``orphanEvents``, oldest first, so the oldest are dropped past the limit.
     var orphanOrder: [Handle] = []
+    /// The last identifier given to a pending action.
     var nextActionID: UInt64 = 0
+    /// The task that feeds the engine's events to ``process(_:)``, from ``start()`` to ``stop()``.
     var eventPump: Task<Void, Never>?
     /// The account re-registered on a push; starts as the configuration's.
     var wakeAccount: Engine.AccountHandle?
