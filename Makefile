@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 
-.PHONY: all deps peers build demo demo-video test asan asan-engine tsan manifest-check apple-check api-check api-baseline bench bench-check fuzz fuzz-smoke clean
+.PHONY: all deps peers build demo demo-video test asan asan-engine tsan manifest-check apple-check api-check api-baseline docs bench bench-check fuzz fuzz-smoke clean
 
 all: build
 
@@ -34,6 +34,7 @@ test: deps peers
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
 	$(SWIFT) test $(SWIFT_FLAGS) --skip-build
 	$(MAKE) api-check
+	$(MAKE) docs
 	$(MAKE) bench-check
 	$(MAKE) asan-engine
 	$(MAKE) manifest-check
@@ -77,6 +78,14 @@ api-check: deps
 api-baseline: deps
 	$(SWIFT) package dump-symbol-graph --skip-synthesized-members >/dev/null
 	python3 scripts/api-digest.py $(SYMBOL_GRAPHS) --write api $(API_MODULES)
+
+## make docs (part of make test): the DocC catalogs of SwiftPJSUA and SwiftPJSUAKit, built by the
+## toolchain's docc from the build's symbol graphs with warnings as errors, so a broken ``Symbol``
+## link, a link to an internal type or a missing article fails (scripts/build-docs.sh). Writes
+## .build/docs only; about 5 s after the symbol graphs are dumped (which builds what changed).
+docs: deps
+	$(SWIFT) package dump-symbol-graph --skip-synthesized-members >/dev/null
+	SWIFT=$(SWIFT) bash scripts/build-docs.sh $(SYMBOL_GRAPHS)
 
 ## make manifest-check: evaluate Package.swift's iOS branch here, as an Apple host would, and check it.
 manifest-check:

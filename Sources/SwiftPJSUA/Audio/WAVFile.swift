@@ -3,7 +3,7 @@ import Foundation
 /// A mono 16-bit PCM WAV file: the format pjsua's players and recorders use.
 ///
 /// Bots and test harnesses use it to produce a prompt or tone to play into a call and to check
-/// what a recorder captured (``dominantFrequency(in:)``, ``rmsLevel``).
+/// what a recorder captured (``dominantFrequency(in:step:)``, ``rmsLevel``).
 public struct WAVFile: Sendable, Equatable {
     /// Samples per second.
     public var sampleRate: Int
