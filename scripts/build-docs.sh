@@ -2,21 +2,34 @@
 # make docs: build the DocC catalogs of SwiftPJSUA and SwiftPJSUAKit with the toolchain's `docc`,
 # from the symbol graphs of the current build, warnings as errors (a broken ``Symbol`` link, a
 # link to an internal type, a missing <doc:Article> all fail). Writes under .build/docs only.
-# Usage: scripts/build-docs.sh [SYMBOL_GRAPH_DIR] (default: the dir `swift package
-# dump-symbol-graph` writes, next to the build's bin path; the Makefile dumps it first).
+# Usage: scripts/build-docs.sh (dumps the symbol graphs, building what changed, then converts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SWIFT=${SWIFT:-swift}
 DOCC=${DOCC:-$(dirname "$(command -v "$SWIFT")")/docc}
 [ -x "$DOCC" ] || DOCC=$(command -v docc) || { echo "build-docs: no docc next to $SWIFT or on PATH" >&2; exit 1; }
-GRAPHS=${1:-$("$SWIFT" build --show-bin-path)/../symbolgraph}
 OUT=.build/docs
 MODULES=(SwiftPJSUA SwiftPJSUAKit)
+mkdir -p "$OUT"
+
+# The same dump as make api-check. It also dumps the test bundles' modules, which exist only after
+# `swift build --build-tests` (make test builds them first; a lone `make docs` does not): those
+# two failures are expected and ignored, any other fails the docs.
+GRAPHS=$("$SWIFT" build --show-bin-path)/../symbolgraph
+stamp="$OUT/.dump-started"
+touch "$stamp"
+if ! "$SWIFT" package dump-symbol-graph --skip-synthesized-members >"$OUT/dump-symbol-graph.log" 2>&1; then
+    if grep "error:" "$OUT/dump-symbol-graph.log" \
+        | grep -Ev "Failed to emit symbol graph for 'swift_pjsuaPackage(Discovered)?Tests'" >&2; then
+        echo "build-docs: swift package dump-symbol-graph failed (full output: $OUT/dump-symbol-graph.log)" >&2
+        exit 1
+    fi
+fi
 
 status=0
 for module in "${MODULES[@]}"; do
-    [ -f "$GRAPHS/$module.symbols.json" ] || { echo "build-docs: no $GRAPHS/$module.symbols.json (run swift package dump-symbol-graph)" >&2; exit 1; }
+    [ "$GRAPHS/$module.symbols.json" -nt "$stamp" ] || { echo "build-docs: swift package dump-symbol-graph wrote no fresh $GRAPHS/$module.symbols.json" >&2; exit 1; }
     # docc reads every graph in the directory: give it this module's only (its own and its
     # extensions of other modules, Module@Other.symbols.json), not the whole package's.
     graphs="$OUT/symbolgraph/$module"
