@@ -125,8 +125,8 @@ bench: deps peers
 ## build: setup (self-call cycle, Swift engine / the same loop in C), hop (engine / DispatchQueue),
 ## load (server CPU of the same sipp calls at 8 kHz, softphone / the pjsua app), frames (CPU per
 ## call-second, Swift frames / C player). The thresholds, and the noise they were set from, live
-## with the figures in Benchmarks/pjsua-bench/CheckBenchmark.swift (and the README's benchmark
-## notes). Release builds of softphone and pjsua-bench, then about a minute of runs (55-65 s measured).
+## with the figures in Benchmarks/pjsua-bench/CheckBenchmark.swift (and the DocC article
+## Performance.md). Release builds of softphone and pjsua-bench, then about a minute of runs (55-65 s measured).
 bench-check: deps peers
 	$(SWIFT) build -c release --product softphone
 	$(SWIFT) build -c release --product pjsua-bench
