@@ -82,7 +82,8 @@ api-baseline: deps
 ## make docs (part of make test): the DocC catalogs of SwiftPJSUA and SwiftPJSUAKit, built by the
 ## toolchain's docc from the build's symbol graphs with warnings as errors, so a broken ``Symbol``
 ## link, a link to an internal type or a missing article fails (scripts/build-docs.sh). Writes
-## .build/docs only; about 20 s when the build is current (the dump builds what changed).
+## .build/docs only. With a current build: 17-24 s (the dump, which builds what changed and also
+## dumps the test bundles once built, then ~5 s of docc); 44-50 s at load average 20.
 docs: deps
 	SWIFT=$(SWIFT) bash scripts/build-docs.sh
 
