@@ -4,7 +4,7 @@ import PJSIP
 
 /// A SIP user agent: the pjsua library driven from Swift.
 ///
-/// Every method runs on the engine's own thread (a ``PJSUAExecutor`` registered with PJLIB), so
+/// Every method runs on the engine's own thread (a `PJSUAExecutor` registered with PJLIB), so
 /// PJSIP is only ever entered from that thread and from pjsua's own worker threads. pjsua is a
 /// process-wide singleton: only one engine can be started at a time in a process.
 ///
