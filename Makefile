@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 
-.PHONY: all deps peers build demo demo-video test asan asan-engine tsan manifest-check apple-check api-check api-baseline bench bench-check fuzz fuzz-smoke clean
+.PHONY: all deps peers build demo demo-video test asan asan-engine tsan manifest-check apple-check api-check api-baseline docs bench bench-check fuzz fuzz-smoke clean
 
 all: build
 
@@ -34,6 +34,7 @@ test: deps peers
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
 	$(SWIFT) test $(SWIFT_FLAGS) --skip-build
 	$(MAKE) api-check
+	$(MAKE) docs
 	$(MAKE) bench-check
 	$(MAKE) asan-engine
 	$(MAKE) manifest-check
@@ -78,6 +79,14 @@ api-baseline: deps
 	$(SWIFT) package dump-symbol-graph --skip-synthesized-members >/dev/null
 	python3 scripts/api-digest.py $(SYMBOL_GRAPHS) --write api $(API_MODULES)
 
+## make docs (part of make test): the DocC catalogs of SwiftPJSUA and SwiftPJSUAKit, built by the
+## toolchain's docc from the build's symbol graphs with warnings as errors, so a broken ``Symbol``
+## link, a link to an internal type or a missing article fails (scripts/build-docs.sh). Writes
+## .build/docs only. With a current build: 17-24 s (the dump, which builds what changed and also
+## dumps the test bundles once built, then ~5 s of docc); 44-50 s at load average 20.
+docs: deps
+	SWIFT=$(SWIFT) bash scripts/build-docs.sh
+
 ## make manifest-check: evaluate Package.swift's iOS branch here, as an Apple host would, and check it.
 manifest-check:
 	python3 scripts/check-manifest.py
@@ -117,8 +126,8 @@ bench: deps peers
 ## build: setup (self-call cycle, Swift engine / the same loop in C), hop (engine / DispatchQueue),
 ## load (server CPU of the same sipp calls at 8 kHz, softphone / the pjsua app), frames (CPU per
 ## call-second, Swift frames / C player). The thresholds, and the noise they were set from, live
-## with the figures in Benchmarks/pjsua-bench/CheckBenchmark.swift (and the README's benchmark
-## notes). Release builds of softphone and pjsua-bench, then about a minute of runs (55-65 s measured).
+## with the figures in Benchmarks/pjsua-bench/CheckBenchmark.swift (and the DocC article
+## Performance.md). Release builds of softphone and pjsua-bench, then about a minute of runs (55-65 s measured).
 bench-check: deps peers
 	$(SWIFT) build -c release --product softphone
 	$(SWIFT) build -c release --product pjsua-bench

@@ -12,9 +12,9 @@ import Foundation
 /// | check | figure | 5 runs as it was | 5 runs, one core busy | threshold | for scale |
 /// |---|---|---|---|---|---|
 /// | setup | self-call cycle p50, Swift / C loop | 0.76-1.11 | 0.81-1.19 | 2.0 | 1.44 at load 14; the Opus regression: 4-5 |
-/// | hop | round trip p50, engine / DispatchQueue | 0.90-1.21 | 1.00-1.20 | 2.0 | README target: <= 1 |
+/// | hop | round trip p50, engine / DispatchQueue | 0.90-1.21 | 1.00-1.20 | 2.0 | Performance.md target: <= 1 |
 /// | load | server CPU, softphone / pjsua app, 8 kHz | 0.90-1.02 | 0.70-1.08 | 1.5 | |
-/// | frames | CPU per call-second, Swift / C player | 1.29-1.56 | 1.17-1.29 | 2.5 | README target: <= 1.5 (50 calls) |
+/// | frames | CPU per call-second, Swift / C player | 1.29-1.56 | 1.17-1.29 | 2.5 | Performance.md target: <= 1.5 (50 calls) |
 ///
 /// (load: one more run of each kind read 0.45 and one failed calls, while the pjsua app's
 /// start-up was still counted or its port not yet bound; the bench now waits for the port.)

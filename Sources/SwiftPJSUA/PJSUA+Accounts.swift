@@ -250,27 +250,6 @@ extension PJSUA {
         config.ka_interval = UInt32(configuration.keepAliveInterval.wholeSeconds)
     }
 
-    /// The pjsua slot of a live account, or a typed error for a stale or unknown handle.
-    func resolve(_ account: Account) throws(PJSUAError) -> pjsua_acc_id {
-        try requireRunning()
-        guard account.slot >= 0, account.slot < Int32(PJSUA.maxAccountsLimit), pjsua_acc_is_valid(account.slot) != 0,
-              HandleToken.token(pjsua_acc_get_user_data(account.slot)) == account.token
-        else {
-            throw PJSUAError(.staleHandle, "\(account) is not a live account (removed, or from an earlier engine run)")
-        }
-        return account.slot
-    }
-
-    /// The slot of `account` (callers pass `account ?? defaultAccount`: nil means no account was
-    /// given and the local account was removed).
-    func resolve(_ account: Account?) throws(PJSUAError) -> pjsua_acc_id {
-        guard let account else {
-            try requireRunning()
-            throw PJSUAError(.invalidArgument, "no account given and the local account was removed")
-        }
-        return try resolve(account)
-    }
-
     /// Removes an account, unregistering it first when it is registered.
     ///
     /// Drives `pjsua_acc_del()`.

@@ -260,13 +260,4 @@ extension PJSUA {
         }
         return result
     }
-
-    /// The pjsua slot of a live call, or a typed error for a stale or unknown handle.
-    func resolve(_ call: Call) throws(PJSUAError) -> pjsua_call_id {
-        try requireRunning()
-        guard isLive(call) else {
-            throw PJSUAError(.staleHandle, "\(call) is not a live call (it ended, or belongs to an earlier engine run)")
-        }
-        return call.slot
-    }
 }

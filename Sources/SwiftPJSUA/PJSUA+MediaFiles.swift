@@ -28,7 +28,7 @@ extension PJSUA {
     /// prompt or hold music) costs one file reader, one buffer and, when the file's rate differs
     /// from the bridge's, one resampler, where a player per call costs that per call (and pjsua
     /// holds at most `PJSUA_MAX_PLAYERS` players: 64 in this project's Linux build). Every
-    /// connected call hears the same position in the file. ``stop(_:)`` closes it.
+    /// connected call hears the same position in the file. ``stop(_:)-(PJSUA.Player)`` closes it.
     ///
     /// Drives `pjsua_player_create()`.
     /// - Parameters:
@@ -61,7 +61,7 @@ extension PJSUA {
     /// its file. Connecting a player to a call it already feeds does nothing. The connection
     /// ends with the call, with ``disconnect(_:from:)`` or when the player is stopped; a call
     /// whose media is renegotiated (hold, re-INVITE) may get a new bridge port, so connect
-    /// again when ``Event/callMedia(_:_:_:)`` reports its audio active.
+    /// again when ``Event/callMedia(call:state:hasVideo:)`` reports its audio active.
     ///
     /// Drives `pjsua_conf_connect()` from the player's port to the call's.
     /// - Throws: ``PJSUAError/Code/staleHandle`` for a stopped player or an ended call,

@@ -4,7 +4,7 @@ import PJSIP
 
 /// A SIP user agent: the pjsua library driven from Swift.
 ///
-/// Every method runs on the engine's own thread (a ``PJSUAExecutor`` registered with PJLIB), so
+/// Every method runs on the engine's own thread (a `PJSUAExecutor` registered with PJLIB), so
 /// PJSIP is only ever entered from that thread and from pjsua's own worker threads. pjsua is a
 /// process-wide singleton: only one engine can be started at a time in a process.
 ///
@@ -324,47 +324,4 @@ public actor PJSUA {
     var tlsConfiguration = TLSConfiguration()
     /// Callers of ``shutdown()`` that arrived while another shutdown was under way.
     var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
-}
-
-/// The process-wide claim on pjsua: only one engine may run at a time.
-///
-/// A released engine tears pjsua down on its own thread after its deinit returned; until that
-/// finishes, the slot is `tearingDown`, and a new engine's start waits for it (bounded) instead
-/// of failing.
-enum EngineSlot {
-    enum State { case free, running, tearingDown }
-    enum Claim { case claimed, running, stillTearingDown }
-
-    private static let condition = NSCondition()
-    nonisolated(unsafe) private static var state = State.free  // guarded by `condition`
-    /// How long a start waits for a released engine's teardown.
-    static let teardownWait = Duration.seconds(10)
-
-    static func claim() -> Claim {
-        condition.lock()
-        defer { condition.unlock() }
-        let deadline = Date().addingTimeInterval(Double(teardownWait.components.seconds))
-        while state == .tearingDown {
-            if !condition.wait(until: deadline) { break }
-        }
-        switch state {
-        case .free:
-            state = .running
-            return .claimed
-        case .running: return .running
-        case .tearingDown: return .stillTearingDown
-        }
-    }
-
-    /// The running engine was released; its teardown is queued on its thread.
-    static func beginTeardown() {
-        condition.withLock { state = .tearingDown }
-    }
-
-    static func release() {
-        condition.withLock {
-            state = .free
-            condition.broadcast()
-        }
-    }
 }

@@ -6,11 +6,9 @@ struct ListenAddress: Equatable {
     var host: String
     var port: Int
 
+    /// UDP on a free loopback port: `answer`'s and `demo`'s listener without `--listen` (a server
+    /// is exposed beyond this host only when asked).
     static let loopback = ListenAddress(transport: .udp, host: "127.0.0.1", port: 0)
-    /// The transport a client opens to reach a TLS destination without `--listen`: TLS on a free
-    /// loopback port. It carries the client's connections (and listens, as every PJSIP TLS
-    /// transport does, presenting `--cert` if one is given).
-    static let tlsClient = ListenAddress(transport: .tls, host: "127.0.0.1", port: 0)
 
     init(transport: PJSUA.TransportKind, host: String, port: Int) {
         self.transport = transport
@@ -29,13 +27,16 @@ struct ListenAddress: Equatable {
     }
 
     /// The `--listen` address of a command that sends requests to `targets` (its destination, its
-    /// registrar). Without `--listen`: ``tlsClient`` when a target needs TLS (``needsTLS(_:)``),
-    /// so a `sips:` call needs no listener invented for it, ``loopback`` otherwise. A `--listen`
-    /// that is not TLS cannot reach a TLS target: a usage error rather than a call that fails.
+    /// registrar). Without `--listen`: TLS when a target needs it (``needsTLS(_:)``), so a `sips:`
+    /// call needs no listener invented for it, UDP otherwise, on a free port of the address
+    /// ``bindHost(reaching:)`` picks: loopback when every target is on this host, every interface
+    /// when one is not (a loopback socket cannot reach another host). A `--listen` that is not TLS
+    /// cannot reach a TLS target: a usage error rather than a call that fails.
     init(_ arguments: Arguments, reaching targets: [String?]) throws(UsageError) {
-        let tlsTarget = targets.compactMap { $0 }.first(where: Self.needsTLS)
+        let targets = targets.compactMap { $0 }
+        let tlsTarget = targets.first(where: Self.needsTLS)
         guard let text = arguments.string("listen") else {
-            self = tlsTarget == nil ? .loopback : .tlsClient
+            self.init(transport: tlsTarget == nil ? .udp : .tls, host: Self.bindHost(reaching: targets), port: 0)
             return
         }
         try self.init(parsing: text)
@@ -57,6 +58,42 @@ struct ListenAddress: Equatable {
         if let at = text.lastIndex(of: "@") { text = text[text.index(after: at)...] }
         if let question = text.firstIndex(of: "?") { text = text[..<question] }
         return text.split(separator: ";").dropFirst().contains("transport=tls")
+    }
+
+    /// The address a command without `--listen` binds to reach `targets`: `127.0.0.1` (`::1` when a
+    /// target is an IPv6 literal) when every target's host is this host's loopback (`localhost`,
+    /// `127.0.0.0/8`, `::1`) or there is no target; `0.0.0.0` (`::`) otherwise, where PJSIP puts the
+    /// interface's address in Via and Contact.
+    static func bindHost(reaching targets: [String]) -> String {
+        let hosts = targets.map(Self.host(of:))
+        let ipv6 = hosts.contains { $0.contains(":") }
+        let local = hosts.allSatisfy { host in
+            host == "localhost" || host == "::1" || host.split(separator: ".").first == "127"
+        }
+        switch (ipv6, local) {
+        case (false, true): return "127.0.0.1"
+        case (true, true): return "::1"
+        case (false, false): return "0.0.0.0"
+        case (true, false): return "::"
+        }
+    }
+
+    /// The host part of a SIP URI or name-addr (`"Bob" <sip:bob@[::1]:5060;lr>` gives `::1`),
+    /// lowercased; the text after the scheme when it has no recognisable host.
+    static func host(of uri: String) -> String {
+        var text = Substring(uri.lowercased())
+        if let open = text.firstIndex(of: "<"), let close = text[open...].firstIndex(of: ">") {
+            text = text[text.index(after: open)..<close]
+        }
+        if let colon = text.firstIndex(of: ":") { text = text[text.index(after: colon)...] }
+        if let question = text.firstIndex(of: "?") { text = text[..<question] }
+        if let at = text.lastIndex(of: "@") { text = text[text.index(after: at)...] }
+        if let semicolon = text.firstIndex(of: ";") { text = text[..<semicolon] }
+        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+            return String(text[text.index(after: text.startIndex)..<close])
+        }
+        if let colon = text.firstIndex(of: ":") { text = text[..<colon] }
+        return String(text)
     }
 
     var isIPv6: Bool { host.contains(":") }

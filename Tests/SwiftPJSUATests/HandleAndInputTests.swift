@@ -175,6 +175,18 @@ struct HandleAndInputTests {
         #expect(thrownCode { try odd.write(to: NSTemporaryDirectory() + "never.wav") } == .invalidArgument)
     }
 
+    @Test func aFrequencyScanThatCannotEndIsATypedError() throws {
+        let tone = try WAVFile.tone(frequency: 600, duration: .milliseconds(100), sampleRate: 8000)
+        for step in [0, -5, .nan, .infinity] {
+            #expect(thrownCode { try tone.dominantFrequency(in: 100...1000, step: step) } == .invalidArgument, "step \(step)")
+        }
+        #expect(thrownCode { try tone.dominantFrequency(in: 0...Double.infinity) } == .invalidArgument)
+        #expect(thrownCode { try tone.dominantFrequency(in: -10...100) } == .invalidArgument)
+        #expect(thrownCode { try tone.dominantFrequency(in: 0...1e9, step: 1) } == .invalidArgument)
+        #expect(try tone.dominantFrequency(in: 500...700, step: 5) == 600)
+        #expect(tone.dominantFrequency() == 600)
+    }
+
     @Test func pushParametersFollowRFC8599() throws {
         let token = Data([0x01, 0xab, 0xff, 0x00])
         let apns = try PJSUA.PushParameters.apns(teamID: "ABCDE12345", bundleID: "com.example.offhook", token: token).contactParameters()

@@ -32,6 +32,24 @@ struct ListenAddressTests {
         #expect(try listen([], reaching: []) == .loopback)
     }
 
+    @Test func withoutListenACommandBindsLoopbackOnlyWhenEveryTargetIsOnThisHost() throws {
+        #expect(try listen([], reaching: ["sip:bob@192.0.2.7"]) == ListenAddress(transport: .udp, host: "0.0.0.0", port: 0))
+        #expect(try listen([], reaching: ["sip:bob@127.0.0.1", "sip:registrar.example.com"]).host == "0.0.0.0")
+        #expect(try listen([], reaching: ["sips:bob@example.com"]) == ListenAddress(transport: .tls, host: "0.0.0.0", port: 0))
+        #expect(try listen([], reaching: ["\"Bob\" <sip:bob@[2001:db8::1]:5070;transport=udp>"]).host == "::")
+        #expect(try listen([], reaching: ["sip:bob@[::1]:5070"]) == ListenAddress(transport: .udp, host: "::1", port: 0))
+        #expect(try listen([], reaching: ["sip:bob@localhost:5070", "sip:127.0.0.2"]).host == "127.0.0.1")
+    }
+
+    @Test(arguments: [
+        ("sip:bob@example.com", "example.com"), ("SIP:Bob@Example.COM:5060;transport=tcp", "example.com"),
+        ("\"Bob\" <sips:bob@[::1]:5061>", "::1"), ("sip:127.0.0.1;lr", "127.0.0.1"),
+        ("sip:bob@host?to=x@y", "host"), ("sip:a;b@host;lr", "host"), ("sip:[2001:db8::1]", "2001:db8::1"),
+    ])
+    func theHostOfATarget(uri: String, host: String) {
+        #expect(ListenAddress.host(of: uri) == host)
+    }
+
     @Test func anExplicitListenStandsAndMustCarryTLSForATLSTarget() throws {
         #expect(try listen(["--listen", "tls:[::1]:5061"], reaching: ["sips:bob@[::1]"])
             == ListenAddress(transport: .tls, host: "::1", port: 5061))

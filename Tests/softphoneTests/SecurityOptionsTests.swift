@@ -53,7 +53,7 @@ struct SecurityOptionsTests {
     /// The client TLS transport a `sips:` destination gets without `--listen` takes the TLS
     /// options as a TLS listener does.
     @Test func tlsOptionsApplyToTheClientTLSTransport() throws {
-        let parsed = try options(["--ca-file", "/ca.pem", "--tls-verify", "off", "--srtp", "mandatory"], listen: .tlsClient)
+        let parsed = try options(["--ca-file", "/ca.pem", "--tls-verify", "off", "--srtp", "mandatory"], listen: ListenAddress(transport: .tls, host: "127.0.0.1", port: 0))
         #expect(parsed.tls.caFile == "/ca.pem")
         #expect(!parsed.tls.verifyServer)
         #expect(parsed.srtp.secureSignaling == .tls)

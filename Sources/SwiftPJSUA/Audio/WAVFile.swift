@@ -3,7 +3,7 @@ import Foundation
 /// A mono 16-bit PCM WAV file: the format pjsua's players and recorders use.
 ///
 /// Bots and test harnesses use it to produce a prompt or tone to play into a call and to check
-/// what a recorder captured (``dominantFrequency(in:)``, ``rmsLevel``).
+/// what a recorder captured (``dominantFrequency(in:step:)``, ``rmsLevel``).
 public struct WAVFile: Sendable, Equatable {
     /// Samples per second.
     public var sampleRate: Int
@@ -145,14 +145,37 @@ public struct WAVFile: Sendable, Equatable {
         return power / Double(samples.count * samples.count)
     }
 
-    /// The strongest frequency in a range, scanned in `step` Hz increments.
-    public func dominantFrequency(in range: ClosedRange<Double> = 100...4000, step: Double = 10) -> Double {
-        var best = (frequency: range.lowerBound, power: -1.0)
-        var frequency = range.lowerBound
-        while frequency <= range.upperBound {
+    /// The strongest frequency between 100 and 4000 Hz, scanned in 10 Hz increments.
+    public func dominantFrequency() -> Double {
+        scan(from: 100, count: 391, step: 10)
+    }
+
+    /// The strongest frequency in `range`, scanned in `step` Hz increments from its lower bound.
+    ///
+    /// - Throws: ``PJSUAError/Code/invalidArgument`` when the range is not finite or not positive,
+    ///   when `step` is not a positive finite number, or when the scan would take more than
+    ///   1,000,000 points.
+    public func dominantFrequency(in range: ClosedRange<Double>, step: Double = 10) throws(PJSUAError) -> Double {
+        guard range.lowerBound >= 0, range.upperBound.isFinite else {
+            throw PJSUAError(.invalidArgument, "dominantFrequency's range must be finite and not negative, got \(range)")
+        }
+        guard step.isFinite, step > 0 else {
+            throw PJSUAError(.invalidArgument, "dominantFrequency's step must be a positive number of Hz, got \(step)")
+        }
+        let intervals = ((range.upperBound - range.lowerBound) / step).rounded(.down)
+        guard intervals < 1_000_000 else {
+            throw PJSUAError(.invalidArgument, "dominantFrequency would scan \(intervals) points of \(step) Hz over \(range); at most 1,000,000")
+        }
+        return scan(from: range.lowerBound, count: Int(intervals) + 1, step: step)
+    }
+
+    /// The frequency of highest ``power(at:)`` among `count` points `step` Hz apart from `start`.
+    private func scan(from start: Double, count: Int, step: Double) -> Double {
+        var best = (frequency: start, power: -1.0)
+        for index in 0..<count {
+            let frequency = start + Double(index) * step
             let value = power(at: frequency)
             if value > best.power { best = (frequency, value) }
-            frequency += step
         }
         return best.frequency
     }

@@ -166,23 +166,6 @@ enum CallbackContext {
     }
 }
 
-/// The handle of the call in `slot`, giving the slot a fresh token if it has none yet.
-///
-/// Outgoing calls carry their token from `pjsua_call_make_call`; incoming ones get it here on
-/// first sight. pjsua clears the user data when it frees the slot.
-func callHandle(_ slot: pjsua_call_id) -> PJSUA.Call {
-    var token = HandleToken.token(pjsua_call_get_user_data(slot))
-    if token == 0 {
-        token = HandleToken.next()
-        pjsua_call_set_user_data(slot, HandleToken.pointer(token))
-    }
-    return PJSUA.Call(slot: slot, token: token)
-}
-
-func accountHandle(_ slot: pjsua_acc_id) -> PJSUA.Account {
-    PJSUA.Account(slot: slot, token: HandleToken.token(pjsua_acc_get_user_data(slot)))
-}
-
 private func onIncomingCall(_ accID: pjsua_acc_id, _ callID: pjsua_call_id, _ rdata: UnsafeMutablePointer<pjsip_rx_data>?) {
     let call = callHandle(callID)
     if let whole = rdata.flatMap(identity(of:)) { CallbackContext.remember(whole, of: call) }

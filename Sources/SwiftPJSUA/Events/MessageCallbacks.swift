@@ -62,11 +62,3 @@ func onPagerStatus(_ callID: pjsua_call_id, _ to: UnsafePointer<pj_str_t>?, _ bo
         status: PJSUA.SIPStatus(code: .init(status), reason: reason.map { String(pj: $0.pointee) } ?? ""))
     CallbackContext.publish(.messageStatus(result))
 }
-
-/// The handle of the call in `slot` if the slot still holds a call with a token; unlike
-/// `callHandle`, never gives a token to a slot (a status can arrive after its call ended).
-private func existingCallHandle(_ slot: pjsua_call_id) -> PJSUA.Call? {
-    guard slot >= 0, slot < pjsua_call_get_max_count() else { return nil }
-    let token = HandleToken.token(pjsua_call_get_user_data(slot))
-    return token == 0 ? nil : PJSUA.Call(slot: slot, token: token)
-}

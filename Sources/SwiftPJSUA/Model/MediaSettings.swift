@@ -9,8 +9,8 @@ extension PJSUA {
     /// rate differs from the bridge's gets two resamplers (one each way) that run every 20 ms for
     /// the whole call. Measured on this project's Linux build (libsamplerate; `pjsua-bench media`:
     /// 100 concurrent PCMU calls with RTP both ways and a WAV played into each, the same figures
-    /// for `softphone answer` and the pjsua app with calls linked to the player only; see the
-    /// README's "Media cost at scale"):
+    /// for `softphone answer` and the pjsua app with calls linked to the player only; see
+    /// "Media cost at scale" in <doc:Performance>):
     ///
     /// | bridge | CPU per call-second | memory per call |
     /// |---|---|---|
@@ -72,7 +72,7 @@ extension PJSUA {
         /// runs Opus at the bridge's ``clockRate`` (48000 on a 32 kHz bridge, a rate Opus lacks).
         /// pjmedia's Opus port runs at this rate, so at pjmedia's own 48000 every Opus call on a
         /// 16 kHz bridge is resampled 48 <-> 16 kHz both ways, which costs more than the codec
-        /// (see the README's "Media cost at scale") and ~1 ms of each call's setup (the two
+        /// (see "Media cost at scale" in <doc:Performance>) and ~1 ms of each call's setup (the two
         /// resamplers are built per call); at the bridge's rate nothing is resampled and the
         /// audio band is what the bridge carries anyway. The SDP
         /// still says `opus/48000/2` (RFC 7587); `maxplaybackrate` tells the far end. Builds
@@ -97,7 +97,7 @@ extension PJSUA {
         /// ``telephony`` with calls left unlinked from the sound device's slot
         /// (``connectsCallsToAudioDevice`` off): for a bot or server that talks to its calls only
         /// through players, recorders, frames or conferences and never opens a device. The
-        /// cheapest setting for PCMU/PCMA calls (see the README's "Media cost at scale").
+        /// cheapest setting for PCMU/PCMA calls (see "Media cost at scale" in <doc:Performance>).
         public static let bot = MediaSettings(clockRate: 8000, resamplerQuality: .fast, connectsCallsToAudioDevice: false)
 
         /// The clock rates the bridge may run at.

@@ -94,6 +94,6 @@ extension PJSUA {
         }
     }
 
-    /// Whether the linked PJSIP has DTLS-SRTP (`PJMEDIA_SRTP_HAS_DTLS`). Our Linux build: no.
+    /// Whether the linked PJSIP has DTLS-SRTP (`PJMEDIA_SRTP_HAS_DTLS`). Our Linux build: yes.
     public static let supportsDTLSSRTP = cpjsua_srtp_has_dtls != 0
 }

@@ -17,9 +17,10 @@ enum CallCommand {
       SIGTERM (hanging up first). SIGTERM is 143, not 0, even for a connected call: the call did not
       run its course (--seconds, --transfer-to), so a script must not read it as done, and it is
       neither a SIP failure (1); a service that runs calls can count 143 as a stop (systemd:
-      SuccessExitStatus=143). A sips: <sip-uri> (or one with ;transport=tls) is called over TLS:
-      without --listen, a TLS transport on a free loopback port (with --ca-file, --cert, --key,
-      --tls-verify) places it. --codecs offers only those codecs, in that order; --stats-interval prints
+      SuccessExitStatus=143). Without --listen, the call goes out on a free port of loopback when
+      <sip-uri> (and --registrar) are on this host, of every interface otherwise. A sips: <sip-uri>
+      (or one with ;transport=tls) is called over TLS: without --listen, a TLS transport on a free
+      port (with --ca-file, --cert, --key, --tls-verify) places it. --codecs offers only those codecs, in that order; --stats-interval prints
       the call's quality (RTP, loss, jitter, RTT, MOS) every S seconds; --redirect report ends a
       redirected call instead of following the 3xx. --header (repeatable) adds a header to the INVITE. A call to a UDP port
       where nothing listens fails only after --timeout: PJSIP does not see ICMP port-unreachable

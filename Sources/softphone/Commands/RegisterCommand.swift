@@ -10,7 +10,8 @@ enum RegisterCommand {
       Registers, stays registered N seconds (default 0), then unregisters. Exits 0 when registered,
       1 when the registrar refused (with its status) or did not answer within --timeout (default
       30 s), 2 on bad input, 130/143 on SIGINT/SIGTERM (unregistering first). A sips: registrar (or
-      one with ;transport=tls) is reached over TLS: without --listen, on a free loopback port.
+      one with ;transport=tls) is reached over TLS. Without --listen: a free port of loopback when the
+      registrar is on this host, of every interface otherwise.
     \(SecurityOptions.usage)
     """
 

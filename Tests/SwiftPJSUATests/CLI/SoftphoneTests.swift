@@ -242,4 +242,23 @@ struct SoftphoneTests {
         // The caller's own recording is a complete WAV file.
         #expect(try WAVFile(contentsOf: directory + "/caller.wav").duration > 0.5)
     }
+
+    /// Without `--listen`, `call` binds every interface when its destination is on another host
+    /// (it bound loopback only, which cannot reach one). The caller runs in a network namespace
+    /// whose only way out is a veth pair; the callee listens on this side's end of it.
+    @Test func aCallWithoutListenReachesAnotherHost() async throws {
+        let net = try await NetworkNamespace()
+        defer { net.remove() }
+        let callee = try ChildProcess(try softphone(), ["answer", "--listen", "udp:\(net.hostAddress):5060", "--exit-after", "1", "--json"],
+                                      name: "softphone-callee-host")
+        defer { callee.stop() }
+        try await callee.waitUntilStarted(printing: "\"listening\"")
+        let caller = try ChildProcess("ip", net.command([try softphone(), "call", "sip:x@\(net.hostAddress):5060", "--seconds", "1", "--json"]),
+                                      name: "softphone-caller-netns")
+        defer { caller.stop() }
+        #expect(try await caller.waitForExit(timeout: .seconds(30)) == 0, "\(caller.output)")
+        #expect(jsonLines(caller.output).contains { $0["event"] as? String == "callState" && $0["state"] as? String == "CONFIRMED" },
+                "\(caller.output)")
+        #expect(try await callee.waitForExit(timeout: .seconds(10)) == 0, "\(callee.output)")
+    }
 }

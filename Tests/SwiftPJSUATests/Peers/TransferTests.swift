@@ -58,8 +58,8 @@ extension EventLog {
     }
 }
 
-/// The README's transfer and conference example: it must keep compiling. Not run (it would call
-/// example.com); the behaviour behind each line is tested below.
+/// The DocC article TransferAndConference.md's example ("In code"): it must keep compiling. Not
+/// run (it would call example.com); the behaviour behind each line is tested below.
 @available(*, deprecated, message: "compile-only")
 func transferReadmeUsageCompiles(phone: PJSUA, call: PJSUA.Call, caller: PJSUA.Call, first: PJSUA.Call, second: PJSUA.Call) async throws {
     try await phone.transfer(call, to: "sip:carol@example.com")

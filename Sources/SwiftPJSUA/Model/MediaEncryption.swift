@@ -3,8 +3,8 @@ extension PJSUA {
     public struct MediaEncryption: Sendable, Hashable, CustomStringConvertible {
         /// Whether SRTP protects the audio both ways (the SRTP transport is active).
         public let isEncrypted: Bool
-        /// How the keys were agreed; nil when unencrypted or, in a build with DTLS-SRTP, when
-        /// pjmedia does not tell (this Linux build has SDES only).
+        /// How the keys were agreed; nil when unencrypted or when pjmedia does not tell (in a
+        /// build with DTLS-SRTP, such as the Linux build, an account offering both methods: KL-16).
         public let keying: SRTPConfiguration.Keying?
         /// The crypto suite used to send, e.g. `AES_CM_128_HMAC_SHA1_80`; nil when unencrypted.
         public let cryptoSuite: String?

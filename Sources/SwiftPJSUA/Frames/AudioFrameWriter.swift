@@ -9,7 +9,7 @@ extension PJSUA {
     /// with the milliseconds of the app's audio played by then. Every method may be called from
     /// any task: none of them enters PJSIP. Write from one task at a time to keep frames in order.
     public final class AudioFrameWriter: Sendable {
-        /// What ``write(_:)-(AudioFrame)`` does when the queue is full.
+        /// What ``write(_:)-(PJSUA.AudioFrame)`` does when the queue is full.
         public enum OverflowPolicy: Sendable, Hashable {
             /// Waits until the bridge has taken enough audio out (back-pressure).
             case wait
@@ -82,7 +82,7 @@ extension PJSUA {
 
         /// Queues one frame given as samples.
         /// - Throws: ``PJSUAError/Code/invalidFrame`` when `samples` is not exactly one frame
-        ///   (``AudioFormat/samplesPerFrame``), and as ``write(_:)-(AudioFrame)``.
+        ///   (``AudioFormat/samplesPerFrame``), and as ``write(_:)-(PJSUA.AudioFrame)``.
         public func write(_ samples: [Int16]) async throws {
             try await write(AudioFrame(samples, format: format))
         }

@@ -59,10 +59,3 @@ enum AudioWiring {
         for slot in slots { rewire(callHandle(slot)) }
     }
 }
-
-/// Whether `call` is still the call pjsua holds in its slot (pjsua reuses slots; the token in
-/// the slot's user data tells calls apart).
-func isLive(_ call: PJSUA.Call) -> Bool {
-    call.slot >= 0 && call.slot < Int32(pjsua_call_get_max_count()) && pjsua_call_is_active(call.slot) != 0
-        && HandleToken.token(pjsua_call_get_user_data(call.slot)) == call.token
-}
