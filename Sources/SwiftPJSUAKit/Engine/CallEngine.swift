@@ -1,7 +1,7 @@
 import SwiftPJSUA
 
 /// The subset of a SIP engine the orchestration core drives; ``PJSUACallEngine`` adapts a
-/// ``SwiftPJSUA/PJSUA`` to it, and tests use a fake.
+/// `PJSUA` to it, and tests use a fake.
 public protocol CallEngine: Sendable {
     /// The engine's handle for one call.
     associatedtype CallHandle: Hashable & Sendable
@@ -26,7 +26,7 @@ public protocol CallEngine: Sendable {
     /// Ends a call (BYE, CANCEL, or 603 for an unanswered incoming call).
     func hangUpCall(_ call: CallHandle) async throws
     /// Rejects an incoming call with a final status `code` (300...699), e.g.
-    /// ``SwiftPJSUA/PJSUA/SIPResponseCode/decline``.
+    /// `PJSUA.SIPResponseCode.decline`.
     func rejectCall(_ call: CallHandle, code: PJSUA.SIPResponseCode) async throws
     /// Puts a call on hold or takes it off hold.
     func setCallHeld(_ call: CallHandle, held: Bool) async throws

@@ -1,6 +1,6 @@
 import SwiftPJSUA
 
-/// The adapter that lets the orchestration core drive a ``SwiftPJSUA/PJSUA`` engine: wrap the
+/// The adapter that lets the orchestration core drive a `PJSUA` engine: wrap the
 /// app's engine in one and hand it to ``CallOrchestrator`` or ``NetworkChangeCoordinator``.
 ///
 /// ```swift
@@ -21,7 +21,7 @@ public struct PJSUACallEngine: CallEngine {
         self.phone = phone
     }
 
-    /// Subscribes to ``SwiftPJSUA/PJSUA/events`` now and translates call events for the core; the
+    /// Subscribes to `PJSUA.events` now and translates call events for the core; the
     /// subscription ends when the returned stream is dropped or the engine shuts down. A
     /// subscription made while the engine is stopped receives the events of its next run.
     public func callEvents() -> AsyncStream<CallEngineEvent<PJSUA.Call>> {
@@ -37,9 +37,9 @@ public struct PJSUACallEngine: CallEngine {
         return stream
     }
 
-    /// Calls ``SwiftPJSUA/PJSUA/makeCall(to:from:headers:)`` from the local account, or with
-    /// `video` ``SwiftPJSUA/PJSUA/makeCall(to:from:headers:video:)`` with video both ways from the
-    /// default capture device (switch it with ``SwiftPJSUA/PJSUA/setVideoCaptureDevice(_:of:)``).
+    /// Calls `PJSUA.makeCall(to:from:headers:)` from the local account, or with
+    /// `video` `PJSUA.makeCall(to:from:headers:video:)` with video both ways from the
+    /// default capture device (switch it with `PJSUA.setVideoCaptureDevice(_:of:)`).
     public func placeCall(to destination: String, video: Bool) async throws -> PJSUA.Call {
         if video {
             try await phone.makeCall(to: destination, from: nil, video: .sendReceive)
@@ -48,15 +48,15 @@ public struct PJSUACallEngine: CallEngine {
         }
     }
 
-    /// Calls ``SwiftPJSUA/PJSUA/ring(_:code:headers:)``: 180 Ringing that leaves audio or video to
+    /// Calls `PJSUA.ring(_:code:headers:)`: 180 Ringing that leaves audio or video to
     /// the answer.
     public func ringCall(_ call: PJSUA.Call) async throws {
         try await phone.ring(call)
     }
 
-    /// Answers with 200 OK, with `video` through ``SwiftPJSUA/PJSUA/answer(_:code:headers:video:)``
+    /// Answers with 200 OK, with `video` through `PJSUA.answer(_:code:headers:video:)`
     /// (video both ways from the default capture device), else through
-    /// ``SwiftPJSUA/PJSUA/answer(_:code:headers:)``.
+    /// `PJSUA.answer(_:code:headers:)`.
     public func answerCall(_ call: PJSUA.Call, video: Bool) async throws {
         if video {
             try await phone.answer(call, code: .ok, video: .sendReceive)
@@ -65,25 +65,25 @@ public struct PJSUACallEngine: CallEngine {
         }
     }
 
-    /// Calls ``SwiftPJSUA/PJSUA/addVideo(to:options:)`` (both ways) or
-    /// ``SwiftPJSUA/PJSUA/removeVideo(from:)`` unless the call already is (or is not) a video
-    /// call (``SwiftPJSUA/PJSUA/CallInfo/hasVideo``): adding a second stream, or removing none,
+    /// Calls `PJSUA.addVideo(to:options:)` (both ways) or
+    /// `PJSUA.removeVideo(from:)` unless the call already is (or is not) a video
+    /// call (`PJSUA.CallInfo.hasVideo`): adding a second stream, or removing none,
     /// would be a useless re-INVITE.
     public func setCallVideo(_ call: PJSUA.Call, enabled: Bool) async throws {
         try await Self.setVideo(of: call, enabled: enabled, on: phone)
     }
 
-    /// Calls ``SwiftPJSUA/PJSUA/hangUp(_:code:headers:)`` with the default code.
+    /// Calls `PJSUA.hangUp(_:code:headers:)` with the default code.
     public func hangUpCall(_ call: PJSUA.Call) async throws {
         try await phone.hangUp(call)
     }
 
-    /// Calls ``SwiftPJSUA/PJSUA/reject(_:code:headers:)``.
+    /// Calls `PJSUA.reject(_:code:headers:)`.
     public func rejectCall(_ call: PJSUA.Call, code: PJSUA.SIPResponseCode) async throws {
         try await phone.reject(call, code: code)
     }
 
-    /// Calls ``SwiftPJSUA/PJSUA/hold(_:)`` or ``SwiftPJSUA/PJSUA/resume(_:)``.
+    /// Calls `PJSUA.hold(_:)` or `PJSUA.resume(_:)`.
     public func setCallHeld(_ call: PJSUA.Call, held: Bool) async throws {
         if held {
             try await phone.hold(call)
@@ -92,43 +92,43 @@ public struct PJSUACallEngine: CallEngine {
         }
     }
 
-    /// Calls ``SwiftPJSUA/PJSUA/setMuted(_:to:)``.
+    /// Calls `PJSUA.setMuted(_:to:)`.
     public func setCallMuted(_ call: PJSUA.Call, muted: Bool) async throws {
         try await phone.setMuted(call, to: muted)
     }
 
-    /// Calls ``SwiftPJSUA/PJSUA/sendDTMF(_:on:method:duration:)`` with its defaults.
+    /// Calls `PJSUA.sendDTMF(_:on:method:duration:)` with its defaults.
     public func sendDigits(_ digits: String, on call: PJSUA.Call) async throws {
         try await phone.sendDTMF(digits, on: call)
     }
 
-    /// Resumes any of `calls` this side holds, then ``SwiftPJSUA/PJSUA/conference(_:)``: a held
+    /// Resumes any of `calls` this side holds, then `PJSUA.conference(_:)`: a held
     /// call would join the conference silent until resumed.
     public func mergeCalls(_ calls: [PJSUA.Call]) async throws {
         try await Self.merge(calls, on: phone)
     }
 
-    /// Calls ``SwiftPJSUA/PJSUA/split(_:)``.
+    /// Calls `PJSUA.split(_:)`.
     public func splitCall(_ call: PJSUA.Call) async throws {
         try await phone.split(call)
     }
 
-    /// Calls ``SwiftPJSUA/PJSUA/activateAudioDevice()``.
+    /// Calls `PJSUA.activateAudioDevice()`.
     public func enableAudioDevice() async throws {
         try await phone.activateAudioDevice()
     }
 
-    /// Calls ``SwiftPJSUA/PJSUA/deactivateAudioDevice()``.
+    /// Calls `PJSUA.deactivateAudioDevice()`.
     public func disableAudioDevice() async {
         await phone.deactivateAudioDevice()
     }
 
-    /// Calls ``SwiftPJSUA/PJSUA/reRegister(_:updatingPush:)`` without changing the push parameters.
+    /// Calls `PJSUA.reRegister(_:updatingPush:)` without changing the push parameters.
     public func recoverNetwork(for account: PJSUA.Account) async throws {
         try await phone.reRegister(account, updatingPush: nil)
     }
 
-    /// Calls ``SwiftPJSUA/PJSUA/handleIPChange(_:)`` with pjsua's default options.
+    /// Calls `PJSUA.handleIPChange(_:)` with pjsua's default options.
     public func handleNetworkChange() async throws {
         try await phone.handleIPChange()
     }

@@ -3,7 +3,7 @@ extension CallActionHandling {
     /// provider, whatever happens to the caller meanwhile.
     ///
     /// PushKit requires its completion to run for every push, so the task holds this handler and
-    /// `completion` strongly; it captures nothing weakly. ``PushKitRegistry`` uses this.
+    /// `completion` strongly; it captures nothing weakly. `PushKitRegistry` uses this.
     @discardableResult
     public func handleIncomingPush(_ parsed: Result<VoIPPushPayload, PushPayloadError>,
                                    completion: @escaping @Sendable () -> Void) -> Task<Void, Never> {

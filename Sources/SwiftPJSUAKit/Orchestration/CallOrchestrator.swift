@@ -75,7 +75,7 @@ public actor CallOrchestrator<Engine: CallEngine, Provider: CallProvider, Audio:
     ///
     /// The subscription outlives engine restarts: when the engine's event sequence ends (the
     /// engine shut down), the core subscribes again at once, so the next run's calls are seen, and
-    /// ends what the finished run left behind (see ``engineEventsEnded()``).
+    /// ends what the finished run left behind (see `engineEventsEnded()`).
     public func start() {
         guard eventPump == nil else { return }
         let engine = self.engine

@@ -21,7 +21,7 @@ public enum CallOrchestratorError: Error, Sendable, Equatable, CustomStringConve
     /// The action does not apply to a call in this direction (answering an outgoing call).
     case wrongDirection(UUID)
     /// The engine refused the operation; the payload is the error the engine threw
-    /// (a ``SwiftPJSUA/PJSUAError`` from ``PJSUACallEngine``).
+    /// (a `PJSUAError` from ``PJSUACallEngine``).
     case engine(any Error)
     /// The audio session could not be configured; the payload is the error
     /// ``AudioSessionControl/configureForVoiceCall()`` threw.
@@ -45,7 +45,7 @@ public enum CallOrchestratorError: Error, Sendable, Equatable, CustomStringConve
     }
 
     /// Equal cases with equal payloads. Two wrapped errors are equal when they have the same type
-    /// and, for an `Equatable` type (``SwiftPJSUA/PJSUAError`` is one), are equal by it; for any
+    /// and, for an `Equatable` type (`PJSUAError` is one), are equal by it; for any
     /// other type, when they describe themselves the same way.
     public static func == (lhs: Self, rhs: Self) -> Bool {
         switch (lhs, rhs) {

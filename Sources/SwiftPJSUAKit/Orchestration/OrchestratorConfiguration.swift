@@ -12,7 +12,7 @@ public struct OrchestratorConfiguration<AccountHandle: Hashable & Sendable>: Sen
     /// Whether incoming calls get 180 Ringing once reported to the call UI.
     public var sendsRinging: Bool
     /// Whether the app makes and takes video calls (CallKit's `CXProviderConfiguration.supportsVideo`,
-    /// which ``CallKitProvider`` sets from this). When false, every call is audio-only: video
+    /// which `CallKitProvider` sets from this). When false, every call is audio-only: video
     /// offers are answered with audio alone, pushes and INVITEs are shown as audio calls, and a
     /// request for video fails with ``CallOrchestratorError/videoNotSupported(_:)``.
     public var supportsVideo: Bool

@@ -2,7 +2,7 @@
 ///
 /// CallKit calls its delegate in order on one queue, but a `Task` started per callback reaches
 /// the core in any order: a `didDeactivate` overtaking the `didActivate` that followed it would
-/// leave the audio device closed during a call. ``CallKitProvider`` submits audio-session,
+/// leave the audio device closed during a call. `CallKitProvider` submits audio-session,
 /// hold and mute events here so the core sees them in CallKit's order. (Answer, end and start
 /// are not submitted: an answer may wait for its INVITE and must not hold back the rest.)
 final class OrderedWork: Sendable {
