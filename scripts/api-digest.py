@@ -36,7 +36,7 @@ def digest(directory, module):
             graphs.append(json.load(handle))
     lines = set()
     # Every name a relationship may point at: this module's symbols, and the external types its
-    # extensions extend (PJSUA, extended by the Kit, conforms to the Kit's CallEngine).
+    # extensions extend (e.g. PJSUA, which the Kit extends).
     names = {}
     for graph in graphs:
         for relation in graph["relationships"]:
