@@ -228,18 +228,31 @@ struct DTMFInteropTests {
         }
     }
 
-    /// The pjsua app's console commands `#` (RFC 2833) and `*` (SIP INFO), piped in.
+    /// The pjsua app's console commands `#` (RFC 2833) and `*` (SIP INFO), piped in. The commands
+    /// wait for files the test creates once the call has media and once the digits are in (fixed
+    /// sleeps typed the digits before a loaded machine had connected the call); each wait is
+    /// bounded to 60 s so the app never outlives a failed test.
     @Test(arguments: [PJSUA.DTMFMethod.rfc4733, .sipInfo])
     func pjsuaAppDigitsArriveWithTheirMethod(_ method: PJSUA.DTMFMethod) async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let connected = directory + "/connected", finished = directory + "/finished"
+        defer { _ = FileManager.default.createFile(atPath: finished, contents: nil) }
         try await withEngine(dtmfEngineConfiguration()) { phone, transport, log in
             let port = freeLoopbackPort()
             let key = method == .rfc4733 ? "#" : "*"
-            let script = "(sleep 2; echo '\(key)'; sleep 0.3; echo '\(allDTMFDigits)'; sleep 6; echo h; sleep 0.5; echo q) | "
+            func waitFor(_ path: String) -> String { "for i in $(seq 600); do [ -e \(path) ] && break; sleep 0.1; done" }
+            let script = "(\(waitFor(connected)); echo '\(key)'; sleep 0.3; echo '\(allDTMFDigits)'; \(waitFor(finished)); "
+                + "echo h; sleep 0.5; echo q) | "
                 + "pjsua --null-audio --local-port=\(port) --bound-addr=127.0.0.1 --no-tcp --log-level=3 \(transport.uri(user: "ivr"))"
             let app = try ChildProcess("/bin/sh", ["-c", script], name: "pjsua-app-dtmf-caller")
+            defer { app.stop() }
             let incoming = try await log.incomingCall()
             try await phone.answer(incoming.call)
+            try await log.mediaActive(incoming.call)
+            _ = FileManager.default.createFile(atPath: connected, contents: nil)
             let digits = try await log.digits(on: incoming.call, count: allDTMFDigits.count)
+            _ = FileManager.default.createFile(atPath: finished, contents: nil)
             #expect(String(digits.map(\.digit)) == allDTMFDigits, "\(digits)\n\(app.output.suffix(2000))")
             #expect(digits.allSatisfy { $0.method == method })
             try? await phone.hangUp(incoming.call)
