@@ -122,6 +122,28 @@ static void forget_credentials(pjsip_auth_clt_sess *sess)
     pjsip_auth_clt_set_credentials(sess, 0, &none);
 }
 
+/* Upstream defect (pjproject 2.17, sip_reg.c; written up in docs/KNOWN-LIMITS.md, KL-35):
+ * a REGISTER challenge consumed outside the challenge callback reaches pjsua's regc_cb with no
+ * reference on the registration client. async_auth_abandon_impl (and async_auth_send_impl when
+ * pjsip_regc_send fails) call call_callback -> pjsua's regc_cb, whose failure branch
+ * destroy_regc(acc, PJ_FALSE) frees the client at once (no transaction, busy_ctr 0: lock set to
+ * NULL, pool released), and regc_cb then reads it (pjsip_regc_get_info: assertion
+ * `lock != NULL` in pj_lock_acquire; a use-after-free without assertions). Inside the callback
+ * regc_tsx_callback holds pjsip_regc_add_ref, which defers the destroy. Reproduction: pjsua
+ * with on_auth_challenge that sets handled and calls pjsip_auth_clt_async_abandon later from
+ * another registered thread, registering against a digest registrar. Workaround: hold the same
+ * reference around the consumption. pjsua sends REGISTER only through its pjsip_regc, so a
+ * REGISTER token's user_data is that client (sip_reg.c sets auth_token->user_data = regc). */
+static pjsip_regc *hold_registration(void *token, const cpjsua_auth_challenge *challenge)
+{
+    const pjsip_tx_data *request = (const pjsip_tx_data *)challenge->request;
+    pjsip_auth_clt_async_impl_token *impl = (pjsip_auth_clt_async_impl_token *)token;
+    if (!request || request->msg->line.req.method.id != PJSIP_REGISTER_METHOD || !impl->user_data)
+        return NULL;
+    pjsip_regc_add_ref((pjsip_regc *)impl->user_data);
+    return (pjsip_regc *)impl->user_data;
+}
+
 int32_t cpjsua_auth_challenge_answer(void *sess_, void *token, cpjsua_auth_challenge *challenge,
                                      const char *realm, const char *username, const char *password)
 {
@@ -141,6 +163,7 @@ int32_t cpjsua_auth_challenge_answer(void *sess_, void *token, cpjsua_auth_chall
         status = pjsip_auth_clt_reinit_req(sess, (const pjsip_rx_data *)challenge->response,
                                            (pjsip_tx_data *)challenge->request, &request);
     forget_credentials(sess);
+    pjsip_regc *regc = hold_registration(token, challenge);
     if (status == PJ_SUCCESS && request) {
         status = pjsip_auth_clt_async_send_req(sess, token, request);
         /* A send that failed before consuming the token leaves it valid: give it up, or its
@@ -153,12 +176,17 @@ int32_t cpjsua_auth_challenge_answer(void *sess_, void *token, cpjsua_auth_chall
         if (status == PJ_SUCCESS)
             status = PJ_EINVALIDOP;
     }
+    if (regc)
+        pjsip_regc_dec_ref(regc);
     release(challenge);
     return status;
 }
 
 void cpjsua_auth_challenge_abandon(void *sess, void *token, cpjsua_auth_challenge *challenge)
 {
+    pjsip_regc *regc = hold_registration(token, challenge);
     pjsip_auth_clt_async_abandon((pjsip_auth_clt_sess *)sess, token);
+    if (regc)
+        pjsip_regc_dec_ref(regc);
     release(challenge);
 }

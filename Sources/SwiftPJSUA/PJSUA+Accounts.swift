@@ -341,6 +341,7 @@ extension PJSUA {
     /// Drives `pjsua_acc_set_registration()`. The outcome arrives as ``Event/registration(account:state:)``.
     public func setRegistration(_ account: Account, enabled: Bool) throws {
         let slot = try resolve(account)
+        CredentialRequests.registrationRestarts(account.token)
         try check(pjsua_acc_set_registration(slot, enabled ? 1 : 0),
                   "cannot \(enabled ? "register" : "unregister") \(account)")
     }
@@ -350,6 +351,7 @@ extension PJSUA {
     /// Drives `pjsua_acc_modify()` (when `push` is given) and `pjsua_acc_set_registration()`.
     public func reRegister(_ account: Account, updatingPush push: PushParameters? = nil) throws {
         let slot = try resolve(account)
+        CredentialRequests.registrationRestarts(account.token)
         if let push {
             let parameters = try push.contactParameters()
             guard let pool = pjsua_pool_create("acc-modify", 1024, 1024) else {

@@ -45,6 +45,7 @@ enum CredentialRequests {
         let account: UInt
         let call: PJSUA.Call?
         let realm: String
+        let method: String
         var tasks: [Task<Void, Never>] = []
     }
 
@@ -93,7 +94,7 @@ enum CredentialRequests {
         let (id, refusedAgain) = lock.withLock {
             nextID += 1
             pending[nextID] = Pending(session: session, token: token, captured: captured, account: key.account,
-                                      call: challenge.call, realm: challenge.realm)
+                                      call: challenge.call, realm: challenge.realm, method: challenge.method)
             var refusedAgain = false
             if challenge.isRetry {
                 let count = refusals[key, default: 0] + 1
@@ -194,6 +195,12 @@ enum CredentialRequests {
             refusals = refusals.filter { $0.key.account != token }
         }
         abandon(where: { $0.account == token })
+    }
+
+    /// Before pjsua replaces the account's registration client (`pjsua_acc_set_registration`,
+    /// `pjsua_acc_modify`), the owner of its pending REGISTER challenges: gives those up.
+    static func registrationRestarts(_ token: UInt) {
+        abandon(where: { $0.account == token && $0.call == nil && $0.method == "REGISTER" })
     }
 
     /// Gives up every pending challenge (before `pjsua_call_hangup_all`); providers stay, so
