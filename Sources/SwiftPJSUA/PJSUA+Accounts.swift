@@ -9,12 +9,42 @@ extension PJSUA.Account {
         /// The registrar URI, e.g. `sip:example.com`; nil for an account that does not register.
         public var registrar: String?
         /// The digest user name; nil for no credentials. Given with ``password`` or not at all.
+        /// The stored-password form of ``credentials``.
         public var username: String?
         /// The digest password, given with ``username`` or not at all. Never logged and never
-        /// part of a `description`.
+        /// part of a `description`. The stored-password form of ``credentials``.
         public var password: String?
         /// The digest realm; `*` answers any realm.
         public var realm: String
+        /// The provider asked on every challenge instead of a stored password.
+        fileprivate var provider: PJSUA.CredentialProvider?
+
+        /// How the account answers digest challenges: a password the engine keeps, a provider
+        /// asked on demand, or nil for none. Setting it replaces ``username``, ``password`` and
+        /// ``realm`` (which read the `.password` form back).
+        public var credentials: Credentials? {
+            get {
+                if let provider { return .provider(provider) }
+                guard let username, let password else { return nil }
+                return .password(username: username, password: password, realm: realm)
+            }
+            set {
+                provider = nil
+                username = nil
+                password = nil
+                realm = "*"
+                switch newValue {
+                case let .password(username, password, realm):
+                    self.username = username
+                    self.password = password
+                    self.realm = realm
+                case let .provider(provider):
+                    self.provider = provider
+                case nil:
+                    break
+                }
+            }
+        }
         /// RFC 8599 push parameters for the REGISTER Contact.
         public var push: PJSUA.PushParameters?
         /// Outbound proxies, in order (`pjsua_acc_config.proxy`).
@@ -66,11 +96,24 @@ extension PJSUA.Account {
             self.srtp = srtp
         }
 
+        /// Creates an account configuration whose challenges are answered with `credentials`
+        /// (for example `.provider(...)`, which keeps no password in the engine).
+        public init(id: String, registrar: String? = nil, credentials: Credentials?, push: PJSUA.PushParameters? = nil,
+                    proxies: [String] = [], registrationExpiry: Duration = .seconds(300), registerOnAdd: Bool = true,
+                    registrationRetry: RegistrationRetry = .default, ipChangeCalls: PJSUA.IPChangeCallPolicy = .keep,
+                    registrationHeaders: [PJSUA.SIPHeader] = [], srtp: PJSUA.SRTPConfiguration? = nil) {
+            self.init(id: id, registrar: registrar, push: push, proxies: proxies, registrationExpiry: registrationExpiry,
+                      registerOnAdd: registerOnAdd, registrationRetry: registrationRetry, ipChangeCalls: ipChangeCalls,
+                      registrationHeaders: registrationHeaders, srtp: srtp)
+            self.credentials = credentials
+        }
+
         /// Mirrors the configuration with the password redacted (for `dump` and debuggers).
         public var customMirror: Mirror {
             Mirror(self, children: [
                 "id": id, "registrar": registrar as Any, "username": username as Any,
-                "password": password == nil ? "none" : "<redacted>", "realm": realm, "push": push as Any,
+                "password": password == nil ? "none" : "<redacted>", "realm": realm,
+                "credentialProvider": provider == nil ? "none" : "provider", "push": push as Any,
                 "proxies": proxies, "registrationExpiry": registrationExpiry, "registerOnAdd": registerOnAdd,
                 "registrationRetry": registrationRetry, "ipChangeCalls": ipChangeCalls,
                 "ice": ice, "turn": turn, "usesSTUN": usesSTUN, "keepAliveInterval": keepAliveInterval,
@@ -80,7 +123,7 @@ extension PJSUA.Account {
         }
 
         public var description: String {
-            "Account.Configuration(id: \(id), registrar: \(registrar ?? "none"), username: \(username ?? "none"), password: \(password == nil ? "none" : "<redacted>"), push: \(push.map(\.description) ?? "none"), srtp: \(srtp.map(\.description) ?? "engine's"))"
+            "Account.Configuration(id: \(id), registrar: \(registrar ?? "none"), username: \(username ?? "none"), password: \(password == nil ? "none" : "<redacted>")\(provider == nil ? "" : ", credentials: provider"), push: \(push.map(\.description) ?? "none"), srtp: \(srtp.map(\.description) ?? "engine's"))"
         }
     }
 }
@@ -94,6 +137,16 @@ extension PJSUA {
                            realm: String = "*", push: PushParameters? = nil) throws -> Account {
         try addAccount(Account.Configuration(id: id, registrar: registrar, username: username, password: password,
                                              realm: realm, push: push))
+    }
+
+    /// Adds a SIP account whose challenges are answered with `credentials` (a stored password,
+    /// or a ``CredentialProvider`` asked on demand), registering it when a registrar is given.
+    ///
+    /// Drives `pjsua_acc_add()`. Registration outcomes arrive as ``Event/registration(account:state:)``.
+    @discardableResult
+    public func addAccount(id: String, registrar: String? = nil, credentials: Account.Credentials?,
+                           push: PushParameters? = nil) throws -> Account {
+        try addAccount(Account.Configuration(id: id, registrar: registrar, credentials: credentials, push: push))
     }
 
     /// Adds a SIP account from a full configuration.
@@ -118,6 +171,12 @@ extension PJSUA {
         guard (configuration.username == nil) == (configuration.password == nil) else {
             throw PJSUAError(.invalidArgument, configuration.username == nil ? "a password needs a username" : "username \(Validation.quoted(configuration.username ?? "")) has no password")
         }
+        if let provider = configuration.provider {
+            guard configuration.username == nil, configuration.password == nil else {
+                throw PJSUAError(.invalidArgument, "an account takes a password or a credential provider, not both")
+            }
+            try Validation.duration(provider.timeout, in: .milliseconds(10) ... .seconds(600), what: "credential provider timeout")
+        }
         if let username = configuration.username { try Validation.headerValue(username, what: "username", maxLength: 255) }
         try Validation.headerValue(configuration.realm, what: "realm", maxLength: 255)
         if let password = configuration.password {
@@ -129,7 +188,25 @@ extension PJSUA {
         let pushParameters = try configuration.push?.contactParameters()
         let registrationHeaders = try HeaderList(configuration.registrationHeaders)
         let token = HandleToken.next()
-        let slot: pjsua_acc_id = try withCStringArena { arena throws(PJSUAError) in
+        // Known before pjsua_acc_add sends the first REGISTER, whose challenge may come back
+        // before pjsua_acc_add returns.
+        if case let .provider(provider) = configuration.credentials {
+            CredentialRequests.register(provider, forAccount: token)
+        }
+        let slot: pjsua_acc_id
+        do {
+            slot = try addAccountSlot(configuration, token: token, pushParameters: pushParameters,
+                                      registrationHeaders: registrationHeaders)
+        } catch {
+            CredentialRequests.accountRemoved(token)
+            throw error
+        }
+        return Account(slot: slot, token: token)
+    }
+
+    private func addAccountSlot(_ configuration: Account.Configuration, token: UInt, pushParameters: String?,
+                                registrationHeaders: HeaderList) throws(PJSUAError) -> pjsua_acc_id {
+        try withCStringArena { arena throws(PJSUAError) in
             var config = pjsua_acc_config()
             pjsua_acc_config_default(&config)
             config.id = arena.pj(configuration.id)
@@ -173,7 +250,6 @@ extension PJSUA {
             withExtendedLifetime(registrationHeaders) {}
             return slot
         }
-        return Account(slot: slot, token: token)
     }
 
     func addLocalAccount(on transport: Transport) throws(PJSUAError) -> Account {
@@ -256,6 +332,7 @@ extension PJSUA {
     public func removeAccount(_ account: Account) throws {
         let slot = try resolve(account)
         if account == defaultAccount { defaultAccount = nil }
+        CredentialRequests.accountRemoved(account.token)
         try check(pjsua_acc_del(slot), "cannot remove \(account)")
     }
 
@@ -264,6 +341,7 @@ extension PJSUA {
     /// Drives `pjsua_acc_set_registration()`. The outcome arrives as ``Event/registration(account:state:)``.
     public func setRegistration(_ account: Account, enabled: Bool) throws {
         let slot = try resolve(account)
+        CredentialRequests.registrationRestarts(account.token)
         try check(pjsua_acc_set_registration(slot, enabled ? 1 : 0),
                   "cannot \(enabled ? "register" : "unregister") \(account)")
     }
@@ -273,6 +351,7 @@ extension PJSUA {
     /// Drives `pjsua_acc_modify()` (when `push` is given) and `pjsua_acc_set_registration()`.
     public func reRegister(_ account: Account, updatingPush push: PushParameters? = nil) throws {
         let slot = try resolve(account)
+        CredentialRequests.registrationRestarts(account.token)
         if let push {
             let parameters = try push.contactParameters()
             guard let pool = pjsua_pool_create("acc-modify", 1024, 1024) else {

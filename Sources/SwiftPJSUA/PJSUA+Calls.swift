@@ -108,6 +108,8 @@ extension PJSUA {
     public func hangUp(_ call: Call, code: SIPResponseCode? = nil, headers: [SIPHeader] = []) throws {
         let slot = try resolve(call)
         try code?.require(Self.refusalCodes, for: "hang-up", "a final error status")
+        // A call waiting for its credential provider ends by giving the challenge up (401).
+        if CredentialRequests.abandon(call: call) { return }
         try withMessageData(headers) { data throws(PJSUAError) in
             try check(pjsua_call_hangup(slot, UInt32(code?.rawValue ?? 0), nil, data), "cannot hang up \(call)")
         }

@@ -50,6 +50,7 @@ public actor PJSUA {
             executor.execute {
                 FrameTaps.detachAll()
                 VideoWiring.detachAll()
+                CredentialRequests.close()
                 PJLibrary.destroyPJSUA(flags: PJSUA_DESTROY_NO_RX_MSG)
                 PJSUA.finishTeardown(hub: hub)
             }
@@ -156,6 +157,7 @@ public actor PJSUA {
         guard phase == .running else { return }
         phase = .stopping
         let watch = hub.subscribe()
+        CredentialRequests.abandonAll()  // their INVITE sessions are about to go
         pjsua_call_hangup_all()
         let unregistering = unregisterAll()
         if !unregistering.isEmpty {
@@ -173,6 +175,7 @@ public actor PJSUA {
         for (id, _) in recorders { pjsua_recorder_destroy(id) }
         players = [:]
         recorders = [:]
+        CredentialRequests.close()
         // We waited for the unregistrations ourselves; NO_RX_MSG skips pjsua's fixed one-second
         // grace sleep. Remaining calls are still hung up (transmission stays on).
         PJLibrary.destroyPJSUA(flags: PJSUA_DESTROY_NO_RX_MSG)

@@ -210,6 +210,40 @@ int32_t cpjsua_video_taps_alive(void);
  * driver. Returns a bit set: 1 no signal handlers, 2 headless driver; 0 when SDL is not in the
  * process. */
 int32_t cpjsua_sdl_set_hints(void);
+/* Credentials on demand (AuthChallenge.c): what the engine keeps of a 401/407 between pjsua's
+ * on_auth_challenge callback and the answer of the account's credential provider. Capture runs
+ * in the callback (pjsua's worker thread): it clones the response (`rdata` is valid only during
+ * the callback) and holds a reference on the challenged request, and points `scheme`, `realm`,
+ * `algorithm` (empty when the challenge names none) and `method` into them. Answer and abandon
+ * consume the token and release what capture kept: call exactly one of them, on a thread PJLIB
+ * knows, while the account (and the call, for an INVITE) still exists. */
+typedef struct cpjsua_auth_text {
+    const char *_Nullable ptr;
+    int32_t length;
+} cpjsua_auth_text;
+typedef struct cpjsua_auth_challenge {
+    void *_Nullable response;  /* pjsip_rx_data, a clone owned here */
+    void *_Nullable request;   /* pjsip_tx_data, one reference held here */
+    int32_t status_code;       /* 401 or 407 */
+    cpjsua_auth_text scheme, realm, algorithm, method;
+    int32_t is_retry;          /* the request carried our answer for this realm and the server
+                                  did not call it stale: the answer was refused */
+} cpjsua_auth_challenge;
+/* Returns 0 or a pj_status_t (nothing is kept then). `rdata` is a pjsip_rx_data, `tdata` a
+ * pjsip_tx_data. */
+int32_t cpjsua_auth_challenge_capture(const void *_Nonnull rdata, void *_Nonnull tdata,
+                                      cpjsua_auth_challenge *_Nonnull out);
+/* Builds the authenticated request with this one credential and sends it through the token
+ * (pjsip_auth_clt_reinit_req, pjsip_auth_clt_async_send_req). The credential lives in `sess`
+ * only while the request is built: its bytes are then zeroed and the session holds none again.
+ * Abandons the token when any step fails. `sess` is a pjsip_auth_clt_sess. Returns 0 or a
+ * pj_status_t. */
+int32_t cpjsua_auth_challenge_answer(void *_Nonnull sess, void *_Nonnull token, cpjsua_auth_challenge *_Nonnull challenge,
+                                     const char *_Nonnull realm, const char *_Nonnull username,
+                                     const char *_Nonnull password);
+/* Gives the challenge up (pjsip_auth_clt_async_abandon): the request fails as refused. */
+void cpjsua_auth_challenge_abandon(void *_Nonnull sess, void *_Nonnull token, cpjsua_auth_challenge *_Nonnull challenge);
+
 #ifdef __cplusplus
 }
 #endif

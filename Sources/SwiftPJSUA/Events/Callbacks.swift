@@ -162,6 +162,7 @@ enum CallbackContext {
         config.cb.on_transport_state = onTransportState
         config.cb.on_dtmf_event = onDTMFEvent
         config.cb.on_call_redirected = onCallRedirected
+        CredentialRequests.install(into: &config)
         logging.cb = onLog
     }
 }

@@ -1,0 +1,222 @@
+import Foundation
+import PJSUATestSupport
+@testable import SwiftPJSUA
+import Testing
+
+/// The challenges a provider was asked, and a switch for how it answers.
+private final class ProviderProbe: @unchecked Sendable {
+    // @unchecked Sendable: `asked` and `cancelled` are guarded by `lock`.
+    private let lock = NSLock()
+    private var asked: [PJSUA.CredentialChallenge] = []
+    private var cancelled = 0
+
+    func record(_ challenge: PJSUA.CredentialChallenge) { lock.withLock { asked.append(challenge) } }
+    func recordCancellation() { lock.withLock { cancelled += 1 } }
+    var challenges: [PJSUA.CredentialChallenge] { lock.withLock { asked } }
+    var cancellations: Int { lock.withLock { cancelled } }
+
+    /// A provider that records each challenge and answers with `answer`.
+    func provider(timeout: Duration = .seconds(5),
+                  _ answer: @escaping @Sendable (PJSUA.CredentialChallenge) async throws -> PJSUA.Credential?) -> PJSUA.Account.Credentials {
+        .provider(.init(timeout: timeout) { [self] challenge in
+            record(challenge)
+            return try await answer(challenge)
+        })
+    }
+}
+
+private struct KeychainLocked: Error {}
+
+@Suite("Credential providers against kamailio's digest registrar and proxy")
+struct CredentialProviderTests {
+    @Test func theProviderIsAskedWithTheRealmAndItsAnswerRegisters() async throws {
+        let kamailio = try await Kamailio()
+        defer { kamailio.stop() }
+        let probe = ProviderProbe()
+        try await withEngine { phone, _, log in
+            let account = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: kamailio.uri,
+                                                     credentials: probe.provider { _ in .init(username: "alice", password: "alice-secret") })
+            let registered = try await log.registration(account, "registration")
+            #expect(registered.isRegistered, "\(registered)")
+            #expect(registered.status.code == 200)
+            let first = try #require(probe.challenges.first)
+            #expect(first == PJSUA.CredentialChallenge(account: account, realm: "127.0.0.1", scheme: "Digest", algorithm: "MD5",
+                                                       method: "REGISTER", isProxyChallenge: false, isRetry: false))
+            #expect(probe.challenges.count == 1)
+
+            // The engine kept nothing to answer with: the next REGISTER asks the provider again.
+            try await phone.reRegister(account)
+            try await waitUntil("a second question") { probe.challenges.count == 2 }
+            try await waitUntil("a second registration") { log.registrations(of: account).count >= 2 }
+            #expect(log.registrations(of: account).allSatisfy { $0.isRegistered })
+            #expect(CredentialRequests.pendingCount == 0)
+        }
+    }
+
+    @Test func aRefusedAnswerIsAskedOnceMoreAsARetryThenFailsTheRegistration() async throws {
+        let kamailio = try await Kamailio()
+        defer { kamailio.stop() }
+        let probe = ProviderProbe()
+        try await withEngine { phone, _, log in
+            let account = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: kamailio.uri,
+                                                     credentials: probe.provider { _ in .init(username: "alice", password: "wrong") })
+            let failed = try await log.registration(account, "failed registration")
+            #expect(!failed.isRegistered)
+            #expect(failed.status.code == 401, "\(failed)")
+            // Asked for the first challenge, told that the answer was refused, then not again.
+            #expect(probe.challenges.map(\.isRetry) == [false, true])
+            #expect(probe.challenges.allSatisfy { $0.realm == "127.0.0.1" && $0.method == "REGISTER" })
+        }
+    }
+
+    @Test func aProviderThatThrowsGivesTheRegistrationUpAtOnce() async throws {
+        let kamailio = try await Kamailio()
+        defer { kamailio.stop() }
+        let probe = ProviderProbe()
+        try await withEngine { phone, _, log in
+            let started = ContinuousClock.now
+            let account = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: kamailio.uri,
+                                                     credentials: probe.provider { _ in throw KeychainLocked() })
+            let failed = try await log.registration(account, "failed registration", timeout: .seconds(3))
+            #expect(!failed.isRegistered)
+            #expect(failed.status.code == 401, "\(failed)")
+            #expect(ContinuousClock.now - started < .seconds(2))
+            #expect(probe.challenges.count == 1)
+            #expect(CredentialRequests.pendingCount == 0)
+        }
+    }
+
+    @Test func aProviderThatNeverAnswersIsGivenUpAfterItsTimeoutAndCancelled() async throws {
+        let kamailio = try await Kamailio()
+        defer { kamailio.stop() }
+        let probe = ProviderProbe()
+        try await withEngine { phone, _, log in
+            let started = ContinuousClock.now
+            let account = try await phone.addAccount(
+                id: "sip:alice@127.0.0.1", registrar: kamailio.uri,
+                credentials: probe.provider(timeout: .milliseconds(300)) { _ in
+                    do { try await Task.sleep(for: .seconds(3600)) } catch { probe.recordCancellation() }
+                    return .init(username: "alice", password: "alice-secret")
+                })
+            let failed = try await log.registration(account, "failed registration", timeout: .seconds(5))
+            let elapsed = ContinuousClock.now - started
+            #expect(!failed.isRegistered)
+            #expect(failed.status.code == 401, "\(failed)")
+            #expect(elapsed >= .milliseconds(300) && elapsed < .seconds(3), "\(elapsed)")
+            try await waitUntil("the provider's task cancelled") { probe.cancellations == 1 }
+            // The late answer (after its cancellation) found nothing to send.
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(log.registrations(of: account).allSatisfy { !$0.isRegistered })
+        }
+    }
+
+    @Test func aProxyChallengeOnAnInviteIsAnsweredAndTheCallGoesThrough() async throws {
+        let kamailio = try await Kamailio()
+        defer { kamailio.stop() }
+        let probe = ProviderProbe()
+        try await withEngine { phone, _, log in
+            // bob answers from a stored password, in the same engine; alice's INVITE is challenged
+            // by kamailio's proxy (407) and routed to bob's registered contact.
+            let bob = try await phone.addAccount(id: "sip:bob@127.0.0.1", registrar: kamailio.uri,
+                                                 username: "bob", password: "bob-secret")
+            try await log.registration(bob, "bob registered", where: \.isRegistered)
+            let alice = try await phone.addAccount(id: "sip:alice@127.0.0.1",
+                                                   credentials: probe.provider { _ in .init(username: "alice", password: "alice-secret") })
+            let call = try await phone.makeCall(to: "sip:bob@127.0.0.1:\(kamailio.port)", from: alice)
+            let incoming = try await log.incomingCall()
+            #expect(incoming.from.contains("alice@127.0.0.1"))
+            let challenge = try #require(probe.challenges.first)
+            #expect(challenge == PJSUA.CredentialChallenge(account: alice, call: call, realm: "127.0.0.1", method: "INVITE",
+                                                           isProxyChallenge: true, isRetry: false))
+            #expect(probe.challenges.count == 1)
+            try await phone.hangUp(call)
+            try await log.state(call, .disconnected)
+        }
+    }
+
+    @Test func anInviteWhoseProviderDeclinesEndsTheCall() async throws {
+        let kamailio = try await Kamailio()
+        defer { kamailio.stop() }
+        let probe = ProviderProbe()
+        try await withEngine { phone, _, log in
+            let alice = try await phone.addAccount(id: "sip:alice@127.0.0.1", credentials: probe.provider { _ in nil })
+            let call = try await phone.makeCall(to: "sip:bob@127.0.0.1:\(kamailio.port)", from: alice)
+            let ended = try await log.state(call, .disconnected, timeout: .seconds(3))
+            #expect([401, 407].contains(ended.status.code.rawValue), "\(ended.status)")
+            #expect(probe.challenges.map(\.method) == ["INVITE"])
+            #expect(CredentialRequests.pendingCount == 0)
+        }
+    }
+
+    @Test func hangingUpACallWaitingForItsProviderEndsItAndShutdownGivesUpTheRest() async throws {
+        let kamailio = try await Kamailio()
+        defer { kamailio.stop() }
+        let probe = ProviderProbe()
+        try await withEngine { phone, _, log in
+            let waiting = probe.provider(timeout: .seconds(60)) { _ in
+                try await Task.sleep(for: .seconds(3600))
+                return nil
+            }
+            let alice = try await phone.addAccount(id: "sip:alice@127.0.0.1", credentials: waiting)
+            let call = try await phone.makeCall(to: "sip:bob@127.0.0.1:\(kamailio.port)", from: alice)
+            try await waitUntil("the provider asked") { probe.challenges.count == 1 }
+            #expect(CredentialRequests.pendingCount == 1)
+            try await phone.hangUp(call)
+            try await log.state(call, .disconnected, timeout: .seconds(3))
+            #expect(CredentialRequests.pendingCount == 0)
+
+            // A registration still waiting at shutdown is given up before pjsua is destroyed.
+            let carol = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: kamailio.uri, credentials: waiting)
+            try await waitUntil("the provider asked for the REGISTER") { probe.challenges.count == 2 }
+            #expect(probe.challenges.last?.account == carol)
+            #expect(CredentialRequests.pendingCount == 1)
+        }
+        #expect(CredentialRequests.pendingCount == 0)
+    }
+
+    @Test func anAccountWithAProviderHoldsNoPasswordAndNeverLogsTheAnswer() async throws {
+        var configuration = PJSUA.Account.Configuration(id: "sip:alice@127.0.0.1", credentials: .provider(.init { _ in nil }))
+        #expect(configuration.username == nil && configuration.password == nil)
+        guard case .provider = configuration.credentials else {
+            Issue.record("credentials read back as \(String(describing: configuration.credentials))")
+            return
+        }
+        // The old spelling is the .password form of the same property.
+        configuration.credentials = .password(username: "alice", password: "alice-secret")
+        #expect(configuration.username == "alice" && configuration.password == "alice-secret" && configuration.realm == "*")
+
+        let kamailio = try await Kamailio()
+        defer { kamailio.stop() }
+        let lines = LineLog()
+        var engine = PJSUA.Configuration(port: 0, bindAddress: "127.0.0.1", audioDevice: .null, logLevel: .trace, logSIPMessages: true)
+        engine.logHandler = { _, message in lines.append(message) }
+        let secret = "provider-secret-\(UUID().uuidString.prefix(8))"
+        try await withEngine(engine) { phone, _, log in
+            // kamailio knows alice's password only; a wrong one is enough to see what is logged.
+            let account = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: kamailio.uri,
+                                                     credentials: .provider(.init { _ in .init(username: "alice", password: secret) }))
+            try await log.registration(account, "failed registration")
+            #expect(lines.values.contains { $0.contains("Authorization: Digest") })
+            #expect(!lines.values.contains { $0.contains(secret) })
+            let described = String(describing: PJSUA.Credential(username: "alice", password: secret))
+            #expect(!described.contains(secret))
+            var dumped = ""
+            dump(PJSUA.Credential(username: "alice", password: secret), to: &dumped)
+            #expect(!dumped.contains(secret))
+        }
+    }
+
+    @Test func badProviderSettingsAreTypedErrors() async throws {
+        try await withEngine { phone, _, _ in
+            let noTime = await #expect(throws: PJSUAError.self) {
+                try await phone.addAccount(id: "sip:alice@127.0.0.1", credentials: .provider(.init(timeout: .zero) { _ in nil }))
+            }
+            #expect(noTime?.code == .invalidArgument)
+            var both = PJSUA.Account.Configuration(id: "sip:alice@127.0.0.1", credentials: .provider(.init { _ in nil }))
+            both.username = "alice"
+            both.password = "secret"
+            let twoWays = await #expect(throws: PJSUAError.self) { try await phone.addAccount(both) }
+            #expect(twoWays?.code == .invalidArgument)
+        }
+    }
+}
