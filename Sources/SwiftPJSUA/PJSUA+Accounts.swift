@@ -60,15 +60,15 @@ extension PJSUA.Account {
         /// re-INVITE moves them to the new address; the default) or hang them up.
         public var ipChangeCalls: PJSUA.IPChangeCallPolicy
         /// ICE for this account's calls: the engine's (``PJSUA/Configuration/nat``), off, or its own.
-        public var ice: PJSUA.AccountOverride<PJSUA.ICEConfiguration> = .engineDefault
+        public var ice: PJSUA.AccountOverride<PJSUA.ICEConfiguration>
         /// The TURN relay for this account's calls: the engine's, none, or its own.
-        public var turn: PJSUA.AccountOverride<PJSUA.TURNConfiguration> = .engineDefault
+        public var turn: PJSUA.AccountOverride<PJSUA.TURNConfiguration>
         /// Whether the engine's STUN servers find this account's public SIP and media addresses.
-        public var usesSTUN = true
+        public var usesSTUN: Bool
         /// Time between keep-alive packets to the registrar over UDP, which hold a NAT binding
         /// open (`ka_interval`, whole seconds, 0...3600 s); zero for none. TCP and TLS keep their
         /// connection instead.
-        public var keepAliveInterval = Duration.seconds(15)
+        public var keepAliveInterval: Duration
         /// Extra headers on every REGISTER of the account (`pjsua_acc_config.reg_hdr_list`),
         /// e.g. a device identifier the registrar expects.
         public var registrationHeaders: [PJSUA.SIPHeader]
@@ -80,6 +80,9 @@ extension PJSUA.Account {
                     realm: String = "*", push: PJSUA.PushParameters? = nil, proxies: [String] = [],
                     registrationExpiry: Duration = .seconds(300), registerOnAdd: Bool = true,
                     registrationRetry: RegistrationRetry = .default, ipChangeCalls: PJSUA.IPChangeCallPolicy = .keep,
+                    ice: PJSUA.AccountOverride<PJSUA.ICEConfiguration> = .engineDefault,
+                    turn: PJSUA.AccountOverride<PJSUA.TURNConfiguration> = .engineDefault, usesSTUN: Bool = true,
+                    keepAliveInterval: Duration = .seconds(15),
                     registrationHeaders: [PJSUA.SIPHeader] = [], srtp: PJSUA.SRTPConfiguration? = nil) {
             self.id = id
             self.registrar = registrar
@@ -92,6 +95,10 @@ extension PJSUA.Account {
             self.registerOnAdd = registerOnAdd
             self.registrationRetry = registrationRetry
             self.ipChangeCalls = ipChangeCalls
+            self.ice = ice
+            self.turn = turn
+            self.usesSTUN = usesSTUN
+            self.keepAliveInterval = keepAliveInterval
             self.registrationHeaders = registrationHeaders
             self.srtp = srtp
         }
@@ -101,9 +108,13 @@ extension PJSUA.Account {
         public init(id: String, registrar: String? = nil, credentials: Credentials?, push: PJSUA.PushParameters? = nil,
                     proxies: [String] = [], registrationExpiry: Duration = .seconds(300), registerOnAdd: Bool = true,
                     registrationRetry: RegistrationRetry = .default, ipChangeCalls: PJSUA.IPChangeCallPolicy = .keep,
+                    ice: PJSUA.AccountOverride<PJSUA.ICEConfiguration> = .engineDefault,
+                    turn: PJSUA.AccountOverride<PJSUA.TURNConfiguration> = .engineDefault, usesSTUN: Bool = true,
+                    keepAliveInterval: Duration = .seconds(15),
                     registrationHeaders: [PJSUA.SIPHeader] = [], srtp: PJSUA.SRTPConfiguration? = nil) {
             self.init(id: id, registrar: registrar, push: push, proxies: proxies, registrationExpiry: registrationExpiry,
                       registerOnAdd: registerOnAdd, registrationRetry: registrationRetry, ipChangeCalls: ipChangeCalls,
+                      ice: ice, turn: turn, usesSTUN: usesSTUN, keepAliveInterval: keepAliveInterval,
                       registrationHeaders: registrationHeaders, srtp: srtp)
             self.credentials = credentials
         }

@@ -175,6 +175,17 @@ struct HandleAndInputTests {
         #expect(thrownCode { try odd.write(to: NSTemporaryDirectory() + "never.wav") } == .invalidArgument)
     }
 
+    /// Every stored setting of an account is settable through its initializer (NAT and keep-alive
+    /// settings were not), and each reaches the configuration.
+    @Test func anAccountsInitializerTakesEverySetting() {
+        let account = PJSUA.Account.Configuration(id: "sip:a@127.0.0.1", ice: .off, turn: .off, usesSTUN: false,
+                                                  keepAliveInterval: .zero)
+        #expect(account.ice == .off && account.turn == .off && account.usesSTUN == false && account.keepAliveInterval == .zero)
+        let defaults = PJSUA.Account.Configuration(id: "sip:a@127.0.0.1")
+        #expect(defaults.ice == .engineDefault && defaults.turn == .engineDefault && defaults.usesSTUN)
+        #expect(defaults.keepAliveInterval == .seconds(15))
+    }
+
     @Test func aFrequencyScanThatCannotEndIsATypedError() throws {
         let tone = try WAVFile.tone(frequency: 600, duration: .milliseconds(100), sampleRate: 8000)
         for step in [0, -5, .nan, .infinity] {
