@@ -117,6 +117,28 @@ public final class ChildProcess: @unchecked Sendable {
         try await waitForOutput(text, timeout: Self.startTimeout)
     }
 
+    /// Waits until something on this host has bound the local `port` (UDP or TCP, IPv4 or IPv6),
+    /// read from `/proc/net`: for a peer that prints nothing when it is ready (sipp). Throws if the
+    /// child exits first or nothing binds it within ``startTimeout``.
+    public func waitUntilBound(port: Int) async throws {
+        let needle = String(format: ":%04X ", port)
+        let tables = ["/proc/net/udp", "/proc/net/udp6", "/proc/net/tcp", "/proc/net/tcp6"]
+        let deadline = ContinuousClock.now.advanced(by: Self.startTimeout)
+        while true {
+            let bound = tables.contains { table in
+                (readText(table) ?? "").split(separator: "\n").dropFirst().contains { line in
+                    // The second column is the local address, e.g. 0100007F:1F90.
+                    let columns = line.split(separator: " ", omittingEmptySubsequences: true)
+                    return columns.count > 1 && (columns[1] + " ").hasSuffix(needle)
+                }
+            }
+            if bound { return }
+            if !isRunning { throw ChildProcessError("\(name) exited before binding port \(port):\n\(output.suffix(3000))") }
+            if ContinuousClock.now >= deadline { throw ChildProcessError("\(name) did not bind port \(port) within \(Self.startTimeout):\n\(output.suffix(3000))") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
     /// Waits until the child's output contains `text`.
     public func waitForOutput(_ text: String, timeout: Duration = .seconds(15)) async throws {
         let deadline = ContinuousClock.now.advanced(by: timeout)

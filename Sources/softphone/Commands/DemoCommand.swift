@@ -31,7 +31,7 @@ enum DemoCommand {
         let callee = try Callee(arguments: ["answer", "--listen", "udp:127.0.0.1:0", "--exit-after", "1",
                                             "--record-dir", directory, "--json"])
         defer { callee.stop() }
-        guard let calleeURI = await callee.listeningURI(within: 10) else {
+        guard let calleeURI = await callee.listeningURI(within: 60) else {
             output.emit("failed", ["reason": "the callee did not start"], human: "demo: the callee did not start:\n\(callee.transcript)")
             return 1
         }

@@ -48,7 +48,7 @@ enum VideoDemo {
         if let codec { calleeArguments += ["--video-codecs", codec.uppercased()] }
         let callee = try Callee(arguments: calleeArguments, environment: ["SDL_VIDEODRIVER": "dummy"])
         defer { callee.stop() }
-        guard let calleeURI = await callee.listeningURI(within: 10) else {
+        guard let calleeURI = await callee.listeningURI(within: 60) else {
             output.emit("failed", ["reason": "the callee did not start"], human: "demo: the callee did not start:\n\(callee.transcript)")
             return 1
         }

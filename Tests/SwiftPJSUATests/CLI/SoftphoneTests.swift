@@ -198,7 +198,7 @@ struct SoftphoneTests {
     @Test func aSecondSIGINTDuringAStuckShutdownExitsAtOnceWith130() async throws {
         await EngineTurns.shared.acquire()
         defer { Task { await EngineTurns.shared.release() } }
-        let registrar = try sipp(["-sf", scenario("uas-register-then-silent.xml")], name: "sipp-silent-registrar")
+        let registrar = try await sipp(["-sf", scenario("uas-register-then-silent.xml")], name: "sipp-silent-registrar")
         defer { registrar.stop() }
         let process = try ChildProcess(try softphone(), ["register", "--account", "sip:a@127.0.0.1", "--registrar",
                                                         "sip:127.0.0.1:\(registrar.sippPort)", "--seconds", "60", "--json"],

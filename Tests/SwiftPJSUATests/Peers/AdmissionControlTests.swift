@@ -11,7 +11,7 @@ struct AdmissionControlTests {
                                                 admission: .init(maxCallsInProgress: 0, retryAfter: .seconds(30)))
         try await withEngine(configuration) { phone, transport, log in
             let refusedBefore = phone.refusedCallCount
-            let peer = try sipp(["-sf", scenario("uac-expect-503.xml"), "-s", "drain", "127.0.0.1:\(transport.port)"], name: "sipp-503")
+            let peer = try await sipp(["-sf", scenario("uac-expect-503.xml"), "-s", "drain", "127.0.0.1:\(transport.port)"], name: "sipp-503")
             #expect(try await peer.waitForExit() == 0, "no 503 with Retry-After: \(peer.output.suffix(2000))")
             #expect(phone.refusedCallCount == refusedBefore + 1)
             #expect(try await phone.activeCalls().isEmpty)
@@ -21,12 +21,12 @@ struct AdmissionControlTests {
 
     @Test func callsPastTheInProgressLimitAreRefusedUntilOneEnds() async throws {
         try await withEngineHoldingTwoCalls { phone, transport, log, caller, callee in
-            let refused = try sipp(["-sf", scenario("uac-expect-503.xml"), "-s", "full", "127.0.0.1:\(transport.port)"], name: "sipp-full")
+            let refused = try await sipp(["-sf", scenario("uac-expect-503.xml"), "-s", "full", "127.0.0.1:\(transport.port)"], name: "sipp-full")
             #expect(try await refused.waitForExit() == 0, "\(refused.output.suffix(2000))")
             try await phone.hangUp(caller)
             try await log.state(callee, .disconnected)
             try await waitUntil("both legs gone") { try await phone.activeCalls().isEmpty }
-            let admitted = try sipp(["-sn", "uac", "-d", "200", "127.0.0.1:\(transport.port)"], name: "sipp-admitted")
+            let admitted = try await sipp(["-sn", "uac", "-d", "200", "127.0.0.1:\(transport.port)"], name: "sipp-admitted")
             let incoming = try await log.first("the admitted call") { event -> PJSUA.Call? in
                 if case let .incomingCall(_, call, _, _, _) = event, call != callee { return call }
                 return nil

@@ -24,7 +24,7 @@ struct AudioOnlyCallTests {
 
     @Test func ourOfferAndOurHoldAndResumeReinvitesHaveNoVideo() async throws {
         try await withEngine { phone, _, log in
-            let peer = try sipp(["-sf", scenario("uas-audio-only-offers.xml")], name: "sipp-audio-only")
+            let peer = try await sipp(["-sf", scenario("uas-audio-only-offers.xml")], name: "sipp-audio-only")
             let call = try await phone.makeCall(to: "sip:audio@127.0.0.1:\(peer.sippPort)")
             try await log.mediaActive(call)
             try await phone.hold(call)
@@ -47,7 +47,7 @@ struct AudioOnlyCallTests {
 
     @Test func anOfferedVideoStreamIsDeclinedInOurAnswer() async throws {
         try await withEngine { phone, transport, log in
-            let peer = try sipp(["-sf", scenario("uac-video-offer.xml"), "-s", "video", "127.0.0.1:\(transport.port)"],
+            let peer = try await sipp(["-sf", scenario("uac-video-offer.xml"), "-s", "video", "127.0.0.1:\(transport.port)"],
                                 name: "sipp-video-offer")
             let incoming = try await log.first("an incoming call") { event -> (PJSUA.Call, Bool)? in
                 if case let .incomingCall(_, call, _, _, offeredVideo) = event { return (call, offeredVideo) }

@@ -7,7 +7,7 @@ import Testing
 struct CustomHeaderTests {
     @Test func headersGivenToMakeCallAndHangupArriveOnTheInviteAndTheBye() async throws {
         try await withEngine { phone, _, log in
-            let peer = try sipp(["-sf", scenario("uas-header-check.xml")], name: "sipp-header-check")
+            let peer = try await sipp(["-sf", scenario("uas-header-check.xml")], name: "sipp-header-check")
             let call = try await phone.makeCall(to: "sip:service@127.0.0.1:\(peer.sippPort)", headers: [
                 .init("X-Call-UUID", "6f1c0a7e-2b1d-4c55-9d3e-1a2b3c4d5e6f"),
                 .init("P-Preferred-Identity", "<sip:alice@example.com>"),
@@ -23,7 +23,7 @@ struct CustomHeaderTests {
     @Test func withoutTheHeadersSippFailsTheCall() async throws {
         // The scenario's checks are real: the same call without the headers makes sipp exit 1.
         try await withEngine { phone, _, log in
-            let peer = try sipp(["-sf", scenario("uas-header-check.xml")], name: "sipp-header-missing")
+            let peer = try await sipp(["-sf", scenario("uas-header-check.xml")], name: "sipp-header-missing")
             let call = try await phone.makeCall(to: "sip:service@127.0.0.1:\(peer.sippPort)")
             try await log.state(call, .confirmed)
             try await phone.hangUp(call)
@@ -34,7 +34,7 @@ struct CustomHeaderTests {
 
     @Test func anIncomingInvitesHeadersReachTheEventAndAnswerHeadersReachThe200() async throws {
         try await withEngine { phone, transport, log in
-            let peer = try sipp(["-sf", scenario("uac-header-check.xml"), "-s", "bob", "127.0.0.1:\(transport.port)"], name: "sipp-uac-headers")
+            let peer = try await sipp(["-sf", scenario("uac-header-check.xml"), "-s", "bob", "127.0.0.1:\(transport.port)"], name: "sipp-uac-headers")
             let call = try await log.incomingCall().call
             let headers = try #require(phone.incomingCallHeaders(call))
             #expect(headers.value(named: "x-call-uuid") == "0b9d7a52-3f7e-4c1a-8d2e-7f6a5b4c3d2e")
@@ -56,7 +56,7 @@ struct CustomHeaderTests {
 
     @Test func headersGivenToRejectArriveOnTheErrorResponse() async throws {
         try await withEngine { phone, transport, log in
-            let peer = try sipp(["-sf", scenario("uac-reject-header-check.xml"), "-s", "bob", "127.0.0.1:\(transport.port)"],
+            let peer = try await sipp(["-sf", scenario("uac-reject-header-check.xml"), "-s", "bob", "127.0.0.1:\(transport.port)"],
                                 name: "sipp-reject-headers")
             let call = try await log.incomingCall().call
             try await phone.reject(call, code: 486, headers: [.init("X-Reject-Reason", "in a meeting")])
@@ -68,7 +68,7 @@ struct CustomHeaderTests {
 
     @Test func registrationHeadersArriveOnTheRegister() async throws {
         try await withEngine { phone, _, log in
-            let peer = try sipp(["-sf", scenario("uas-register-header-check.xml")], name: "sipp-register-headers")
+            let peer = try await sipp(["-sf", scenario("uas-register-header-check.xml")], name: "sipp-register-headers")
             let account = try await phone.addAccount(.init(id: "sip:alice@127.0.0.1", registrar: "sip:127.0.0.1:\(peer.sippPort)",
                                                            registrationHeaders: [.init("X-Device-ID", "handset-7")]))
             let state = try await log.registration(account, "registration")
@@ -136,7 +136,7 @@ struct CustomHeaderTests {
         let (agent, port) = try await answeringSoftphone(["--exit-after", "1", "--header", "X-Answered-By: swift-pjsua-test"],
                                                          name: "softphone-answer-headers")
         defer { agent.stop() }
-        let peer = try sipp(["-sf", scenario("uac-header-check.xml"), "-s", "bob", "127.0.0.1:\(port)"], name: "sipp-uac-cli-headers")
+        let peer = try await sipp(["-sf", scenario("uac-header-check.xml"), "-s", "bob", "127.0.0.1:\(port)"], name: "sipp-uac-cli-headers")
         #expect(try await peer.waitForExit() == 0, "\(peer.output.suffix(2000))")
         #expect(try await agent.waitForExit(timeout: .seconds(10)) == 0, "\(agent.output)")
         let incoming = try #require(jsonLines(agent.output).first { $0["event"] as? String == "incomingCall" })

@@ -107,7 +107,7 @@ struct DTMFTests {
 
     @Test func sipInfoDigitsReachSippInOrder() async throws {
         try await withEngine(dtmfEngineConfiguration()) { phone, _, log in
-            let peer = try sipp(["-sf", scenario("uas-dtmf-info.xml")], name: "sipp-dtmf-info")
+            let peer = try await sipp(["-sf", scenario("uas-dtmf-info.xml")], name: "sipp-dtmf-info")
             let call = try await phone.makeCall(to: "sip:info@127.0.0.1:\(peer.sippPort)")
             try await log.state(call, .confirmed)
             try await phone.sendDTMF(allDTMFDigits, on: call, method: .sipInfo)
@@ -121,7 +121,7 @@ struct DTMFTests {
 
     @Test func sipInfoFromSippArrivesWithItsDuration() async throws {
         try await withEngine(dtmfEngineConfiguration()) { phone, transport, log in
-            let peer = try sipp(["-sf", scenario("uac-dtmf-info.xml"), "-s", "ivr", "127.0.0.1:\(transport.port)"], name: "sipp-dtmf-uac")
+            let peer = try await sipp(["-sf", scenario("uac-dtmf-info.xml"), "-s", "ivr", "127.0.0.1:\(transport.port)"], name: "sipp-dtmf-uac")
             let incoming = try await log.incomingCall()
             try await phone.answer(incoming.call)
             let digits = try await log.digits(on: incoming.call, count: 3)

@@ -33,7 +33,7 @@ struct EarlyMediaTests {
             .write(toFile: directory + "/scenario.xml", atomically: true, encoding: .utf8)
 
         try await withEngine { phone, _, log in
-            let peer = try sipp(["-sf", directory + "/scenario.xml"], name: "sipp-183")
+            let peer = try await sipp(["-sf", directory + "/scenario.xml"], name: "sipp-183")
             let call = try await phone.makeCall(to: "sip:ringback@127.0.0.1:\(peer.sippPort)")
             try await log.state(call, .early)
             try await log.mediaActive(call)

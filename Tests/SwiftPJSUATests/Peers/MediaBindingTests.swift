@@ -13,7 +13,7 @@ struct MediaBindingTests {
         let configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null, rtpPort: rtpPort)
         try await withEngine(configuration) { phone, _, log in
             let account = fromAddedAccount ? try await phone.addAccount(id: "sip:alice@127.0.0.1") : nil
-            let peer = try sipp(["-sf", scenario("uas-sdp-loopback.xml")], name: "sipp-sdp-loopback")
+            let peer = try await sipp(["-sf", scenario("uas-sdp-loopback.xml")], name: "sipp-sdp-loopback")
             let call = try await phone.makeCall(to: "sip:media@127.0.0.1:\(peer.sippPort)", from: account)
             try await log.mediaActive(call)
             let bound = udpSocketAddresses(port: rtpPort) + udpSocketAddresses(port: rtpPort + 1)

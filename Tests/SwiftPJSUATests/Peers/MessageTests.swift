@@ -58,7 +58,7 @@ func printedMessages(_ output: String) -> [[String: Any]] {
 struct MessageTests {
     @Test func aMessageToSippCarriesItsTypeAndHeadersAndIsReportedDelivered() async throws {
         try await withEngine { phone, _, log in
-            let peer = try sipp(["-sf", scenario("uas-message.xml")], name: "sipp-message")
+            let peer = try await sipp(["-sf", scenario("uas-message.xml")], name: "sipp-message")
             let id = try await phone.sendMessage("hello sipp", to: "sip:inbox@127.0.0.1:\(peer.sippPort)",
                                                  contentType: "text/plain;charset=UTF-8", headers: [.init("X-Trace", "abc-123")])
             let status = try await log.messageStatus(id)
@@ -73,7 +73,7 @@ struct MessageTests {
     @Test func sippFailsAMessageWithoutTheExpectedTypeOrHeader() async throws {
         // The scenario's checks are real: the same text as plain text without X-Trace makes sipp exit 1.
         try await withEngine { phone, _, log in
-            let peer = try sipp(["-sf", scenario("uas-message.xml")], name: "sipp-message-unchecked")
+            let peer = try await sipp(["-sf", scenario("uas-message.xml")], name: "sipp-message-unchecked")
             let id = try await phone.sendMessage("hello sipp", to: "sip:inbox@127.0.0.1:\(peer.sippPort)")
             _ = try await log.messageStatus(id)
             #expect(try await peer.waitForExit() != 0, "\(peer.output.suffix(2000))")
@@ -82,7 +82,7 @@ struct MessageTests {
 
     @Test func aMessageRefusedWith488IsReportedWithThatStatus() async throws {
         try await withEngine { phone, _, log in
-            let peer = try sipp(["-sf", scenario("uas-message-488.xml")], name: "sipp-message-488")
+            let peer = try await sipp(["-sf", scenario("uas-message-488.xml")], name: "sipp-message-488")
             let id = try await phone.sendMessage("refuse me", to: "sip:inbox@127.0.0.1:\(peer.sippPort)")
             let status = try await log.messageStatus(id)
             #expect(status.status.code == 488)
@@ -94,8 +94,8 @@ struct MessageTests {
 
     @Test func eachMessageGetsItsOwnIdentifierAndStatus() async throws {
         try await withEngine { phone, _, log in
-            let accepting = try sipp(["-sf", scenario("uas-message.xml")], name: "sipp-message-a")
-            let refusing = try sipp(["-sf", scenario("uas-message-488.xml")], name: "sipp-message-b")
+            let accepting = try await sipp(["-sf", scenario("uas-message.xml")], name: "sipp-message-a")
+            let refusing = try await sipp(["-sf", scenario("uas-message-488.xml")], name: "sipp-message-b")
             let refused = try await phone.sendMessage("no", to: "sip:inbox@127.0.0.1:\(refusing.sippPort)")
             let accepted = try await phone.sendMessage("hello sipp", to: "sip:inbox@127.0.0.1:\(accepting.sippPort)",
                                                        contentType: "text/plain;charset=UTF-8", headers: [.init("X-Trace", "abc-123")])
@@ -110,7 +110,7 @@ struct MessageTests {
 
     @Test func aMessageFromSippArrivesWithSenderTypeBodyAndHeaders() async throws {
         try await withEngine { phone, transport, log in
-            let peer = try sipp(["-sf", scenario("uac-message.xml"), "-s", "inbox", "127.0.0.1:\(transport.port)"], name: "sipp-uac-message")
+            let peer = try await sipp(["-sf", scenario("uac-message.xml"), "-s", "inbox", "127.0.0.1:\(transport.port)"], name: "sipp-uac-message")
             let message = try await log.message()
             #expect(message.from.contains("sip:sipp@127.0.0.1"))
             #expect(message.from.contains("\"sipp\""))
@@ -128,7 +128,7 @@ struct MessageTests {
 
     @Test func aMessageInsideACallTravelsInItsDialog() async throws {
         try await withEngine { phone, _, log in
-            let peer = try sipp(["-sf", scenario("uas-message-in-dialog.xml")], name: "sipp-message-dialog")
+            let peer = try await sipp(["-sf", scenario("uas-message-in-dialog.xml")], name: "sipp-message-dialog")
             let call = try await phone.makeCall(to: "sip:service@127.0.0.1:\(peer.sippPort)")
             try await log.state(call, .confirmed)
             let id = try await phone.sendMessage("in the call", on: call)
@@ -143,7 +143,7 @@ struct MessageTests {
 
     @Test func aMessageInsideAnIncomingCallNamesThatCall() async throws {
         try await withEngine { phone, transport, log in
-            let peer = try sipp(["-sf", scenario("uac-message-in-dialog.xml"), "-s", "bob", "127.0.0.1:\(transport.port)"],
+            let peer = try await sipp(["-sf", scenario("uac-message-in-dialog.xml"), "-s", "bob", "127.0.0.1:\(transport.port)"],
                                 name: "sipp-uac-message-dialog")
             let call = try await log.incomingCall().call
             try await phone.answer(call)
@@ -223,7 +223,7 @@ struct MessageTests {
     }
 
     @Test func softphoneMessageExitsNonZeroNamingTheStatusWhenRefused() async throws {
-        let peer = try sipp(["-sf", scenario("uas-message-488.xml")], name: "sipp-cli-488")
+        let peer = try await sipp(["-sf", scenario("uas-message-488.xml")], name: "sipp-cli-488")
         let result = try await runSoftphone(["message", "sip:inbox@127.0.0.1:\(peer.sippPort)", "hello"])
         #expect(result.status == 1, "\(result.output)")
         let lines = result.output.split(separator: "\n")
@@ -233,7 +233,7 @@ struct MessageTests {
     }
 
     @Test func softphoneMessageSendsItsContentTypeAndHeadersAndExits0On200() async throws {
-        let peer = try sipp(["-sf", scenario("uas-message.xml")], name: "sipp-cli-200")
+        let peer = try await sipp(["-sf", scenario("uas-message.xml")], name: "sipp-cli-200")
         let result = try await runSoftphone(["message", "sip:inbox@127.0.0.1:\(peer.sippPort)", "hello sipp",
                                              "--content-type", "text/plain;charset=UTF-8", "--header", "X-Trace: abc-123"])
         #expect(result.status == 0, "\(result.output)")

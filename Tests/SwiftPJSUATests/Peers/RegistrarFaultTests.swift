@@ -92,7 +92,7 @@ struct RegistrarFaultTests {
     @Test func every503IsReportedAndRetriedOnSchedule() async throws {
         try await withEngine { phone, _, _ in
             // Started once this test holds the engine: sipp's own timeout runs from its start.
-            let registrar = try sipp(["-sf", scenario("uas-register-503.xml"), "-m", "3"], name: "sipp-registrar-503")
+            let registrar = try await sipp(["-sf", scenario("uas-register-503.xml"), "-m", "3"], name: "sipp-registrar-503")
             defer { registrar.stop() }
             let outcomes = Outcomes(phone.events)
             var account = PJSUA.Account.Configuration(id: "sip:alice@127.0.0.1", registrar: "sip:127.0.0.1:\(registrar.sippPort)")

@@ -6,7 +6,7 @@ import Testing
 struct SippTests {
     @Test func sippAsUASAnswersOurCallAndTakesTheBye() async throws {
         try await withEngine { phone, _, log in
-            let peer = try sipp(["-sn", "uas"], name: "sipp-uas")
+            let peer = try await sipp(["-sn", "uas"], name: "sipp-uas")
             let call = try await phone.makeCall(to: "sip:service@127.0.0.1:\(peer.sippPort)")
             try await log.state(call, .confirmed)
             try await phone.hangUp(call)
@@ -18,7 +18,7 @@ struct SippTests {
 
     @Test func sippAsUACCallsUsAndWeAnswer() async throws {
         try await withEngine { phone, transport, log in
-            let peer = try sipp(["-sn", "uac", "-d", "500", "127.0.0.1:\(transport.port)"], name: "sipp-uac")
+            let peer = try await sipp(["-sn", "uac", "-d", "500", "127.0.0.1:\(transport.port)"], name: "sipp-uac")
             let incoming = try await log.incomingCall()
             #expect(incoming.from.contains("sipp"))
             try await phone.answer(incoming.call, code: 180)
@@ -33,7 +33,7 @@ struct SippTests {
 
     @Test func a486BusyEndsOurCallWithThatStatus() async throws {
         try await withEngine { phone, _, log in
-            let peer = try sipp(["-sf", scenario("uas-busy.xml")], name: "sipp-busy")
+            let peer = try await sipp(["-sf", scenario("uas-busy.xml")], name: "sipp-busy")
             let call = try await phone.makeCall(to: "sip:busy@127.0.0.1:\(peer.sippPort)")
             let end = try await log.state(call, .disconnected)
             #expect(end.status.code == 486)
@@ -44,7 +44,7 @@ struct SippTests {
 
     @Test func aCancelBeforeAnswerEndsTheIncomingCallWith487() async throws {
         try await withEngine { phone, transport, log in
-            let peer = try sipp(["-sf", scenario("uac-cancel.xml"), "-s", "cancel", "127.0.0.1:\(transport.port)"], name: "sipp-cancel")
+            let peer = try await sipp(["-sf", scenario("uac-cancel.xml"), "-s", "cancel", "127.0.0.1:\(transport.port)"], name: "sipp-cancel")
             let incoming = try await log.incomingCall()
             try await phone.answer(incoming.call, code: 180)
             let end = try await log.state(incoming.call, .disconnected)
@@ -56,7 +56,7 @@ struct SippTests {
 
     @Test func a407ChallengeOnInviteIsAnsweredWithTheAccountsCredentials() async throws {
         try await withEngine { phone, _, log in
-            let peer = try sipp(["-sf", scenario("uas-proxy-auth.xml")], name: "sipp-407")
+            let peer = try await sipp(["-sf", scenario("uas-proxy-auth.xml")], name: "sipp-407")
             let account = try await phone.addAccount(id: "sip:alice@127.0.0.1", username: "alice", password: "alice-secret")
             let call = try await phone.makeCall(to: "sip:auth@127.0.0.1:\(peer.sippPort)", from: account)
             try await log.state(call, .confirmed)

@@ -231,7 +231,7 @@ struct TransferTests {
     /// failure, our transfer ends with 486, and the call with the transferee stays up.
     @Test func aTransferToABusyTargetFailsWithItsStatusAndKeepsTheCall() async throws {
         try await withEngine { phone, transport, log in
-            let busy = try sipp(["-sf", scenario("uas-busy.xml")], name: "sipp-busy-target")
+            let busy = try await sipp(["-sf", scenario("uas-busy.xml")], name: "sipp-busy-target")
             let caller = try ChildProcess(try softphone(), ["call", transport.uri(user: "bob"), "--listen", "udp:127.0.0.1:0",
                                                            "--seconds", "30", "--json"], name: "softphone-alice")
             let incoming = try await log.incomingCall()
@@ -280,9 +280,9 @@ struct TransferTests {
     /// otherwise), and the transferor's BYE ends the original call.
     @Test func aReferFromSippIsHonouredAndNotifiedAsSucceeded() async throws {
         try await withEngine { phone, _, log in
-            let target = try sipp(["-sn", "uas"], name: "sipp-target")
+            let target = try await sipp(["-sn", "uas"], name: "sipp-target")
             let targetURI = "sip:carol@127.0.0.1:\(target.sippPort)"
-            let transferor = try sipp(["-sf", scenario("uas-refer.xml"), "-key", "target", targetURI], name: "sipp-refer")
+            let transferor = try await sipp(["-sf", scenario("uas-refer.xml"), "-key", "target", targetURI], name: "sipp-refer")
             let call = try await phone.makeCall(to: "sip:bob@127.0.0.1:\(transferor.sippPort)")
             let request = try await log.transferRequest(on: call)
             #expect(request.to == "<\(targetURI)>")
@@ -314,7 +314,7 @@ struct TransferTests {
         if !atRunTime { configuration.transferPolicy = policy }
         try await withEngine(configuration) { phone, _, log in
             if atRunTime { try await phone.setTransferPolicy(policy) }
-            let transferor = try sipp(["-sf", scenario("uas-refer-refused.xml"), "-key", "target", "sip:carol@127.0.0.1:9"], name: "sipp-refer-refused")
+            let transferor = try await sipp(["-sf", scenario("uas-refer-refused.xml"), "-key", "target", "sip:carol@127.0.0.1:9"], name: "sipp-refer-refused")
             let call = try await phone.makeCall(to: "sip:bob@127.0.0.1:\(transferor.sippPort)")
             let request = try await log.transferRequest(on: call)
             #expect(!request.accepted)

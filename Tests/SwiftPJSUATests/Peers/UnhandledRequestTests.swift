@@ -120,7 +120,7 @@ struct UnhandledRequestTests {
 
     @Test func sippSeesARegisterRefusedWith405WithAllowAndAnUnknownMethodWith501() async throws {
         try await withEngine { _, transport, _ in
-            let peer = try sipp(["-sf", scenario("uac-unhandled-requests.xml"), "127.0.0.1:\(transport.port)"], name: "sipp-unhandled")
+            let peer = try await sipp(["-sf", scenario("uac-unhandled-requests.xml"), "127.0.0.1:\(transport.port)"], name: "sipp-unhandled")
             #expect(try await peer.waitForExit(timeout: .seconds(20)) == 0, "\(peer.output.suffix(2000))")
         }
     }

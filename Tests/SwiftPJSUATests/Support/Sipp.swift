@@ -4,13 +4,17 @@ import PJSUATestSupport
 /// A sipp scenario file of Tests/Peers/sipp.
 func scenario(_ file: String) -> String { peersDirectory + "/sipp/" + file }
 
-/// sipp against the engine, one call, bounded.
-func sipp(_ arguments: [String], name: String) throws -> ChildProcess {
+/// sipp against the engine, one call, bounded; returned once its port is bound (sipp prints
+/// nothing when it is ready, and on a loaded machine it took longer to start than a client's
+/// retransmissions last).
+func sipp(_ arguments: [String], name: String) async throws -> ChildProcess {
     let port = freeLoopbackPort()
-    return try ChildProcess("sipp", ["-i", "127.0.0.1", "-p", "\(port)", "-m", "1", "-nostdin", "-timeout", "20s",
-                                    "-timeout_error", "-trace_err", "-error_file", NSTemporaryDirectory() + "sipp-\(name)-\(port)-errors.log",
-                                    "-max_recv_loops", "1000"] + arguments,
-                           name: name)
+    let process = try ChildProcess("sipp", ["-i", "127.0.0.1", "-p", "\(port)", "-m", "1", "-nostdin", "-timeout", "20s",
+                                            "-timeout_error", "-trace_err", "-error_file", NSTemporaryDirectory() + "sipp-\(name)-\(port)-errors.log",
+                                            "-max_recv_loops", "1000"] + arguments,
+                                   name: name)
+    try await process.waitUntilBound(port: port)
+    return process
 }
 
 /// sipp's listening port, from its arguments.
