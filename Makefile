@@ -53,20 +53,27 @@ test: deps peers
 ## limits, codecs and defaults run on it. The binaries find the profile's libraries through an
 ## rpath (DT_RPATH, so that pjproject's libraries find each other there too), never through
 ## LD_LIBRARY_PATH, which would also reach the child processes built against /usr/local (the pjsua
-## app); softphone children are the profile's own (SWIFT_PJSUA_SOFTPHONE). The chosen suites
-## (IOS_PROFILE_SUITES) are those whose premise the profile changes: limits and defaults
-## (BuildProfileTests), codecs, players, self calls, DTMF (telephone-event 101), the hostile
-## and transaction-matching inputs (the select ioqueue and 31 transactions), and the Kit's
-## suites against a real engine. The whole engine suite would add ~25 minutes to make test.
+## app); softphone children are the profile's own (SWIFT_PJSUA_SOFTPHONE). The suites
+## (IOS_PROFILE_SUITES: 159 tests in 26 suites, 46 s on a busy 2-core machine, plus a first build of
+## ~9 minutes; the whole engine suite would not fit make test's 30 minutes) are those whose premise
+## the profile changes: limits, codecs and media
+## defaults read from the build (BuildProfileTests), players (4), self calls, DTMF between two
+## engines (telephone-event 101), transaction matching (31 transactions, the select ioqueue),
+## audio-only offers, and every Kit suite (against a real engine). Not run here, because their
+## premise is the Linux build's (they would need to read the build first): CodecTests (Opus
+## first), HostileInputTests (4000-byte packets, KL-5) and the baresip DTMF interop (its peer
+## is set up for Opus; on the profile the call's media never becomes active, see KL-35).
 IOS_SCRATCH = --scratch-path .build/ios-profile
 IOS_ENV = PKG_CONFIG_PATH=$(IOS_PREFIX)/lib/pkgconfig SWIFT_PJSUA_SOFTPHONE=$(CURDIR)/.build/ios-profile/debug/softphone
 IOS_LINK = -Xlinker -rpath -Xlinker $(IOS_PREFIX)/lib -Xlinker --disable-new-dtags
-IOS_PROFILE_SUITES ?= BuildProfileTests|CodecTests|SharedPlayerTests|SelfCallTests|DTMFTests|HostileInputTests|TransactionMatchingTests|SwiftPJSUAKitTests
+IOS_PROFILE_SUITES ?= ^SwiftPJSUATests\.(BuildProfileTests|SharedPlayerTests|SelfCallTests|DTMFTests|TransactionMatchingTests|AudioOnlyCallTests)/|^SwiftPJSUAKitTests\.
 test-ios-profile: deps-ios-profile
 	$(IOS_ENV) $(SWIFT) build $(SWIFT_FLAGS) $(IOS_SCRATCH) $(IOS_LINK) --product softphone
 	$(IOS_ENV) $(SWIFT) build $(SWIFT_FLAGS) $(IOS_SCRATCH) $(IOS_LINK) --build-tests
-	@ldd .build/ios-profile/debug/softphone | grep -q '$(IOS_PREFIX)/lib/libpjsua.so' \
-		|| { echo "test-ios-profile: softphone does not load the profile's libpjsua" >&2; exit 1; }
+	@for binary in softphone swift-pjsuaPackageTests.xctest; do \
+		ldd .build/ios-profile/debug/$$binary | grep -q '$(IOS_PREFIX)/lib/libpjsua.so' \
+			|| { echo "test-ios-profile: $$binary does not load the profile's libpjsua" >&2; exit 1; }; \
+	done
 	$(IOS_ENV) $(SWIFT) test $(SWIFT_FLAGS) $(IOS_SCRATCH) $(IOS_LINK) --skip-build --disable-xctest --filter '$(IOS_PROFILE_SUITES)'
 
 ## make asan / make tsan: the whole suite under AddressSanitizer (with LeakSanitizer) or
