@@ -27,7 +27,9 @@ let pjsipPackages: [Package.Dependency]
 let pjsipTargets: [Target]
 let pjsip: Target.Dependency
 if appleBranch {
-    pjsipPackages = [.package(url: "https://github.com/laconicman/swift-pjsip", from: "0.2.1")]
+    // Up to the next minor: swift-pjsip bumps its minor whenever the binary changes (0.2.0 was
+    // withdrawn for a header/binary mismatch); scripts/check-manifest.py enforces it.
+    pjsipPackages = [.package(url: "https://github.com/laconicman/swift-pjsip", .upToNextMinor(from: "0.2.1"))]
     pjsipTargets = []
     pjsip = .product(name: "PJSIP", package: "swift-pjsip", condition: .when(platforms: [.iOS]))
 } else {
@@ -45,10 +47,12 @@ if appleBranch {
 
 // What swift-pjsip's static libpjproject.a needs from the SDK (its README): audio units and
 // sessions, video capture/encode/render (video is built in), Network.framework TLS, and libc++
-// (pjproject's C++ parts).
+// (pjproject's C++ parts). UIKit, QuartzCore, CoreGraphics and Metal: pjproject's iOS video
+// renderer and capture use them (pjproject's own iOS build links them); an app that imports
+// SwiftUI gets them anyway, a test bundle may not.
 let pjsipLinkerSettings: [LinkerSetting] = [
     "AVFoundation", "AudioToolbox", "CoreAudio", "CoreMedia", "CoreVideo", "VideoToolbox",
-    "MetalKit", "Network", "Security",
+    "MetalKit", "Network", "Security", "UIKit", "QuartzCore", "CoreGraphics", "Metal",
 ].map { .linkedFramework($0, .when(platforms: [.iOS])) } + [.linkedLibrary("c++", .when(platforms: [.iOS]))]
 
 let package = Package(

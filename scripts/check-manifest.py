@@ -22,8 +22,12 @@ ROOT = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__)
 SWIFT_PJSIP_URL = "https://github.com/laconicman/swift-pjsip"
 SWIFT_PJSIP_FROM = "0.2.1"
 # swift-pjsip's static libpjproject.a needs these from the iOS SDK (see Package.swift).
+# UIKit, QuartzCore, CoreGraphics and Metal: pjproject's iOS video code (its renderer and
+# capture) uses them, and pjproject's own iOS build links them; an app importing SwiftUI gets them
+# anyway, a test bundle may not.
 IOS_FRAMEWORKS = {"AVFoundation", "AudioToolbox", "CoreAudio", "CoreMedia", "CoreVideo",
-                  "VideoToolbox", "MetalKit", "Network", "Security"}
+                  "VideoToolbox", "MetalKit", "Network", "Security",
+                  "UIKit", "QuartzCore", "CoreGraphics", "Metal"}
 IOS_LIBRARIES = {"c++"}
 KIT_FRAMEWORKS = {"CallKit", "PushKit", "AVFAudio", "Network"}
 # Modules that come with the toolchain or the SDK, not from the package graph.
@@ -111,9 +115,14 @@ source = deps[0]["sourceControl"][0] if len(deps) == 1 and "sourceControl" in de
 url = source and source["location"].get("remote", [{}])[0].get("urlString")
 check(url == SWIFT_PJSIP_URL, f"Apple: one dependency, {SWIFT_PJSIP_URL}", str(deps))
 requirement = source and source["requirement"].get("range", [{}])[0]
+# Up to the next minor, not the next major: swift-pjsip bumps its minor whenever the binary
+# changes (0.2.0 was withdrawn: its headers showed Swift other limits than the binary was built
+# with, and pjsua_conf_port_info was 136 bytes against 1104), and `from:` would take any 0.x
+# binary whose struct layouts the engine was never compiled against.
+major, minor = (int(part) for part in SWIFT_PJSIP_FROM.split(".")[:2])
 check(bool(requirement) and requirement.get("lowerBound") == SWIFT_PJSIP_FROM
-      and requirement.get("upperBound", "").split(".")[0] == str(int(SWIFT_PJSIP_FROM.split(".")[0]) + 1),
-      f'Apple: swift-pjsip from: "{SWIFT_PJSIP_FROM}" (up to the next major)', str(requirement))
+      and requirement.get("upperBound") == f"{major}.{minor + 1}.0",
+      f'Apple: swift-pjsip .upToNextMinor(from: "{SWIFT_PJSIP_FROM}") (a new minor is a new binary)', str(requirement))
 
 # Platforms that are true: iOS 17, nothing else (no macOS slice, no tested macOS path).
 platforms = [(p["platformName"], p["version"]) for p in apple["platforms"]]

@@ -11,16 +11,42 @@
 #   PJPROJECT_PREFIX=/usr/local             where to install (default /usr/local)
 #   PJPROJECT_FORCE=1                       rebuild even if a matching build is installed
 #   PJPROJECT_VIDEO=0                       build audio-only (no video libraries installed)
+#   PJPROJECT_PROFILE=ios                   the iOS profile: swift-pjsip 0.2.1's limits, codecs and
+#                                           switches (pjproject-config_site-ios.h), in its own
+#                                           prefix (default /opt/pjproject-ios, never /usr/local)
 set -euo pipefail
 
-PREFIX="${PJPROJECT_PREFIX:-/usr/local}"
+step() { printf '==> %s\n' "$*"; }
+die() { printf 'install-pjproject: error: %s\n' "$*" >&2; exit 1; }
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+PROFILE="${PJPROJECT_PROFILE:-linux}"
+case "$PROFILE" in
+    linux) CONFIG_SITE="$HERE/pjproject-config_site.h"; default_prefix=/usr/local; work_name=swift-pjsua-pjproject ;;
+    # The iOS profile is a second installation beside the Linux one, which running processes
+    # (and every other build here) load from /usr/local: it gets its own prefix, work directory
+    # (the Linux build's is wiped at each build) and stamp (under its prefix), and never touches
+    # the system's linker cache or /usr/local's pkg-config directory.
+    ios) CONFIG_SITE="$HERE/pjproject-config_site-ios.h"; default_prefix=/opt/pjproject-ios; work_name=swift-pjsua-pjproject-ios ;;
+    *) die "PJPROJECT_PROFILE must be linux or ios, not '$PROFILE'" ;;
+esac
+PREFIX="${PJPROJECT_PREFIX:-$default_prefix}"
+case "$PREFIX" in /*) ;; *) die "PJPROJECT_PREFIX must be an absolute path, not '$PREFIX'" ;; esac
+PREFIX="${PREFIX%/}"
+if [ "$PROFILE" != linux ]; then
+    case "$PREFIX" in
+        ""|/usr|/usr/local|/usr/local/*|/usr/lib*|/lib*) die "the $PROFILE profile installs beside the Linux build, never into '$PREFIX' (use a prefix under /opt)" ;;
+    esac
+fi
 MIN_VERSION="2.15"
 STAMP_DIR="$PREFIX/share/swift-pjsua"
 STAMP="$STAMP_DIR/pjproject.stamp"
-WORK="${PJPROJECT_WORK:-${TMPDIR:-/tmp}/swift-pjsua-pjproject}"
+WORK="${PJPROJECT_WORK:-${TMPDIR:-/tmp}/$work_name}"
 LOG="$WORK/build.log"
-HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-CONFIG_SITE="$HERE/pjproject-config_site.h"
+PCDIR="$PREFIX/lib/pkgconfig"
+# pkg-config that finds this prefix's pjproject first (the system's libraries stay visible).
+pc() { PKG_CONFIG_PATH="$PCDIR${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}" pkg-config "$@"; }
 
 BUILD_DEPS=(build-essential pkg-config xz-utils libssl-dev libopus-dev libbcg729-dev libsrtp2-dev
     libgsm1-dev libspeex-dev libspeexdsp-dev libasound2-dev libsamplerate0-dev uuid-dev)
@@ -30,17 +56,13 @@ BUILD_DEPS=(build-essential pkg-config xz-utils libssl-dev libopus-dev libbcg729
 VIDEO_DEPS=(libopenh264-dev libvpx-dev libyuv-dev libsdl2-dev libv4l-dev
     libavcodec-dev libavformat-dev libswscale-dev libavutil-dev libavdevice-dev)
 
-step() { printf '==> %s\n' "$*"; }
-die() { printf 'install-pjproject: error: %s\n' "$*" >&2; exit 1; }
-as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
-
 VIDEO="${PJPROJECT_VIDEO:-1}"
 case "$VIDEO" in 0|1) ;; *) die "PJPROJECT_VIDEO must be 0 or 1, not '$VIDEO'" ;; esac
 if [ "$VIDEO" = 1 ]; then BUILD_DEPS+=("${VIDEO_DEPS[@]}"); fi
 
 # The configuration this script builds: a change to it (or to config_site.h, or the video choice)
 # forces a rebuild. Computed once, from absolute paths, before the build changes directory.
-CONFIG_ID=$( (cat "$HERE/$(basename "${BASH_SOURCE[0]}")" "$CONFIG_SITE"; echo "video=$VIDEO") | sha256sum | cut -c1-16)
+CONFIG_ID=$( (cat "$HERE/$(basename "${BASH_SOURCE[0]}")" "$CONFIG_SITE"; echo "video=$VIDEO profile=$PROFILE") | sha256sum | cut -c1-16)
 
 version_ge() { # version_ge A B: A >= B
     [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n1)" = "$2" ]
@@ -49,13 +71,14 @@ version_ge() { # version_ge A B: A >= B
 already_installed() {
     [ -f "$STAMP" ] || return 1
     [ -x "$PREFIX/bin/pjsua" ] || return 1
-    pkg-config --exists libpjproject swift-pjsua-pjproject 2>/dev/null || return 1
+    [ -f "$PCDIR/libpjproject.pc" ] && [ -f "$PCDIR/swift-pjsua-pjproject.pc" ] || return 1
+    pc --exists libpjproject swift-pjsua-pjproject 2>/dev/null || return 1
     grep -qx "config=$CONFIG_ID" "$STAMP" || return 1
-    version_ge "$(pkg-config --modversion libpjproject)" "$MIN_VERSION"
+    version_ge "$(pc --modversion libpjproject)" "$MIN_VERSION"
 }
 
 if [ "${PJPROJECT_FORCE:-0}" != 1 ] && already_installed; then
-    step "pjproject $(pkg-config --modversion libpjproject) already installed in $PREFIX (config $CONFIG_ID); nothing to do"
+    step "pjproject $(pc --modversion libpjproject) ($PROFILE profile) already installed in $PREFIX (config $CONFIG_ID); nothing to do"
     exit 0
 fi
 
@@ -126,16 +149,19 @@ if ! grep -q "swift-pjsua: #5119" "$TURN_SOCK"; then
     sed -i 's|^            pj_turn_session_on_rx_pkt(turn_sock->sess, data,  size, &parsed_len);$|            if (turn_sock->sess == NULL) { *remainder = 0; break; }  /* swift-pjsua: #5119 */\n&|' "$TURN_SOCK"
 fi
 
-# pjproject #2617/#4935: when every ioqueue key is taken (closed sockets' keys linger
+# pjproject #2617/#4935 (KL-25): when every ioqueue key is taken (closed sockets' keys linger
 # PJ_IOQUEUE_KEY_FREE_DELAY before reuse, so a fast enough call rate takes them all), registering a
 # socket hits a pj_assert that aborts the process, although the next line handles it (PJ_ETOOMANY:
 # pjsua then refuses the call). An INVITE flood could kill the engine; drop the assert, keep the check.
-IOQUEUE_EPOLL="$SRC/pjlib/src/pj/ioqueue_epoll.c"
-if ! grep -q "swift-pjsua: #2617" "$IOQUEUE_EPOLL"; then
-    grep -q '^    pj_assert(!pj_list_empty(&ioqueue->free_list));$' "$IOQUEUE_EPOLL" \
-        || die "ioqueue_epoll.c changed: review the #2617 change"
-    sed -i 's|^    pj_assert(!pj_list_empty(&ioqueue->free_list));$|    /* swift-pjsua: #2617, out of keys is handled below (PJ_ETOOMANY), not asserted */|' "$IOQUEUE_EPOLL"
-fi
+# The select ioqueue (the iOS profile's, with 64 keys: a few calls' RTP/RTCP and connections) has
+# the same assert; both files are patched whichever the build compiles.
+for IOQUEUE in "$SRC/pjlib/src/pj/ioqueue_epoll.c" "$SRC/pjlib/src/pj/ioqueue_select.c"; do
+    if ! grep -q "swift-pjsua: #2617" "$IOQUEUE"; then
+        grep -q '^    pj_assert(!pj_list_empty(&ioqueue->free_list));$' "$IOQUEUE" \
+            || die "$(basename "$IOQUEUE") changed: review the #2617 change"
+        sed -i 's|^    pj_assert(!pj_list_empty(&ioqueue->free_list));$|    /* swift-pjsua: #2617, out of keys is handled below (PJ_ETOOMANY), not asserted */|' "$IOQUEUE"
+    fi
+done
 
 # pjproject #5126 (fixed upstream by #5127, after 2.17): ICE's two STUN send paths read
 # comp->stun[].sock without the ICE transport's lock while media teardown sets it to NULL, so an
@@ -278,12 +304,29 @@ else
     video_flags=(--disable-video --disable-libyuv)
     sed -i 's/^#define PJMEDIA_HAS_VIDEO .*/#define PJMEDIA_HAS_VIDEO        0/' pjlib/include/pj/config_site.h
 fi
+if [ "$PROFILE" = ios ]; then
+    # swift-pjsip 0.2.1's feature set (pjproject-config_site-ios.h says what stands in for what):
+    # the select ioqueue (no --enable-epoll), codecs PCMU, PCMA, G.722 and G.729 through Debian's
+    # bcg729 only (iLBC's source is not in the DFSG tree), no Speex AEC, H.264 (OpenH264) as the
+    # only video codec; FFmpeg stays for its colour converter (its codecs are off in config_site).
+    profile_flags=(--with-external-srtp --enable-libsamplerate
+                   --disable-opus --disable-gsm-codec --disable-speex-codec --disable-speex-aec
+                   --disable-l16-codec --disable-vpx)
+else
+    profile_flags=(--enable-epoll --with-external-gsm --with-external-speex --with-external-srtp
+                   --enable-libsamplerate)
+fi
 CFLAGS="-O2 -fPIC" ./configure --prefix="$PREFIX" \
-    --enable-shared --enable-epoll \
-    --with-external-gsm --with-external-speex --with-external-srtp --enable-libsamplerate \
+    --enable-shared "${profile_flags[@]}" \
     "${video_flags[@]}" \
     --disable-ilbc-codec --disable-g7221-codec --disable-libwebrtc \
     >>"$LOG" 2>&1 || die "configure failed"
+if [ "$PROFILE" = ios ]; then
+    # configure finds bcg729 by itself (libbcg729-dev); without it config_site's PJMEDIA_HAS_BCG729
+    # would fail only at link time, so say so here.
+    grep -q '^#define PJMEDIA_HAS_BCG729 1' pjmedia/include/pjmedia-codec/config_auto.h \
+        || die "configure did not find bcg729 (libbcg729-dev), which the iOS profile needs for G.729"
+fi
 step "building with $(nproc) jobs (about a minute on 2 cores)"
 make dep >>"$LOG" 2>&1 || die "make dep failed"
 make -j"$(nproc)" >>"$LOG" 2>&1 || die "make failed"
@@ -292,19 +335,21 @@ as_root make install >>"$LOG" 2>&1 || die "make install failed"
 app=$(ls pjsip-apps/bin/pjsua-* 2>/dev/null | head -n1 || true)
 [ -n "$app" ] || die "the reference pjsua application was not built"
 as_root install -D -m 0755 "$app" "$PREFIX/bin/pjsua"  # -D: a fresh prefix has no bin/
-as_root ldconfig
+# The linker cache is the system's: only the Linux build (in a system prefix) belongs in it. The
+# iOS profile's libraries are found through rpath or LD_LIBRARY_PATH (make test-ios-profile).
+if [ "$PROFILE" = linux ]; then as_root ldconfig; fi
 as_root mkdir -p "$STAMP_DIR"
 printf 'version=%s\nconfig=%s\n' "$VERSION" "$CONFIG_ID" | as_root tee "$STAMP" >/dev/null
-pkg-config --exists libpjproject || die "libpjproject.pc is not visible to pkg-config after install"
+[ -f "$PCDIR/libpjproject.pc" ] && pc --exists libpjproject || die "libpjproject.pc is not in $PCDIR after install"
 # SwiftPM refuses -D flags from pkg-config ("prohibited flag(s)", a warning on every build); the
 # module's shim.h defines what they did (PJ_AUTOCONF, endianness). So the Swift module reads a .pc
 # of its own with only the include path, and only the C libraries: libpjproject's Libs start with
 # -lpjsua2, pjproject's C++ API, which the Swift module never calls; linked anyway, it loaded
 # libpjsua2 (and its static constructors and destructors) into every binary. libstdc++ stays in
 # Libs.private: a static link still needs it for OpenH264 (C++).
-pcdir=$(pkg-config --variable=pcfiledir libpjproject)
+pcdir="$PCDIR"  # this prefix's, never another installation's that pkg-config might find first
 grep -q '^Libs:.* -lpjsua2 ' "$pcdir/libpjproject.pc" || die "libpjproject.pc's Libs changed: review the -lpjsua2 removal"
 sed -e 's/^Name:.*/Name: swift-pjsua-pjproject/' \
     -e 's/^Description:.*/Description: pjproject for the swift-pjsua Swift module (no -D flags, no C++ API)/' \
     -e '/^Cflags:/s/ -D[^ ]*//g' -e '/^Libs:/s/ -lpjsua2 / /' "$pcdir/libpjproject.pc" | as_root tee "$pcdir/swift-pjsua-pjproject.pc" >/dev/null
-step "pjproject $VERSION installed in $PREFIX (pjsua app: $PREFIX/bin/pjsua)"
+step "pjproject $VERSION ($PROFILE profile) installed in $PREFIX (pjsua app: $PREFIX/bin/pjsua)"

@@ -37,6 +37,16 @@ const int32_t cpjsua_snd_default_playback_dev = PJSUA_SND_DEFAULT_PLAYBACK_DEV;
 const int32_t cpjsua_max_calls = PJSUA_MAX_CALLS;
 const int32_t cpjsua_max_acc = PJSUA_MAX_ACC;
 const int32_t cpjsua_max_conf_ports = PJSUA_MAX_CONF_PORTS;
+const int32_t cpjsua_max_players = PJSUA_MAX_PLAYERS;
+const int32_t cpjsua_max_recorders = PJSUA_MAX_RECORDERS;
+const int32_t cpjsua_max_buddies = PJSUA_MAX_BUDDIES;
+const int32_t cpjsua_max_tsx_count = PJSIP_MAX_TSX_COUNT;
+const int32_t cpjsua_max_dialog_count = PJSIP_MAX_DIALOG_COUNT;
+const int32_t cpjsua_max_pkt_len = PJSIP_MAX_PKT_LEN;
+const int32_t cpjsua_ioqueue_max_handles = PJ_IOQUEUE_MAX_HANDLES;
+const int32_t cpjsua_rtp_pt_telephone_events = PJMEDIA_RTP_PT_TELEPHONE_EVENTS;
+const int32_t cpjsua_default_codec_quality = PJSUA_DEFAULT_CODEC_QUALITY;
+const int32_t cpjsua_default_clock_rate = PJSUA_DEFAULT_CLOCK_RATE;
 const int32_t cpjsua_max_call_media = sizeof(((pjsua_call_info *)0)->media) / sizeof(pjsua_call_media_info);
 const int32_t cpjsua_has_video = PJMEDIA_HAS_VIDEO ? 1 : 0;
 #if defined(PJMEDIA_SRTP_HAS_DTLS) && PJMEDIA_SRTP_HAS_DTLS

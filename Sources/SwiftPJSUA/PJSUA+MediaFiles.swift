@@ -1,3 +1,4 @@
+import CPJSUASupport
 import Foundation
 import PJSIP
 
@@ -36,7 +37,8 @@ extension PJSUA {
     ///   - loop: whether to start over at the end (otherwise the player goes silent); on by
     ///     default, as a shared player usually plays for as long as calls come.
     /// - Throws: ``PJSUAError/Code/file`` for a path that cannot be read or is not a WAV file
-    ///   pjmedia can play, or when pjsua has no player slot left.
+    ///   pjmedia can play; ``PJSUAError/Code/tooMany`` when pjsua has no player slot left
+    ///   (``BuildLimits/maxPlayers``).
     public func makePlayer(_ path: String, loop: Bool = true) throws -> Player {
         try requireRunning()
         try Self.checkPath(path)
@@ -49,7 +51,9 @@ extension PJSUA {
             let options = loop ? 0 : UInt32(PJMEDIA_FILE_NO_LOOP.rawValue)
             let status = pjsua_player_create(&file, options, &id)
             guard status == pjSuccess else {
-                throw PJSUAError(status: status, operation: "cannot play \(Validation.quoted(path))", as: .file)
+                // Out of player slots (PJSUA_MAX_PLAYERS: 4 in the iOS binary) is no file problem.
+                throw PJSUAError(status: status, operation: "cannot play \(Validation.quoted(path))",
+                                 as: status == cpjsua_status_etoomany ? .tooMany : .file)
             }
         }
         let token = HandleToken.next()
@@ -143,7 +147,8 @@ extension PJSUA {
             var file = arena.pj(path)
             let status = pjsua_recorder_create(&file, 0, nil, -1, 0, &id)
             guard status == pjSuccess else {
-                throw PJSUAError(status: status, operation: "cannot record to \(Validation.quoted(path))", as: .file)
+                throw PJSUAError(status: status, operation: "cannot record to \(Validation.quoted(path))",
+                                 as: status == cpjsua_status_etoomany ? .tooMany : .file)
             }
         }
         do {

@@ -7,7 +7,10 @@ import Foundation
 public func softphone() throws -> String {
     var url = URL(fileURLWithPath: #filePath)
     while url.lastPathComponent != "Tests" { url.deleteLastPathComponent() }
-    let path = url.deletingLastPathComponent().appendingPathComponent(".build/debug/softphone").path
+    // SWIFT_PJSUA_SOFTPHONE: the softphone of another build of PJSIP (make test-ios-profile's,
+    // linked against the iOS profile), so that both ends of a call run on the same build.
+    let path = ProcessInfo.processInfo.environment["SWIFT_PJSUA_SOFTPHONE"]
+        ?? url.deletingLastPathComponent().appendingPathComponent(".build/debug/softphone").path
     guard FileManager.default.isExecutableFile(atPath: path) else {
         throw ChildProcessError("\(path) is missing: build it with `swift build --product softphone` (make test does)")
     }

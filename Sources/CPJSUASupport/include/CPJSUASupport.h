@@ -48,6 +48,17 @@ extern const int32_t cpjsua_snd_default_playback_dev;
 extern const int32_t cpjsua_max_calls;       /* PJSUA_MAX_CALLS */
 extern const int32_t cpjsua_max_acc;         /* PJSUA_MAX_ACC */
 extern const int32_t cpjsua_max_conf_ports;  /* PJSUA_MAX_CONF_PORTS */
+extern const int32_t cpjsua_max_players;     /* PJSUA_MAX_PLAYERS */
+extern const int32_t cpjsua_max_recorders;   /* PJSUA_MAX_RECORDERS */
+extern const int32_t cpjsua_max_buddies;     /* PJSUA_MAX_BUDDIES */
+extern const int32_t cpjsua_max_tsx_count;   /* PJSIP_MAX_TSX_COUNT */
+extern const int32_t cpjsua_max_dialog_count; /* PJSIP_MAX_DIALOG_COUNT */
+extern const int32_t cpjsua_max_pkt_len;     /* PJSIP_MAX_PKT_LEN */
+extern const int32_t cpjsua_ioqueue_max_handles; /* PJ_IOQUEUE_MAX_HANDLES */
+extern const int32_t cpjsua_rtp_pt_telephone_events; /* PJMEDIA_RTP_PT_TELEPHONE_EVENTS */
+/* pjsua's media defaults for the platform (pjsua_media_config_default). */
+extern const int32_t cpjsua_default_codec_quality; /* PJSUA_DEFAULT_CODEC_QUALITY */
+extern const int32_t cpjsua_default_clock_rate;    /* PJSUA_DEFAULT_CLOCK_RATE */
 /* The capacity of pjsua_call_info.media (PJMEDIA_MAX_SDP_MEDIA entries). */
 extern const int32_t cpjsua_max_call_media;
 /* Whether the library was built with video (PJMEDIA_HAS_VIDEO): 1 or 0. */

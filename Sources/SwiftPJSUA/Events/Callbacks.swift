@@ -1,3 +1,4 @@
+import CPJSUASupport
 import Foundation
 import PJSIP
 
@@ -199,8 +200,9 @@ func callIdentity(_ call: PJSUA.Call, _ info: UnsafePointer<pjsua_call_info>) ->
 /// The Call-ID and the printed From header URI of an INVITE, whole.
 private func identity(of rdata: UnsafeMutablePointer<pjsip_rx_data>) -> CallbackContext.InviteIdentity? {
     guard let callID = rdata.pointee.msg_info.cid, let from = rdata.pointee.msg_info.from else { return nil }
-    // A From that fit a 4000-byte message prints within 4 kB.
-    var buffer = [CChar](repeating: 0, count: 4096)
+    // A From that fit the received message prints within PJSIP_MAX_PKT_LEN (4000 on Linux, 16000
+    // in the iOS binary); a fixed 4 kB cut longer ones to pjsua's own 256-character copy.
+    var buffer = [CChar](repeating: 0, count: Int(cpjsua_max_pkt_len) + 1)
     let length = buffer.withUnsafeMutableBufferPointer { out in
         pjsip_uri_print(PJSIP_URI_IN_FROMTO_HDR, UnsafeRawPointer(from.pointee.uri), out.baseAddress, out.count - 1)
     }

@@ -109,7 +109,7 @@ extension PJSUA {
         /// half of an attended transfer. True by default; false refuses it with 603 Decline.
         public var acceptsReplaces: Bool = true
         /// The conference bridge's clock rate and resampler (see ``MediaSettings``); pjsua's
-        /// defaults (16 kHz, high quality). ``MediaSettings/telephony`` for PCMU/PCMA servers and bots.
+        /// defaults for the build (16 kHz; high quality on Linux, medium in the iOS binary). ``MediaSettings/telephony`` for PCMU/PCMA servers and bots.
         public var media = MediaSettings()
         /// STUN, ICE and TURN for every account (each can override ICE and TURN). Off by default.
         public var nat = NATTraversal()
@@ -134,9 +134,15 @@ extension PJSUA {
         /// Codecs offered first, in this order, where the build has them (ids or prefixes as
         /// in ``PJSUA/setCodecPriority(_:to:)``, at most 64); the others keep pjmedia's
         /// priorities behind them.
-        /// Opus by default: two engines then talk Opus rather than pjmedia's first pick
-        /// (speex/16000, which some peers render distorted).
-        public var preferredCodecs: [String] = ["opus"]
+        /// By default the best the build has: Opus, then G.722, then PCMU and PCMA
+        /// (``defaultPreferredCodecs``). Without it pjmedia offers in its registration order:
+        /// speex/16000 first on the Linux build (which some peers render distorted), and iLBC
+        /// first in the iOS binary, which has no Opus, so two iPhones talked narrowband iLBC
+        /// although both had G.722. iLBC and G.729 come first only when named here.
+        public var preferredCodecs: [String] = Configuration.defaultPreferredCodecs
+        /// The default ``preferredCodecs``: Opus, G.722 (`G722/16000`, not G.722.1), PCMU, PCMA;
+        /// each only where the build has it.
+        public static let defaultPreferredCodecs = ["opus", "G722/16000", "PCMU", "PCMA"]
         /// What happens when an outgoing call is redirected (3xx); followed by default.
         public var redirectPolicy: RedirectPolicy = .follow
         /// Whether DTMF tones in the received audio are recognised and published as

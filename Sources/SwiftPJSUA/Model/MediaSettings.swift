@@ -30,7 +30,8 @@ extension PJSUA {
     /// In short: the default costs a PCMU call 10-13 ms of CPU per call-second; a server or bot
     /// answering PCMU/PCMA calls should set ``bot`` (0.6-0.7 ms, ~155 kB per call).
     ///
-    /// - The default (16 kHz, ``ResamplerQuality/high``, pjsua's own) suits phones: wideband
+    /// - The default (pjsua's own for the build: 16 kHz, ``ResamplerQuality/high`` on Linux,
+    ///   ``ResamplerQuality/medium`` in the iOS binary) suits phones: wideband
     ///   codecs (Opus, G.722) keep their bandwidth and a phone has one or two calls.
     /// - ``telephony`` (8 kHz) suits servers and bots whose calls are PCMU/PCMA (most trunks
     ///   and PBXs): nothing is resampled. Wideband calls are then narrowed to 4 kHz of audio.
@@ -81,8 +82,12 @@ extension PJSUA {
         /// Drives `pjmedia_codec_opus_set_default_param()`.
         public var opusSampleRate: Int?
 
-        /// Creates media settings; the defaults are pjsua's.
-        public init(clockRate: Int = 16000, resamplerQuality: ResamplerQuality = .high, jitterBufferMax: Duration? = nil,
+        /// Creates media settings; the defaults are pjsua's for the platform (its
+        /// `pjsua_media_config_default()`): the build's `PJSUA_DEFAULT_CLOCK_RATE` and
+        /// `PJSUA_DEFAULT_CODEC_QUALITY` (16 kHz and ``ResamplerQuality/high`` on Linux, 16 kHz
+        /// and ``ResamplerQuality/medium`` in the iOS binary, whose preset saves a phone's battery).
+        public init(clockRate: Int = MediaSettings.platformClockRate,
+                    resamplerQuality: ResamplerQuality = .platformDefault, jitterBufferMax: Duration? = nil,
                     connectsCallsToAudioDevice: Bool = true, opusSampleRate: Int? = nil) {
             self.clockRate = clockRate
             self.resamplerQuality = resamplerQuality
@@ -99,6 +104,9 @@ extension PJSUA {
         /// through players, recorders, frames or conferences and never opens a device. The
         /// cheapest setting for PCMU/PCMA calls (see "Media cost at scale" in <doc:Performance>).
         public static let bot = MediaSettings(clockRate: 8000, resamplerQuality: .fast, connectsCallsToAudioDevice: false)
+
+        /// pjsua's default bridge rate in this build (`PJSUA_DEFAULT_CLOCK_RATE`): 16000.
+        public static let platformClockRate = Int(cpjsua_default_clock_rate)
 
         /// The clock rates the bridge may run at.
         public static let clockRates = [8000, 16000, 32000, 48000]
@@ -151,6 +159,15 @@ extension PJSUA {
         /// libsamplerate it also delays each direction of a resampled call by one more frame
         /// (20 ms, measured by `pjsua-bench frames --clock-rate 16000`).
         case high
+
+        /// pjsua's default in this build (`PJSUA_DEFAULT_CODEC_QUALITY`): ``high`` (8) on Linux,
+        /// ``medium`` (4) in the iOS binary (the iPhone preset's small filter).
+        public static let platformDefault = ResamplerQuality(pjsuaQuality: Int(cpjsua_default_codec_quality))
+
+        /// The case for a pjsua quality: at least 8 is ``high``, at least 4 ``medium``, else ``fast``.
+        init(pjsuaQuality quality: Int) {
+            self = quality >= 8 ? .high : quality >= 4 ? .medium : .fast
+        }
 
         var pjsuaQuality: Int {
             switch self {
