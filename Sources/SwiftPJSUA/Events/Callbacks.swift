@@ -1,17 +1,14 @@
 import Foundation
 import PJSIP
 
-/// What pjsua's C callbacks may reach: the event hub of the running engine and the log handler.
+/// What pjsua's call callbacks keep per call between callbacks.
 ///
-/// pjsua is a process-wide singleton, so this is too. The callbacks below are file-private free
-/// functions (C function pointers) that hold no reference to the `PJSUA` actor, never re-enter
-/// it and never block: they read pjsua's state, publish an event and return.
+/// The callbacks below are file-private free functions (C function pointers) that hold no
+/// reference to the `PJSUA` actor, never re-enter it and never block: they read pjsua's state,
+/// publish an event to the current run (``EngineRun/current``) and return.
 enum CallbackContext {
     private static let lock = NSLock()
-    nonisolated(unsafe) private static var hub: EventHub?  // guarded by `lock`
-    nonisolated(unsafe) private static var logHandler: PJSUA.LogHandler?  // guarded by `lock`
     nonisolated(unsafe) private static var muted: Set<PJSUA.Call> = []  // guarded by `lock`
-    nonisolated(unsafe) private static var executor: PJSUAExecutor?  // guarded by `lock`
     /// The Call-ID and remote party of incoming calls, read whole from their INVITE.
     nonisolated(unsafe) private static var identities: [PJSUA.Call: InviteIdentity] = [:]  // guarded by `lock`
 
@@ -58,67 +55,12 @@ enum CallbackContext {
         }
     }
 
-    nonisolated(unsafe) private static var autoAnswerCode: PJSUA.SIPResponseCode?  // guarded by `lock`
-
-    static func activate(hub: EventHub, executor: PJSUAExecutor, logHandler: PJSUA.LogHandler?, autoAnswerCode: PJSUA.SIPResponseCode?) {
-        lock.lock()
-        defer { lock.unlock() }
-        self.hub = hub
-        self.executor = executor
-        self.logHandler = logHandler
-        self.autoAnswerCode = autoAnswerCode
-    }
-
-    /// The status code every incoming call is answered with inside the callback, if any.
-    static var automaticAnswer: PJSUA.SIPResponseCode? {
-        lock.withLock { autoAnswerCode }
-    }
-
     static func deactivate() {
         lock.lock()
         defer { lock.unlock() }
-        hub = nil
-        executor = nil
-        logHandler = nil
-        autoAnswerCode = nil
         muted = []
         identities = [:]
         inviteHeaders = [:]
-    }
-
-    /// Schedules the audio wiring of `call` on the engine's executor thread (see ``AudioWiring``),
-    /// ahead of any engine call made after the event that follows.
-    static func scheduleRewire(_ call: PJSUA.Call) {
-        currentExecutor?.execute {
-            // A wiring scheduled while pjsua was being destroyed finds the context inactive.
-            guard isActive else { return }
-            AudioWiring.rewire(call)
-            InbandDTMF.wire(call)
-            VideoWiring.rewire(call)
-        }
-    }
-
-    /// Runs `work` on the engine's executor thread, if the engine is still active then.
-    static func onEngineThread(_ work: @escaping @Sendable () -> Void) {
-        currentExecutor?.execute {
-            guard isActive else { return }
-            work()
-        }
-    }
-
-    /// Whether the calling thread is the running engine's executor thread.
-    static var isOnEngineThread: Bool {
-        currentExecutor?.isCurrent ?? false
-    }
-
-    private static var currentExecutor: PJSUAExecutor? {
-        lock.withLock { executor }
-    }
-
-    static var isActive: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return hub != nil
     }
 
     /// Calls whose microphone path (sound device -> call) stays disconnected; read by
@@ -134,23 +76,11 @@ enum CallbackContext {
         defer { lock.unlock() }
         return muted.contains(call)
     }
+}
 
-    static func publish(_ event: PJSUA.Event) {
-        lock.lock()
-        let hub = self.hub
-        lock.unlock()
-        hub?.publish(event)
-    }
-
-    static func log(level: Int, message: String) {
-        lock.lock()
-        let handler = logHandler
-        lock.unlock()
-        handler?(PJSUA.LogLevel(rawValue: level) ?? .trace, message)
-    }
-
+extension PJSUA {
     /// Installs the callbacks into a pjsua configuration.
-    static func install(into config: inout pjsua_config, logging: inout pjsua_logging_config) {
+    func installCallbacks(into config: inout pjsua_config, logging: inout pjsua_logging_config) {
         config.cb.on_incoming_call = onIncomingCall
         config.cb.on_call_state = onCallState
         config.cb.on_call_media_state = onCallMediaState
@@ -175,10 +105,10 @@ private func onIncomingCall(_ accID: pjsua_acc_id, _ callID: pjsua_call_id, _ rd
         return PJSUA.Event.incomingCall(account: accountHandle(accID), call: call, sipCallID: identity.sipCallID,
                                         from: identity.remote, offeredVideo: info.pointee.rem_vid_cnt > 0)
     }
-    if let event { CallbackContext.publish(event) }
+    if let event { EngineRun.current?.publish(event) }
     // Configuration.autoAnswerCode: answered here, on pjsua's thread, after the event (so that
     // subscribers see the call before its state changes). pjsua's own app answers the same way.
-    if let code = CallbackContext.automaticAnswer {
+    if let code = EngineRun.current?.autoAnswerCode {
         if code.isError {
             pjsua_call_hangup(callID, UInt32(code.rawValue), nil, nil)
         } else {
@@ -224,7 +154,7 @@ private func onCallState(_ callID: pjsua_call_id, _ event: UnsafeMutablePointer<
         TransferContext.callEnded(call)
         MediaCallbacks.callEnded(call)
     }
-    CallbackContext.publish(published)
+    EngineRun.current?.publish(published)
 }
 
 private func onCallMediaState(_ callID: pjsua_call_id) {
@@ -236,11 +166,11 @@ private func onCallMediaState(_ callID: pjsua_call_id) {
     // The one pjsua call made here: a video the app asked not to send at once is stopped before
     // pjsua's delayed start of encoding (see VideoWiring).
     VideoWiring.holdBackTransmission(of: call)
-    CallbackContext.scheduleRewire(call)
-    CallbackContext.publish(published)
+    EngineRun.current?.scheduleRewire(call)
+    EngineRun.current?.publish(published)
     // Calls that never had a video stream publish no video event.
     let streams = withCallInfo(callID) { info in readVideoStreams(callID, info) } ?? []
-    if !streams.isEmpty { CallbackContext.publish(.videoMedia(call: call, streams: streams)) }
+    if !streams.isEmpty { EngineRun.current?.publish(.videoMedia(call: call, streams: streams)) }
 }
 
 private func onRegState(_ accID: pjsua_acc_id, _ info: UnsafeMutablePointer<pjsua_reg_info>?) {
@@ -251,7 +181,7 @@ private func onRegState(_ accID: pjsua_acc_id, _ info: UnsafeMutablePointer<pjsu
         isUnregistration: info.pointee.renew == 0,
         transportStatus: param.status)
     state.certificateError = CertificateRefusals.error(status: param.status, code: state.status.code, reason: state.status.reason)
-    CallbackContext.publish(.registration(account: accountHandle(accID), state: state))
+    EngineRun.current?.publish(.registration(account: accountHandle(accID), state: state))
 }
 
 private func onIPChangeProgress(_ operation: pjsua_ip_change_op, _ status: pj_status_t,
@@ -278,12 +208,12 @@ private func onIPChangeProgress(_ operation: pjsua_ip_change_op, _ status: pj_st
     default: return
     }
     let error = status == pjSuccess ? nil : PJSUAError(status: status, operation: "IP change (\(step))")
-    CallbackContext.publish(.ipChange(step: step, error: error))
+    EngineRun.current?.publish(.ipChange(step: step, error: error))
 }
 
 private func onLog(_ level: Int32, _ data: UnsafePointer<CChar>?, _ length: Int32) {
     guard let data, length > 0 else { return }
     var message = String(decoding: UnsafeRawBufferPointer(start: data, count: Int(length)), as: UTF8.self)
     while message.hasSuffix("\n") { message.removeLast() }
-    CallbackContext.log(level: Int(level), message: message)
+    EngineRun.current?.log(level: Int(level), message: message)
 }

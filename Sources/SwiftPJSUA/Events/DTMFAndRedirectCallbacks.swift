@@ -6,7 +6,6 @@ import PJSIP
 /// reference to the actor, never block, publish and return.
 enum MediaCallbacks {
     private static let lock = NSLock()
-    nonisolated(unsafe) private static var redirectPolicy = PJSUA.RedirectPolicy.follow  // guarded by `lock`
     /// RFC 4733 digits whose start arrived and whose end has not (yet).
     nonisolated(unsafe) private static var pendingDigits: [PJSUA.Call: PendingDigit] = [:]  // guarded by `lock`
 
@@ -16,15 +15,8 @@ enum MediaCallbacks {
         var durationMilliseconds: UInt32
     }
 
-    static func activate(redirectPolicy policy: PJSUA.RedirectPolicy) {
-        lock.withLock {
-            redirectPolicy = policy
-            pendingDigits = [:]
-        }
-    }
-
-    static var policy: PJSUA.RedirectPolicy {
-        lock.withLock { redirectPolicy }
+    static func activate() {
+        lock.withLock { pendingDigits = [:] }
     }
 
     /// A call ended: a digit whose end packet never came is published now, with the duration
@@ -52,7 +44,7 @@ enum MediaCallbacks {
 
     private static func publish(_ pending: PendingDigit, of call: PJSUA.Call) {
         let duration: Duration? = pending.durationMilliseconds == 0 ? nil : .milliseconds(Int(pending.durationMilliseconds))
-        CallbackContext.publish(.dtmf(call: call, digit: PJSUA.DTMFDigit(digit: pending.digit, method: .rfc4733, duration: duration)))
+        EngineRun.current?.publish(.dtmf(call: call, digit: PJSUA.DTMFDigit(digit: pending.digit, method: .rfc4733, duration: duration)))
     }
 }
 
@@ -67,7 +59,7 @@ func onDTMFEvent(_ callID: pjsua_call_id, _ event: UnsafePointer<pjsua_dtmf_even
     if event.method == PJSUA_DTMF_METHOD_SIP_INFO {
         // pjsua reports 0 for an INFO body without a Duration line.
         let duration: Duration? = unknown || event.duration == 0 ? nil : .milliseconds(Int(event.duration))
-        CallbackContext.publish(.dtmf(call: call, digit: PJSUA.DTMFDigit(digit: digit, method: .sipInfo, duration: duration)))
+        EngineRun.current?.publish(.dtmf(call: call, digit: PJSUA.DTMFDigit(digit: digit, method: .sipInfo, duration: duration)))
         return
     }
     MediaCallbacks.received(call, digit: digit, timestamp: event.timestamp, durationMilliseconds: unknown ? 0 : event.duration,
@@ -76,7 +68,7 @@ func onDTMFEvent(_ callID: pjsua_call_id, _ event: UnsafePointer<pjsua_dtmf_even
 
 /// `on_call_redirected`: reports the target and answers with the configured policy.
 func onCallRedirected(_ callID: pjsua_call_id, _ target: UnsafePointer<pjsip_uri>?, _ event: UnsafePointer<pjsip_event>?) -> pjsip_redirect_op {
-    let policy = MediaCallbacks.policy
+    let policy = EngineRun.current?.redirectPolicy ?? .follow
     var status = PJSUA.SIPStatus(code: 0, reason: "")
     if let event, event.pointee.type == PJSIP_EVENT_TSX_STATE, let transaction = event.pointee.body.tsx_state.tsx {
         status = PJSUA.SIPStatus(code: .init(rawValue: Int(transaction.pointee.status_code)), reason: String(pj: transaction.pointee.status_text))
@@ -93,7 +85,7 @@ func onCallRedirected(_ callID: pjsua_call_id, _ target: UnsafePointer<pjsip_uri
             }
         }
     }
-    CallbackContext.publish(.redirected(PJSUA.Redirect(call: callHandle(callID), target: uri, status: status, isFollowed: policy == .follow)))
+    EngineRun.current?.publish(.redirected(PJSUA.Redirect(call: callHandle(callID), target: uri, status: status, isFollowed: policy == .follow)))
     switch policy {
     case .follow: return PJSIP_REDIRECT_ACCEPT
     // REJECT rather than STOP: pjsip_inv_process_redirect ends a STOPped call with 487 Request

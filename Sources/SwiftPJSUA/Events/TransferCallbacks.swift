@@ -1,8 +1,9 @@
 import Foundation
 import PJSIP
 
-/// What the transfer callbacks need: the REFER policy, the calls to end once their transfer
-/// succeeded, and the call whose REFER is being followed right now.
+/// What the transfer callbacks keep: the calls to end once their transfer succeeded, and the
+/// call whose REFER is being followed right now (the REFER policy is the run's,
+/// ``EngineRun/State/transferPolicy``).
 ///
 /// pjsua gives a call it creates for a REFER (`on_call_transferred`) or for an INVITE with
 /// Replaces the user data of the call it comes from, so both calls would carry the same handle
@@ -11,27 +12,16 @@ import PJSIP
 /// the same thread) and in `on_call_replaced`.
 enum TransferContext {
     private static let lock = NSLock()
-    nonisolated(unsafe) private static var policy = PJSUA.TransferPolicy.accept  // guarded by `lock`
-    nonisolated(unsafe) private static var replacesAccepted = true  // guarded by `lock`
     nonisolated(unsafe) private static var hangUpOnSuccess: Set<PJSUA.Call> = []  // guarded by `lock`
     /// The call whose accepted REFER pjsua is following (its slot and token).
     nonisolated(unsafe) private static var following: PJSUA.Call?  // guarded by `lock`
 
-    static func activate(policy: PJSUA.TransferPolicy, acceptsReplaces: Bool) {
+    static func activate() {
         lock.withLock {
-            self.policy = policy
-            replacesAccepted = acceptsReplaces
             hangUpOnSuccess = []
             following = nil
         }
     }
-
-    static func setPolicy(_ policy: PJSUA.TransferPolicy) {
-        lock.withLock { self.policy = policy }
-    }
-
-    static var currentPolicy: PJSUA.TransferPolicy { lock.withLock { policy } }
-    static var acceptsReplaces: Bool { lock.withLock { replacesAccepted } }
 
     /// Marks `call` to be hung up when its transfer reports a 2xx final status (or not).
     static func setHangUpOnSuccess(_ call: PJSUA.Call, _ hangUp: Bool) {
@@ -67,7 +57,7 @@ enum TransferContext {
         guard let origin else { return }
         let fresh = HandleToken.next()
         pjsua_call_set_user_data(slot, HandleToken.pointer(fresh))
-        CallbackContext.publish(.transferCallPlaced(call: origin, newCall: PJSUA.Call(slot: slot, token: fresh)))
+        EngineRun.current?.publish(.transferCallPlaced(call: origin, newCall: PJSUA.Call(slot: slot, token: fresh)))
     }
 
     static func install(into config: inout pjsua_config) {
@@ -145,12 +135,12 @@ private func onTransferRequest(_ callID: pjsua_call_id, _ destination: UnsafePoi
     let identity = withCallInfo(callID) { info in callIdentity(call, info) }
     let requester = identity.flatMap { ReferWatcher.takeReferredBy(sipCallID: $0.sipCallID) } ?? identity?.remote ?? ""
     let request = PJSUA.TransferRequest(call: call, target: String(pj: destination.pointee), requester: requester)
-    let verdict = TransferContext.currentPolicy.responseCode(for: request)
+    let verdict = (EngineRun.current?.withState { $0.transferPolicy } ?? .accept).responseCode(for: request)
     let accepted = verdict.isSuccess
     code.pointee = pjsip_status_code(rawValue: UInt32(verdict.rawValue))
     // The new call is audio-only like every call the engine places.
     if accepted, let setting { setting.pointee = PJSUA.callSetting() }
-    CallbackContext.publish(.transferRequested(PJSUA.TransferDecision(request: request, isAccepted: accepted)))
+    EngineRun.current?.publish(.transferRequested(PJSUA.TransferDecision(request: request, isAccepted: accepted)))
     TransferContext.follow(accepted ? call : nil)
 }
 
@@ -159,7 +149,7 @@ private func onTransferStatus(_ callID: pjsua_call_id, _ code: Int32, _ text: Un
     let call = callHandle(callID)
     let status = PJSUA.SIPStatus(code: .init(rawValue: Int(code)), reason: text.map { String(pj: $0.pointee) } ?? "")
     let isFinal = final != 0
-    CallbackContext.publish(.transferStatus(PJSUA.TransferProgress(call: call, status: status, isFinal: isFinal)))
+    EngineRun.current?.publish(.transferStatus(PJSUA.TransferProgress(call: call, status: status, isFinal: isFinal)))
     // A NOTIFY with 2xx ends the transfer even when the subscription is still active (pjsua then
     // unsubscribes): the transferee is talking to the target, so our leg has done its work.
     guard (200..<300).contains(Int(code)) || isFinal else { return }
@@ -174,7 +164,7 @@ private func onTransferStatus(_ callID: pjsua_call_id, _ code: Int32, _ text: Un
 private func onReplaceRequest(_ callID: pjsua_call_id, _ rdata: UnsafeMutablePointer<pjsip_rx_data>?, _ code: UnsafeMutablePointer<Int32>?,
                               _ text: UnsafeMutablePointer<pj_str_t>?, _ setting: UnsafeMutablePointer<pjsua_call_setting>?) {
     guard let code else { return }
-    if TransferContext.acceptsReplaces {
+    if EngineRun.current?.acceptsReplaces ?? true {
         if let setting { setting.pointee = PJSUA.callSetting() }
     } else {
         // pjsua replaces the default reason ("OK") with the code's own text.
@@ -187,5 +177,5 @@ private func onCallReplaced(_ oldCallID: pjsua_call_id, _ newCallID: pjsua_call_
     // pjsua copied the replaced call's user data (our token) into the new call.
     let fresh = HandleToken.next()
     pjsua_call_set_user_data(newCallID, HandleToken.pointer(fresh))
-    CallbackContext.publish(.callReplaced(call: old, newCall: PJSUA.Call(slot: newCallID, token: fresh)))
+    EngineRun.current?.publish(.callReplaced(call: old, newCall: PJSUA.Call(slot: newCallID, token: fresh)))
 }

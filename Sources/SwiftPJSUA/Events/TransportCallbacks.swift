@@ -71,5 +71,5 @@ func onTransportState(_ transport: UnsafeMutablePointer<pjsip_transport>?, _ sta
     let connection = PJSUA.TLSConnection(
         remote: remote, isOutgoing: transport.pointee.dir == PJSIP_TP_DIR_OUTGOING, isConnected: state == PJSIP_TP_STATE_CONNECTED,
         problems: problems, peerCommonName: commonName, error: error)
-    CallbackContext.publish(.tlsConnection(connection))
+    EngineRun.current?.publish(.tlsConnection(connection))
 }

@@ -17,15 +17,13 @@ enum InbandDTMF {
     }
 
     private static let lock = NSLock()
-    nonisolated(unsafe) private static var enabled = false  // guarded by `lock`
     nonisolated(unsafe) private static var attachments: [PJSUA.Call: Attachment] = [:]  // guarded by `lock`
     /// Pools of removed ports, released a while later: the bridge applies a removal at its next
     /// tick, and may touch the port until then (KL-22).
     nonisolated(unsafe) private static var retired: [(pool: UnsafeMutablePointer<pj_pool_t>, at: ContinuousClock.Instant)] = []  // guarded by `lock`
 
-    static func activate(_ detect: Bool) {
+    static func activate() {
         lock.withLock {
-            enabled = detect
             attachments = [:]
             retired = []
         }
@@ -34,8 +32,8 @@ enum InbandDTMF {
     /// Attaches a detector to `call` (or re-connects it to the call's current slot), and removes
     /// those of calls that ended. Executor thread only.
     static func wire(_ call: PJSUA.Call) {
-        let (on, existing) = lock.withLock { (enabled, attachments[call]) }
-        guard on else { return }
+        guard EngineRun.current?.detectsInbandDTMF ?? false else { return }
+        let existing = lock.withLock { attachments[call] }
         sweep()
         guard isLive(call), let source = withCallInfo(call.slot, { info in activeAudioSlots(info).first }) ?? nil else { return }
         if let existing {
@@ -144,7 +142,7 @@ private func detectorPutFrame(_ port: UnsafeMutablePointer<pjmedia_port>?, _ fra
     }
     if let detection {
         let digit = PJSUA.DTMFDigit(digit: detection.digit, method: .inband, duration: .milliseconds(detection.milliseconds))
-        CallbackContext.publish(.dtmf(call: box.call, digit: digit))
+        EngineRun.current?.publish(.dtmf(call: box.call, digit: digit))
     }
     return pjSuccess
 }

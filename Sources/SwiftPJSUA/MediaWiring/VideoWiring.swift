@@ -139,7 +139,7 @@ enum VideoWiring {
         guard attempt < 100 else { return }
         Task {
             try? await Task.sleep(for: .milliseconds(100))
-            CallbackContext.onEngineThread {
+            EngineRun.current?.onEngineThread {
                 guard let tap = lock.withLock({ counters[call] }), let incoming = incoming(call.slot), incoming.decoder == tap.source else { return }
                 guard incoming.size != tap.size else { return followDecodedSize(of: call, attempt: attempt + 1) }
                 var pointer: OpaquePointer?
@@ -226,7 +226,7 @@ enum VideoWiring {
 
     /// A call ended: its taps go, on the executor thread (this runs in pjsua's callback).
     static func callEnded(_ call: PJSUA.Call) {
-        CallbackContext.onEngineThread {
+        EngineRun.current?.onEngineThread {
             let (tap, ended): (Tap?, [Subscription]) = lock.withLock {
                 let tap = counters.removeValue(forKey: call)
                 let ended = subscriptions.filter { $0.value.call == call }
