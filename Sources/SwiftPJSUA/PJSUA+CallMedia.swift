@@ -1,13 +1,11 @@
 import PJSIP
 
-/// What the engine keeps for call media beyond pjsua's own: tone generators, in-band DTMF
-/// senders and the statistics timer. Part of the run (``EngineRun/State``), made at start and
+/// What the engine keeps for call media beyond pjsua's own and beyond any one call: tone
+/// generators and the statistics timer. Part of the run (``EngineRun/State``), made at start and
 /// released by its teardown, before pjsua_destroy; used on the executor thread only.
 struct CallMediaResources {
     /// Tones started with ``PJSUA/playTone(_:on:)``, by token.
     var tones: [UInt: ToneSource] = [:]
-    /// One in-band DTMF generator per call that sent in-band digits.
-    var inbandDTMF: [PJSUA.Call: ToneSource] = [:]
     /// The task publishing ``PJSUA/Event/stats(call:quality:)``.
     var statisticsTask: Task<Void, Never>?
 }
@@ -15,8 +13,6 @@ struct CallMediaResources {
 extension PJSUA {
     /// Starts what the configuration asks of call media: codec preferences and statistics.
     func startCallMedia(_ configuration: Configuration) throws(PJSUAError) {
-        MediaCallbacks.activate()
-        InbandDTMF.activate()
         try preferCodecs(configuration.preferredCodecs)
         try configuration.media.applyToCodecs()
         startStatistics(every: configuration.statisticsInterval)

@@ -34,11 +34,11 @@ extension PJSUA {
             releaseFinishedTones()
             let run = try requireRunning()
             let source: ToneSource
-            if let existing = run.withState({ $0.callMedia.inbandDTMF[call] }) {
+            if let existing = run.record(of: call, { $0.inbandSender }) ?? nil {
                 source = existing
             } else {
                 source = try ToneSource(name: "dtmf", call: call)
-                run.withState { $0.callMedia.inbandDTMF[call] = source }
+                run.withCall(call) { $0.inbandSender = source }
             }
             // The call's conference slot changes when a re-INVITE rebuilds its stream.
             try source.connect(to: port)

@@ -154,9 +154,5 @@ extension PJSUA {
             source.destroy()
             run.withState { _ = $0.callMedia.tones.removeValue(forKey: token) }
         }
-        for (call, source) in media.inbandDTMF where !isLive(call) {
-            source.destroy()
-            run.withState { _ = $0.callMedia.inbandDTMF.removeValue(forKey: call) }
-        }
     }
 }

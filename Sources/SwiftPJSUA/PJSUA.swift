@@ -109,7 +109,6 @@ public actor PJSUA {
         let run = EngineRun(configuration, hub: hub, executor: executor)
         EngineRun.begin(run)
         self.run = run
-        TransferContext.activate()
         do {
             try initialise(configuration)
             let transport = try openTransport(kind: configuration.transport, ipv6: configuration.ipv6,
@@ -220,17 +219,12 @@ public actor PJSUA {
             return (state.callMedia, state.players, state.recorders)
         }
         owned.0.statisticsTask?.cancel()
-        InbandDTMF.removeAll()
         for source in owned.0.tones.values { source.destroy() }
-        for source in owned.0.inbandDTMF.values { source.destroy() }
-        FrameTaps.detachAll()
-        VideoWiring.detachAll()
+        for record in run.takeAllCalls() { record.releaseMedia() }
         for id in owned.1.keys { pjsua_player_destroy(id) }
         for id in owned.2.keys { pjsua_recorder_destroy(id) }
         PJLibrary.destroyPJSUA(flags: flags)
         EngineRun.end()
-        CallbackContext.deactivate()
-        ConferenceWiring.deactivate()
         if endingSubscriptions { run.hub.finishAll() }
         EngineSlot.release()
     }

@@ -1,81 +1,17 @@
 import Foundation
 import PJSIP
 
-/// What pjsua's call callbacks keep per call between callbacks.
+/// A call's identity as its INVITE carried it: `pjsua_call_info` keeps only 127 characters of a
+/// Call-ID (`call_id[128]`) and prints a From longer than `PJSIP_MAX_URL_SIZE` (256) as
+/// "<-error: uri too long->", so incoming calls' are read from the INVITE itself and kept in the
+/// call's record.
 ///
 /// The callbacks below are file-private free functions (C function pointers) that hold no
 /// reference to the `PJSUA` actor, never re-enter it and never block: they read pjsua's state,
 /// publish an event to the current run (``EngineRun/current``) and return.
-enum CallbackContext {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var muted: Set<PJSUA.Call> = []  // guarded by `lock`
-    /// The Call-ID and remote party of incoming calls, read whole from their INVITE.
-    nonisolated(unsafe) private static var identities: [PJSUA.Call: InviteIdentity] = [:]  // guarded by `lock`
-
-    /// A call's identity as its INVITE carried it: `pjsua_call_info` keeps only 127 characters
-    /// of a Call-ID (`call_id[128]`) and prints a From longer than `PJSIP_MAX_URL_SIZE` (256)
-    /// as "<-error: uri too long->", so incoming calls' are read from the INVITE itself.
-    struct InviteIdentity {
-        let sipCallID: String
-        let remote: String
-    }
-
-    static func remember(_ identity: InviteIdentity, of call: PJSUA.Call) {
-        lock.withLock { identities[call] = identity }
-    }
-
-    static func identity(of call: PJSUA.Call) -> InviteIdentity? {
-        lock.withLock { identities[call] }
-    }
-
-    /// The headers of the INVITE of the last incoming call in each call slot, with that call's
-    /// token. Kept when the call ends (a subscriber may read them after the call's last event)
-    /// and replaced by the slot's next incoming call, so there are at most `maxCalls` of them.
-    nonisolated(unsafe) private static var inviteHeaders: [pjsua_call_id: (token: UInt, headers: [PJSUA.SIPHeader])] = [:]  // guarded by `lock`
-
-    static func rememberHeaders(_ headers: [PJSUA.SIPHeader], of call: PJSUA.Call) {
-        lock.withLock { inviteHeaders[call.slot] = (call.token, headers) }
-    }
-
-    /// The headers of `call`'s INVITE; nil for an outgoing call, or once its slot was reused.
-    static func headers(of call: PJSUA.Call) -> [PJSUA.SIPHeader]? {
-        lock.withLock {
-            guard let kept = inviteHeaders[call.slot], kept.token == call.token else { return nil }
-            return kept.headers
-        }
-    }
-
-    /// Drops what was kept for a call that has ended (its mute flag, its INVITE identity).
-    static func callEnded(_ call: PJSUA.Call) {
-        FrameTaps.callEnded(call)
-        VideoWiring.callEnded(call)
-        lock.withLock {
-            muted.remove(call)
-            _ = identities.removeValue(forKey: call)
-        }
-    }
-
-    static func deactivate() {
-        lock.lock()
-        defer { lock.unlock() }
-        muted = []
-        identities = [:]
-        inviteHeaders = [:]
-    }
-
-    /// Calls whose microphone path (sound device -> call) stays disconnected; read by
-    /// ``AudioWiring`` whenever it rewires a call.
-    static func setMuted(_ call: PJSUA.Call, _ isMuted: Bool) {
-        lock.lock()
-        defer { lock.unlock() }
-        if isMuted { muted.insert(call) } else { muted.remove(call) }
-    }
-
-    static func isMuted(_ call: PJSUA.Call) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return muted.contains(call)
-    }
+struct InviteIdentity {
+    let sipCallID: String
+    let remote: String
 }
 
 extension PJSUA {
@@ -98,8 +34,10 @@ extension PJSUA {
 
 private func onIncomingCall(_ accID: pjsua_acc_id, _ callID: pjsua_call_id, _ rdata: UnsafeMutablePointer<pjsip_rx_data>?) {
     let call = callHandle(callID)
-    if let whole = rdata.flatMap(identity(of:)) { CallbackContext.remember(whole, of: call) }
-    CallbackContext.rememberHeaders(rdata?.pointee.msg_info.msg.map(receivedHeaders) ?? [], of: call)
+    let run = EngineRun.current
+    if let whole = rdata.flatMap(identity(of:)) { run?.withCall(call) { $0.identity = whole } }
+    let headers = rdata?.pointee.msg_info.msg.map(receivedHeaders) ?? []
+    run?.withState { $0.inviteHeaders[callID] = (call.token, headers) }
     let event = withCallInfo(callID) { info in
         let identity = callIdentity(call, info)
         return PJSUA.Event.incomingCall(account: accountHandle(accID), call: call, sipCallID: identity.sipCallID,
@@ -120,13 +58,13 @@ private func onIncomingCall(_ accID: pjsua_acc_id, _ callID: pjsua_call_id, _ rd
 
 /// The Call-ID and remote party of `call`: whole from its INVITE when it came in, otherwise
 /// pjsua's (for our own calls, whose Call-ID pjsua made and whose remote URI we validated).
-func callIdentity(_ call: PJSUA.Call, _ info: UnsafePointer<pjsua_call_info>) -> CallbackContext.InviteIdentity {
-    CallbackContext.identity(of: call)
-        ?? CallbackContext.InviteIdentity(sipCallID: String(pj: info.pointee.call_id), remote: String(pj: info.pointee.remote_info))
+func callIdentity(_ call: PJSUA.Call, _ info: UnsafePointer<pjsua_call_info>) -> InviteIdentity {
+    (EngineRun.current?.record(of: call) { $0.identity } ?? nil)
+        ?? InviteIdentity(sipCallID: String(pj: info.pointee.call_id), remote: String(pj: info.pointee.remote_info))
 }
 
 /// The Call-ID and the printed From header URI of an INVITE, whole.
-private func identity(of rdata: UnsafeMutablePointer<pjsip_rx_data>) -> CallbackContext.InviteIdentity? {
+private func identity(of rdata: UnsafeMutablePointer<pjsip_rx_data>) -> InviteIdentity? {
     guard let callID = rdata.pointee.msg_info.cid, let from = rdata.pointee.msg_info.from else { return nil }
     // A From that fit a 4000-byte message prints within 4 kB.
     var buffer = [CChar](repeating: 0, count: 4096)
@@ -137,7 +75,7 @@ private func identity(of rdata: UnsafeMutablePointer<pjsip_rx_data>) -> Callback
     let remote = buffer.withUnsafeBufferPointer { raw in
         String(decoding: UnsafeRawBufferPointer(raw).prefix(Int(length)), as: UTF8.self)
     }
-    return CallbackContext.InviteIdentity(sipCallID: String(pj: callID.pointee.id), remote: remote)
+    return InviteIdentity(sipCallID: String(pj: callID.pointee.id), remote: remote)
 }
 
 private func onCallState(_ callID: pjsua_call_id, _ event: UnsafeMutablePointer<pjsip_event>?) {
@@ -150,9 +88,7 @@ private func onCallState(_ callID: pjsua_call_id, _ event: UnsafeMutablePointer<
     }
     guard let published else { return }
     if case .callState(_, .disconnected, _, _) = published {
-        CallbackContext.callEnded(call)
-        TransferContext.callEnded(call)
-        MediaCallbacks.callEnded(call)
+        EngineRun.current?.endCall(call)
     }
     EngineRun.current?.publish(published)
 }

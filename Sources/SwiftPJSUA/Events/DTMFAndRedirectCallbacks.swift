@@ -5,25 +5,12 @@ import PJSIP
 /// little state they keep. Same rules as ``CallbackContext``: they run on pjsua's threads, hold no
 /// reference to the actor, never block, publish and return.
 enum MediaCallbacks {
-    private static let lock = NSLock()
-    /// RFC 4733 digits whose start arrived and whose end has not (yet).
-    nonisolated(unsafe) private static var pendingDigits: [PJSUA.Call: PendingDigit] = [:]  // guarded by `lock`
-
+    /// An RFC 4733 digit whose start arrived and whose end has not (yet): kept in the call's
+    /// record (``CallRecord/pendingDigit``).
     struct PendingDigit {
         let digit: Character
         let timestamp: UInt32
         var durationMilliseconds: UInt32
-    }
-
-    static func activate() {
-        lock.withLock { pendingDigits = [:] }
-    }
-
-    /// A call ended: a digit whose end packet never came is published now, with the duration
-    /// seen so far (pjmedia warns that end indications can be lost).
-    static func callEnded(_ call: PJSUA.Call) {
-        let pending = lock.withLock { pendingDigits.removeValue(forKey: call) }
-        if let pending { publish(pending, of: call) }
     }
 
     /// One RFC 4733 indication. A digit is published once: when it ends (with its total
@@ -31,18 +18,17 @@ enum MediaCallbacks {
     /// pjmedia reports an event's end once; a digit whose start was lost still counts.
     static func received(_ call: PJSUA.Call, digit: Character, timestamp: UInt32, durationMilliseconds: UInt32, isEnd: Bool) {
         let indication = PendingDigit(digit: digit, timestamp: timestamp, durationMilliseconds: durationMilliseconds)
-        var flushed: PendingDigit?
-        lock.withLock {
-            if let current = pendingDigits[call], current.digit != digit || current.timestamp != timestamp {
-                flushed = current
-            }
-            pendingDigits[call] = isEnd ? nil : indication
+        guard let run = EngineRun.current else { return }
+        let flushed: PendingDigit? = run.withCall(call) { record in
+            defer { record.pendingDigit = isEnd ? nil : indication }
+            guard let current = record.pendingDigit, current.digit != digit || current.timestamp != timestamp else { return nil }
+            return current
         }
         if let flushed { publish(flushed, of: call) }
         if isEnd { publish(indication, of: call) }
     }
 
-    private static func publish(_ pending: PendingDigit, of call: PJSUA.Call) {
+    static func publish(_ pending: PendingDigit, of call: PJSUA.Call) {
         let duration: Duration? = pending.durationMilliseconds == 0 ? nil : .milliseconds(Int(pending.durationMilliseconds))
         EngineRun.current?.publish(.dtmf(call: call, digit: PJSUA.DTMFDigit(digit: pending.digit, method: .rfc4733, duration: duration)))
     }

@@ -17,7 +17,7 @@ enum AudioWiring {
         Probe.note(onExecutor: (EngineRun.current?.isOnEngineThread ?? false))
         guard let run = EngineRun.current, isLive(call) else { return }
         let wiresCallsToSlotZero = run.wiresCallsToSlotZero
-        let muted = CallbackContext.isMuted(call)
+        let muted = run.record(of: call) { $0.isMuted } ?? false
         _ = withCallInfo(call.slot) { info in
             for slot in activeAudioSlots(info) {
                 if wiresCallsToSlotZero {

@@ -42,8 +42,33 @@ final class EngineRun: @unchecked Sendable {
         var players: [Int32: UInt] = [:]
         /// Recorders by id, with their handle's token.
         var recorders: [Int32: UInt] = [:]
-        /// Tone generators, in-band DTMF senders and the statistics timer.
+        /// Tone generators and the statistics timer.
         var callMedia = CallMediaResources()
+        /// One record per call: everything kept for a call lives in it, and it goes in one
+        /// place (``EngineRun/endCall(_:)``).
+        var calls: [PJSUA.Call: CallRecord] = [:]
+        /// The headers of the INVITE of the last incoming call in each call slot, with that
+        /// call's token. Not part of the call's record on purpose: they stay readable after the
+        /// call ended (a subscriber may read them after its last event) until the slot's next
+        /// incoming call replaces them, so there are at most `maxCalls` of them.
+        var inviteHeaders: [pjsua_call_id: (token: UInt, headers: [PJSUA.SIPHeader])] = [:]
+        /// The call whose accepted REFER pjsua is following (``TransferContext``).
+        var followedTransfer: PJSUA.Call?
+        /// The `Referred-By` of the last REFER received, with its dialog's Call-ID
+        /// (``ReferWatcher``).
+        var lastReferredBy: (sipCallID: String, referredBy: String)?
+        /// The local conference's members (``ConferenceWiring``).
+        var conference: Set<PJSUA.Call> = []
+        /// The number of the last video subscription made.
+        var lastVideoSubscription = 0
+        /// Pools of ports removed from the bridge, released a while later: the bridge applies a
+        /// removal at its next tick, and may touch the port until then (KL-22). What is left at
+        /// teardown goes with pjsua.
+        var retiredPools: [(pool: UnsafeMutablePointer<pj_pool_t>, at: ContinuousClock.Instant)] = []
+        /// The most recent TLS certificate refusal, and the reason text pjsip gives a request
+        /// that failed because of one (``CertificateRefusals``).
+        var certificateRefusal: (error: PJSUAError, at: ContinuousClock.Instant)?
+        var certificateFailureReason: String?
     }
 
     init(_ configuration: PJSUA.Configuration, hub: EventHub, executor: PJSUAExecutor) {
@@ -62,6 +87,46 @@ final class EngineRun: @unchecked Sendable {
     /// Runs `body` with the run's mutable state, under `lock`. `body` only reads and writes it.
     func withState<T>(_ body: (inout State) throws -> T) rethrows -> T {
         try lock.withLock { try body(&state) }
+    }
+
+    /// Runs `body` with `call`'s record, made empty if the call had none; under `lock`.
+    func withCall<T>(_ call: PJSUA.Call, _ body: (inout CallRecord) throws -> T) rethrows -> T {
+        try lock.withLock { try body(&state.calls[call, default: CallRecord()]) }
+    }
+
+    /// Reads `call`'s record, if it has one, without making one.
+    func record<T>(of call: PJSUA.Call, _ read: (CallRecord) -> T) -> T? {
+        lock.withLock { state.calls[call].map(read) }
+    }
+
+    /// `call` ended (its DISCONNECTED state, on pjsua's thread): the one place a call's record
+    /// goes. A digit whose end packet never came is published now, with the duration seen so
+    /// far (pjmedia warns that end indications can be lost), and the call's frame ports are
+    /// closed; the record itself is removed on the executor thread, where its media leave the
+    /// bridge, unless the teardown took it first (both run there, so one of them does).
+    func endCall(_ call: PJSUA.Call) {
+        let (pending, channels) = withState { state in
+            let pending = state.calls[call]?.pendingDigit
+            state.calls[call]?.pendingDigit = nil
+            return (pending, state.calls[call]?.frameChannels.values.map(\.channel) ?? [])
+        }
+        if let pending { MediaCallbacks.publish(pending, of: call) }
+        for channel in channels { channel.close() }
+        onEngineThread { [self] in
+            let record = withState { state in
+                if state.followedTransfer == call { state.followedTransfer = nil }
+                return state.calls.removeValue(forKey: call)
+            }
+            record?.releaseMedia()
+        }
+    }
+
+    /// Every call's record, taken at teardown (executor thread, before pjsua_destroy).
+    func takeAllCalls() -> [CallRecord] {
+        withState { state in
+            defer { state.calls = [:] }
+            return Array(state.calls.values)
+        }
     }
 
     func publish(_ event: PJSUA.Event) {
