@@ -1,10 +1,10 @@
 import Foundation
 import PJSIP
 
-/// The C callbacks of the call surface beyond states: DTMF reception and redirects, and the
-/// little state they keep. Same rules as ``CallbackContext``: they run on pjsua's threads, hold no
-/// reference to the actor, never block, publish and return.
-enum MediaCallbacks {
+/// RFC 4733 digit reception for `on_dtmf_event` below (the redirect callback keeps no state).
+/// Like every callback, they run on pjsua's threads, hold no reference to the actor, never
+/// block, publish to the current run and return.
+enum DTMFReception {
     /// An RFC 4733 digit whose start arrived and whose end has not (yet): kept in the call's
     /// record (``CallRecord/pendingDigit``).
     struct PendingDigit {
@@ -48,7 +48,7 @@ func onDTMFEvent(_ callID: pjsua_call_id, _ event: UnsafePointer<pjsua_dtmf_even
         EngineRun.current?.publish(.dtmf(call: call, digit: PJSUA.DTMFDigit(digit: digit, method: .sipInfo, duration: duration)))
         return
     }
-    MediaCallbacks.received(call, digit: digit, timestamp: event.timestamp, durationMilliseconds: unknown ? 0 : event.duration,
+    DTMFReception.received(call, digit: digit, timestamp: event.timestamp, durationMilliseconds: unknown ? 0 : event.duration,
                             isEnd: event.flags & UInt32(PJMEDIA_STREAM_DTMF_IS_END.rawValue) != 0)
 }
 

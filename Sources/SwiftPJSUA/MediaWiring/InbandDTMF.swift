@@ -6,7 +6,7 @@ import PJSIP
 /// no in-band method).
 ///
 /// Ports are attached, re-attached after a media change, and removed on the engine's executor
-/// thread only, from the same step as ``AudioWiring`` (``CallbackContext/scheduleRewire(_:)``).
+/// thread only, from the same step as ``AudioWiring`` (``EngineRun/scheduleRewire(_:)``).
 /// The bridge's clock thread calls the port's `put_frame`, publishes each digit and returns.
 enum InbandDTMF {
     /// One call's detector port: the pool holding the port, the port, its bridge slot.

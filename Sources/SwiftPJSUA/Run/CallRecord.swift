@@ -13,7 +13,7 @@ struct CallRecord {
     /// Whether the call is hung up when its transfer reports a 2xx final status.
     var hangsUpOnTransferSuccess = false
     /// An RFC 4733 digit whose start arrived and whose end has not (yet).
-    var pendingDigit: MediaCallbacks.PendingDigit?
+    var pendingDigit: DTMFReception.PendingDigit?
     /// The video options asked for at make-call or answer time, and whether they were applied.
     var videoOptions: PJSUA.VideoOptions?
     var videoOptionsApplied = false

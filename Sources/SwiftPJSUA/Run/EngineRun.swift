@@ -110,7 +110,7 @@ final class EngineRun: @unchecked Sendable {
             state.calls[call]?.pendingDigit = nil
             return (pending, state.calls[call]?.frameChannels.values.map(\.channel) ?? [])
         }
-        if let pending { MediaCallbacks.publish(pending, of: call) }
+        if let pending { DTMFReception.publish(pending, of: call) }
         for channel in channels { channel.close() }
         onEngineThread { [self] in
             let record = withState { state in
@@ -166,6 +166,12 @@ final class EngineRun: @unchecked Sendable {
     }
 }
 
+// The anchor. The engine's other globals are not run state, and stay global on purpose:
+// `HandleToken` (handles are unique for the life of the process, across runs), `EngineSlot` (the
+// claim on pjsua across engines, which outlives the run being torn down), `PJLibrary` (PJLIB's
+// init count, shared with C code), `ReferWatcher.module` (C memory PJSIP keeps a pointer to
+// across runs), `FrameWakeUps` (the null clock's tick-end hook is a C function with no context
+// argument) and `AudioWiring.Probe` (a test counter).
 extension EngineRun {
     /// Guards `running`.
     private static let anchorLock = NSLock()
