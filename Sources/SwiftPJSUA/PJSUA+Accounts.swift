@@ -217,7 +217,8 @@ extension PJSUA {
 
     private func addAccountSlot(_ configuration: Account.Configuration, token: UInt, pushParameters: String?,
                                 registrationHeaders: HeaderList) throws(PJSUAError) -> pjsua_acc_id {
-        try withCStringArena { arena throws(PJSUAError) in
+        let pjsuaAnswersMessages = run?.pjsuaAnswersMessages ?? 1
+        return try withCStringArena { arena throws(PJSUAError) in
             var config = pjsua_acc_config()
             pjsua_acc_config_default(&config)
             config.id = arena.pj(configuration.id)
@@ -230,7 +231,7 @@ extension PJSUA {
             config.reg_retry_random_interval = UInt32(configuration.registrationRetry.jitter.wholeSeconds)
             config.ip_change_cfg.hangup_calls = configuration.ipChangeCalls == .hangUp ? 1 : 0
             Self.setNATTraversal(&config, configuration, arena)
-            config.auto_repond_sip_message = MessageResponse.pjsuaAnswers
+            config.auto_repond_sip_message = pjsuaAnswersMessages
             if let srtp = configuration.srtp { Self.apply(srtp, to: &config) }
             Self.setMediaBinding(&config, port: rtpPort, address: mediaBindAddress, arena)
             if let registrar = configuration.registrar { config.reg_uri = arena.pj(registrar) }
@@ -275,13 +276,14 @@ extension PJSUA {
         defer { pj_pool_release(pool) }
         var config = pjsua_acc_config()
         let (port, address) = (rtpPort, mediaBindAddress)
+        let pjsuaAnswersMessages = run?.pjsuaAnswersMessages ?? 1
         try withCStringArena { arena throws(PJSUAError) in
             // One pointer from get to modify or add: the copied header lists link back to their
             // heads inside the struct.
             try withUnsafeMutablePointer(to: &config) { (config) throws(PJSUAError) in
                 try check(pjsua_acc_get_config(slot, pool, config), "pjsua_acc_get_config")
                 Self.setMediaBinding(&config.pointee, port: port, address: address, arena)
-                if MessageResponse.pjsuaAnswers == 0 {
+                if pjsuaAnswersMessages == 0 {
                     // pjsua_acc_modify ignores auto_repond_sip_message (pjsua_acc.c copies the fields
                     // it handles one by one; this one is not among them), so the app's message
                     // responder needs the local account added again with it off. pjsua_acc_add

@@ -1,15 +1,11 @@
 import PJSIP
 
-// What the engine keeps for call media beyond pjsua's own (tone generators, in-band DTMF
-// senders and detectors, the statistics timer, the redirect policy): set up at start, released
-// before pjsua_destroy.
-
-/// The engine's tone generators and statistics timer; actor state of ``PJSUA``.
+/// What the engine keeps for call media beyond pjsua's own and beyond any one call: tone
+/// generators and the statistics timer. Part of the run (``EngineRun/State``), made at start and
+/// released by its teardown, before pjsua_destroy; used on the executor thread only.
 struct CallMediaResources {
     /// Tones started with ``PJSUA/playTone(_:on:)``, by token.
     var tones: [UInt: ToneSource] = [:]
-    /// One in-band DTMF generator per call that sent in-band digits.
-    var inbandDTMF: [PJSUA.Call: ToneSource] = [:]
     /// The task publishing ``PJSUA/Event/stats(call:quality:)``.
     var statisticsTask: Task<Void, Never>?
 }
@@ -17,20 +13,9 @@ struct CallMediaResources {
 extension PJSUA {
     /// Starts what the configuration asks of call media: codec preferences and statistics.
     func startCallMedia(_ configuration: Configuration) throws(PJSUAError) {
-        MediaCallbacks.activate(redirectPolicy: configuration.redirectPolicy)
-        InbandDTMF.activate(configuration.detectsInbandDTMF)
         try preferCodecs(configuration.preferredCodecs)
         try configuration.media.applyToCodecs()
         startStatistics(every: configuration.statisticsInterval)
-    }
-
-    /// Releases every tone generator and stops the statistics timer (before pjsua_destroy).
-    func stopCallMedia() {
-        callMedia.statisticsTask?.cancel()
-        InbandDTMF.removeAll()
-        for source in callMedia.tones.values { source.destroy() }
-        for source in callMedia.inbandDTMF.values { source.destroy() }
-        callMedia = CallMediaResources()
     }
 
     /// The most codecs ``Configuration/preferredCodecs`` may name (pjmedia has fewer).

@@ -142,7 +142,7 @@ extension PJSUA {
     /// Drives `pjsua_conf_disconnect()` / `pjsua_conf_connect()`.
     public func setMuted(_ call: Call, to muted: Bool) throws {
         _ = try resolve(call)
-        CallbackContext.setMuted(call, muted)
+        run?.withCall(call) { $0.isMuted = muted }
         // On the executor thread, like every wiring: see AudioWiring.
         AudioWiring.rewire(call)
     }
@@ -161,7 +161,7 @@ extension PJSUA {
     /// Whether a call's microphone path is muted.
     public func isMuted(_ call: Call) throws -> Bool {
         _ = try resolve(call)
-        return CallbackContext.isMuted(call)
+        return run?.record(of: call) { $0.isMuted } ?? false
     }
 
     /// Recovers signalling after the device's network changed (or after a VoIP push woke the
@@ -234,7 +234,10 @@ extension PJSUA {
     /// after the call ended, until pjsua gives the call's slot to another incoming call or the
     /// engine shuts down; nil for an outgoing call, and after that.
     public nonisolated func incomingCallHeaders(_ call: Call) -> [SIPHeader]? {
-        CallbackContext.headers(of: call)
+        EngineRun.current?.withState { state in
+            guard let kept = state.inviteHeaders[call.slot], kept.token == call.token else { return nil }
+            return kept.headers
+        }
     }
 
     /// The calls currently alive.

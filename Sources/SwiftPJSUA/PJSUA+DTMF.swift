@@ -32,12 +32,13 @@ extension PJSUA {
         case .inband:
             let port = try audioPort(of: call)
             releaseFinishedTones()
+            let run = try requireRunning()
             let source: ToneSource
-            if let existing = callMedia.inbandDTMF[call] {
+            if let existing = run.record(of: call, { $0.inbandSender }) ?? nil {
                 source = existing
             } else {
                 source = try ToneSource(name: "dtmf", call: call)
-                callMedia.inbandDTMF[call] = source
+                run.withCall(call) { $0.inbandSender = source }
             }
             // The call's conference slot changes when a re-INVITE rebuilds its stream.
             try source.connect(to: port)

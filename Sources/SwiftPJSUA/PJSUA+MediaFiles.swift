@@ -57,7 +57,7 @@ extension PJSUA {
             }
         }
         let token = HandleToken.next()
-        players[id] = token
+        run?.withState { $0.players[id] = token }
         return Player(id: id, token: token)
     }
 
@@ -100,8 +100,8 @@ extension PJSUA {
 
     /// A live player's conference slot.
     private func playerPort(_ player: Player) throws(PJSUAError) -> pjsua_conf_port_id {
-        try requireRunning()
-        guard players[player.id] == player.token else {
+        let run = try requireRunning()
+        guard run.withState({ $0.players[player.id] }) == player.token else {
             throw PJSUAError(.staleHandle, "\(player) is not a live player")
         }
         return pjsua_player_get_conf_port(player.id)
@@ -120,11 +120,15 @@ extension PJSUA {
     ///
     /// Drives `pjsua_player_destroy()`.
     public func stop(_ player: Player) throws {
-        try requireRunning()
-        guard players[player.id] == player.token else {
+        let run = try requireRunning()
+        let removed = run.withState { state in
+            guard state.players[player.id] == player.token else { return false }
+            state.players[player.id] = nil
+            return true
+        }
+        guard removed else {
             throw PJSUAError(.staleHandle, "\(player) is not a live player")
         }
-        players[player.id] = nil
         try check(pjsua_player_destroy(player.id), "cannot stop \(player)")
     }
 
@@ -158,7 +162,7 @@ extension PJSUA {
             throw error
         }
         let token = HandleToken.next()
-        recorders[id] = token
+        run?.withState { $0.recorders[id] = token }
         return Recorder(id: id, token: token)
     }
 
@@ -166,11 +170,15 @@ extension PJSUA {
     ///
     /// Drives `pjsua_recorder_destroy()`.
     public func stop(_ recorder: Recorder) throws {
-        try requireRunning()
-        guard recorders[recorder.id] == recorder.token else {
+        let run = try requireRunning()
+        let removed = run.withState { state in
+            guard state.recorders[recorder.id] == recorder.token else { return false }
+            state.recorders[recorder.id] = nil
+            return true
+        }
+        guard removed else {
             throw PJSUAError(.staleHandle, "\(recorder) is not a live recorder")
         }
-        recorders[recorder.id] = nil
         try check(pjsua_recorder_destroy(recorder.id), "cannot stop \(recorder)")
     }
 

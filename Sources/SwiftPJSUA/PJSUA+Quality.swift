@@ -48,16 +48,18 @@ extension PJSUA {
     }
 
     func startStatistics(every interval: Duration?) {
-        callMedia.statisticsTask?.cancel()
-        callMedia.statisticsTask = nil
+        guard let run else { return }
+        run.withState { $0.callMedia.statisticsTask }?.cancel()
+        run.withState { $0.callMedia.statisticsTask = nil }
         guard let interval else { return }
-        callMedia.statisticsTask = Task { [weak self] in
+        let task = Task { [weak self] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: interval)
                 guard !Task.isCancelled, let self else { return }
                 await self.publishStatistics()
             }
         }
+        run.withState { $0.callMedia.statisticsTask = task }
     }
 
     /// Publishes the quality of every call whose audio is active.

@@ -83,7 +83,7 @@ extension PJSUA {
     /// Drives `pjmedia_tonegen_create()`, `pjmedia_tonegen_play()` /
     /// `pjmedia_tonegen_play_digits()`, `pjsua_conf_add_port()` and `pjsua_conf_connect()`.
     public func playTone(_ tone: Tone, on call: Call? = nil) throws -> TonePlayer {
-        try requireRunning()
+        let run = try requireRunning()
         let listener: pjsua_conf_port_id = try call.map { call throws(PJSUAError) in try audioPort(of: call) } ?? 0
         try Self.validate(tone)
         releaseFinishedTones()
@@ -105,7 +105,7 @@ extension PJSUA {
             throw error
         }
         let token = HandleToken.next()
-        callMedia.tones[token] = source
+        run.withState { $0.callMedia.tones[token] = source }
         return TonePlayer(slot: source.slot, token: token)
     }
 
@@ -114,14 +114,14 @@ extension PJSUA {
     ///
     /// Drives `pjsua_conf_remove_port()` and `pjmedia_port_destroy()`.
     public func stopTone(_ player: TonePlayer) throws {
-        try requireRunning()
-        callMedia.tones.removeValue(forKey: player.token)?.destroy()
+        let run = try requireRunning()
+        run.withState { $0.callMedia.tones.removeValue(forKey: player.token) }?.destroy()
     }
 
     /// Whether a tone is still sounding (a one-shot tone ends by itself).
     public func isPlaying(_ player: TonePlayer) throws -> Bool {
-        try requireRunning()
-        return callMedia.tones[player.token]?.isBusy ?? false
+        let run = try requireRunning()
+        return run.withState { $0.callMedia.tones[player.token] }?.isBusy ?? false
     }
 
     private static func validate(_ tone: Tone) throws(PJSUAError) {
@@ -148,13 +148,11 @@ extension PJSUA {
     /// Releases one-shot tones that finished and tones of calls that ended.
     func releaseFinishedTones() {
         InbandDTMF.sweep()
-        for (token, source) in callMedia.tones where !source.isBusy || source.call.map({ !isLive($0) }) ?? false {
+        guard let run else { return }
+        let media = run.withState { $0.callMedia }
+        for (token, source) in media.tones where !source.isBusy || source.call.map({ !isLive($0) }) ?? false {
             source.destroy()
-            callMedia.tones[token] = nil
-        }
-        for (call, source) in callMedia.inbandDTMF where !isLive(call) {
-            source.destroy()
-            callMedia.inbandDTMF[call] = nil
+            run.withState { _ = $0.callMedia.tones.removeValue(forKey: token) }
         }
     }
 }

@@ -61,9 +61,9 @@ extension PJSUA {
 
     /// Changes how incoming REFERs are answered from now on (see ``Configuration/transferPolicy``).
     public func setTransferPolicy(_ policy: TransferPolicy) throws {
-        try requireRunning()
+        let run = try requireRunning()
         try policy.validate()
-        TransferContext.setPolicy(policy)
+        run.withState { $0.transferPolicy = policy }
     }
 
     /// The slot of a call that is established (CONFIRMED), or a typed error.

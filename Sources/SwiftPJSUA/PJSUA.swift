@@ -22,10 +22,8 @@ public actor PJSUA {
     var phase: Phase = .idle
     var transports: [Transport] = []
     var defaultAccount: Account?
-    var players: [Int32: UInt] = [:]
-    var recorders: [Int32: UInt] = [:]
-    /// Tone generators, in-band DTMF senders and the statistics timer (PJSUA+Tones, +Quality).
-    var callMedia = CallMediaResources()
+    /// What this run owns (nil while idle): made by ``start(_:)``, ended by ``tearDown(_:flags:endingSubscriptions:)``.
+    var run: EngineRun?
 
     /// The number of pjsua worker threads. Invariant 1: pjsua's worker threads pump SIP and media
     /// events; the executor thread does not poll. With 0, no callback would ever fire. Not a knob.
@@ -39,7 +37,7 @@ public actor PJSUA {
     deinit {
         let executor = self.executor
         let hub = self.hub
-        if phase != .idle {
+        if let run {
             // Dropped while running: pjsua is torn down on the engine's own thread, after the
             // work already queued there, and the thread then ends by itself. Nothing here waits,
             // so releasing the last reference never blocks the releasing thread (it may be the
@@ -47,13 +45,7 @@ public actor PJSUA {
             // Unregistrations and BYEs are sent, their answers not awaited. A new engine's
             // start() waits for this teardown to finish (EngineSlot).
             EngineSlot.beginTeardown()
-            executor.execute {
-                FrameTaps.detachAll()
-                VideoWiring.detachAll()
-                CredentialRequests.close()
-                PJLibrary.destroyPJSUA(flags: PJSUA_DESTROY_NO_RX_MSG)
-                PJSUA.finishTeardown(hub: hub)
-            }
+            executor.execute { PJSUA.tearDown(run, flags: PJSUA_DESTROY_NO_RX_MSG) }
         } else {
             // Dropped while idle: no run will ever end the subscriptions, so end them now.
             hub.finishAll()
@@ -114,10 +106,9 @@ public actor PJSUA {
             phase = .idle
             throw error
         }
-        CallbackContext.activate(hub: hub, executor: executor, logHandler: configuration.logHandler,
-                                 autoAnswerCode: configuration.autoAnswerCode)
-        TransferContext.activate(policy: configuration.transferPolicy, acceptsReplaces: configuration.acceptsReplaces)
-        MessageResponse.responder = configuration.messageResponder
+        let run = EngineRun(configuration, hub: hub, executor: executor)
+        EngineRun.begin(run)
+        self.run = run
         do {
             try initialise(configuration)
             let transport = try openTransport(kind: configuration.transport, ipv6: configuration.ipv6,
@@ -132,9 +123,9 @@ public actor PJSUA {
             phase = .running
             return transport
         } catch {
-            PJLibrary.destroyPJSUA(flags: PJSUA_DESTROY_NO_NETWORK)
             // A failed start is not a shutdown: subscribers keep waiting for the next run.
-            Self.finishTeardown(hub: hub, endingSubscriptions: false)
+            Self.tearDown(run, flags: PJSUA_DESTROY_NO_NETWORK, endingSubscriptions: false)
+            self.run = nil
             transports = []
             defaultAccount = nil
             phase = .idle
@@ -168,18 +159,10 @@ public actor PJSUA {
         while pjsua_call_get_count() > 0 && ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(5))
         }
-        stopCallMedia()
-        FrameTaps.detachAll()
-        VideoWiring.detachAll()
-        for (id, _) in players { pjsua_player_destroy(id) }
-        for (id, _) in recorders { pjsua_recorder_destroy(id) }
-        players = [:]
-        recorders = [:]
-        CredentialRequests.close()
         // We waited for the unregistrations ourselves; NO_RX_MSG skips pjsua's fixed one-second
         // grace sleep. Remaining calls are still hung up (transmission stays on).
-        PJLibrary.destroyPJSUA(flags: PJSUA_DESTROY_NO_RX_MSG)
-        Self.finishTeardown(hub: hub)
+        if let run { Self.tearDown(run, flags: PJSUA_DESTROY_NO_RX_MSG) }
+        run = nil
         transports = []
         defaultAccount = nil
         nullDeviceActive = false
@@ -222,22 +205,42 @@ public actor PJSUA {
         }
     }
 
-    /// Runs after pjsua_destroy: no callback can fire any more.
-    static func finishTeardown(hub: EventHub, endingSubscriptions: Bool = true) {
-        CallbackContext.deactivate()
-        ConferenceWiring.deactivate()
-        MessageResponse.responder = nil
-        if endingSubscriptions { hub.finishAll() }
+    /// Ends a run: the one teardown path, which ``shutdown()``, `deinit` and a failed
+    /// ``start(_:)`` share. On the engine's executor thread. Releases what the run made on the
+    /// bridge (in-band DTMF detectors, tone generators, frame ports, video taps, players,
+    /// recorders) while pjsua still exists, destroys pjsua, then ends the run: after
+    /// `pjsua_destroy` no callback can fire, so nothing can reach the run any more.
+    static func tearDown(_ run: EngineRun, flags: pjsua_destroy_flag, endingSubscriptions: Bool = true) {
+        let owned = run.withState { state in
+            defer {
+                state.callMedia = CallMediaResources()
+                state.players = [:]
+                state.recorders = [:]
+            }
+            return (state.callMedia, state.players, state.recorders)
+        }
+        owned.0.statisticsTask?.cancel()
+        for source in owned.0.tones.values { source.destroy() }
+        for record in run.takeAllCalls() { record.releaseMedia() }
+        for id in owned.1.keys { pjsua_player_destroy(id) }
+        for id in owned.2.keys { pjsua_recorder_destroy(id) }
+        CredentialRequests.close()  // challenges still pending are dropped before pjsua goes
+        PJLibrary.destroyPJSUA(flags: flags)
+        EngineRun.end()
+        if endingSubscriptions { run.hub.finishAll() }
         EngineSlot.release()
     }
 
-    func requireRunning() throws(PJSUAError) {
+    /// The running engine's run, or ``PJSUAError/Code/notStarted``.
+    @discardableResult
+    func requireRunning() throws(PJSUAError) -> EngineRun {
         // Invariants 2 and 3, checked on every path into pjsua: we run on the executor's
         // thread, which PJLIB knows.
         assert(executor.isCurrent && pj_thread_is_registered() != 0, "pjsua entered from a foreign thread")
-        guard phase == .running else {
+        guard phase == .running, let run else {
             throw PJSUAError(.notStarted, phase == .stopping ? "the engine is shutting down" : "the engine is not started")
         }
+        return run
     }
 
     private static func validate(_ configuration: Configuration) throws(PJSUAError) {
@@ -287,14 +290,13 @@ public actor PJSUA {
             logging.console_level = level
             logging.msg_logging = configuration.logSIPMessages ? 1 : 0
             logging.decor = UInt32(PJ_LOG_HAS_SENDER.rawValue | PJ_LOG_HAS_THREAD_ID.rawValue)
-            CallbackContext.install(into: &config, logging: &logging)
+            installCallbacks(into: &config, logging: &logging)
             Self.apply(configuration.srtp, to: &config)
 
             var media = pjsua_media_config()
             pjsua_media_config_default(&media)
             media.no_vad = 1
             configuration.media.apply(to: &media)
-            AudioWiring.wiresCallsToSlotZero = configuration.media.connectsCallsToAudioDevice
             // RTP shares SIP's ioqueue and worker thread unless asked otherwise: pjmedia's own
             // worker polls every 10 ms even when idle (measured: half of an idle engine's CPU).
             media.has_ioqueue = configuration.dedicatedMediaThread ? 1 : 0

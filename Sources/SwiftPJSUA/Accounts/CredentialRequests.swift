@@ -11,7 +11,7 @@ import PJSIP
 ///    challenge, records it here, claims it (`handled`), starts the provider's task and a timer,
 ///    and returns. It never waits and never enters the actor.
 /// 2. The Swift concurrency pool: the provider runs; its result, or the timer, is handed to the
-///    engine's executor thread (``CallbackContext/onEngineThread(_:)``).
+///    engine's executor thread (`EngineRun.onEngineThread(_:)`).
 /// 3. The executor thread (registered with PJLIB), in ``finish(_:_:)``: the first outcome takes
 ///    the record and answers (`pjsip_auth_clt_async_send_req`) or gives up
 ///    (`pjsip_auth_clt_async_abandon`); later ones find nothing.
@@ -128,7 +128,7 @@ enum CredentialRequests {
     /// Hands an outcome to the engine's thread; nothing happens if the engine has stopped
     /// (its teardown gave every pending challenge up already).
     private static func settle(_ id: UInt64, _ outcome: Outcome) {
-        CallbackContext.onEngineThread { finish(id, outcome) }
+        EngineRun.current?.onEngineThread { finish(id, outcome) }
     }
 
     /// Answers or gives up challenge `id`, if nothing did so before. Engine thread only.
@@ -144,12 +144,12 @@ enum CredentialRequests {
                 }
             }
             if status != pjSuccess {
-                CallbackContext.log(level: PJSUA.LogLevel.warning.rawValue,
+                EngineRun.current?.log(level: PJSUA.LogLevel.warning.rawValue,
                                     message: "credentials: \(outcome.reason): \(PJSUAError(status: status, operation: "answer").message)")
             }
             return
         }
-        CallbackContext.log(level: PJSUA.LogLevel.info.rawValue,
+        EngineRun.current?.log(level: PJSUA.LogLevel.info.rawValue,
                             message: "credentials: gave up a challenge for realm \"\(entry.realm)\": \(isAnswer(outcome) ? "the provider's credential is not usable (at most 255 bytes each, no NUL or line break)" : outcome.reason)")
         cpjsua_auth_challenge_abandon(entry.session, entry.token, &entry.captured)
     }

@@ -4,7 +4,7 @@ extension PJSUA {
     /// callback-to-consumer latency; not for applications.
     @_spi(Benchmarks)
     public nonisolated func publishProbeEvent() {
-        CallbackContext.publish(.dtmf(call: Call(slot: -1, token: 0), digit: DTMFDigit(digit: "P", method: .rfc4733, duration: nil)))
+        EngineRun.current?.publish(.dtmf(call: Call(slot: -1, token: 0), digit: DTMFDigit(digit: "P", method: .rfc4733, duration: nil)))
     }
 
     /// Runs `body` while no engine can initialise or shut down PJLIB (a released engine's

@@ -2,156 +2,22 @@ import CPJSUASupport
 import Foundation
 import PJSIP
 
-/// What pjsua's C callbacks may reach: the event hub of the running engine and the log handler.
+/// A call's identity as its INVITE carried it: `pjsua_call_info` keeps only 127 characters of a
+/// Call-ID (`call_id[128]`) and prints a From longer than `PJSIP_MAX_URL_SIZE` (256) as
+/// "<-error: uri too long->", so incoming calls' are read from the INVITE itself and kept in the
+/// call's record.
 ///
-/// pjsua is a process-wide singleton, so this is too. The callbacks below are file-private free
-/// functions (C function pointers) that hold no reference to the `PJSUA` actor, never re-enter
-/// it and never block: they read pjsua's state, publish an event and return.
-enum CallbackContext {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var hub: EventHub?  // guarded by `lock`
-    nonisolated(unsafe) private static var logHandler: PJSUA.LogHandler?  // guarded by `lock`
-    nonisolated(unsafe) private static var muted: Set<PJSUA.Call> = []  // guarded by `lock`
-    nonisolated(unsafe) private static var executor: PJSUAExecutor?  // guarded by `lock`
-    /// The Call-ID and remote party of incoming calls, read whole from their INVITE.
-    nonisolated(unsafe) private static var identities: [PJSUA.Call: InviteIdentity] = [:]  // guarded by `lock`
+/// The callbacks below are file-private free functions (C function pointers) that hold no
+/// reference to the `PJSUA` actor, never re-enter it and never block: they read pjsua's state,
+/// publish an event to the current run (``EngineRun/current``) and return.
+struct InviteIdentity {
+    let sipCallID: String
+    let remote: String
+}
 
-    /// A call's identity as its INVITE carried it: `pjsua_call_info` keeps only 127 characters
-    /// of a Call-ID (`call_id[128]`) and prints a From longer than `PJSIP_MAX_URL_SIZE` (256)
-    /// as "<-error: uri too long->", so incoming calls' are read from the INVITE itself.
-    struct InviteIdentity {
-        let sipCallID: String
-        let remote: String
-    }
-
-    static func remember(_ identity: InviteIdentity, of call: PJSUA.Call) {
-        lock.withLock { identities[call] = identity }
-    }
-
-    static func identity(of call: PJSUA.Call) -> InviteIdentity? {
-        lock.withLock { identities[call] }
-    }
-
-    /// The headers of the INVITE of the last incoming call in each call slot, with that call's
-    /// token. Kept when the call ends (a subscriber may read them after the call's last event)
-    /// and replaced by the slot's next incoming call, so there are at most `maxCalls` of them.
-    nonisolated(unsafe) private static var inviteHeaders: [pjsua_call_id: (token: UInt, headers: [PJSUA.SIPHeader])] = [:]  // guarded by `lock`
-
-    static func rememberHeaders(_ headers: [PJSUA.SIPHeader], of call: PJSUA.Call) {
-        lock.withLock { inviteHeaders[call.slot] = (call.token, headers) }
-    }
-
-    /// The headers of `call`'s INVITE; nil for an outgoing call, or once its slot was reused.
-    static func headers(of call: PJSUA.Call) -> [PJSUA.SIPHeader]? {
-        lock.withLock {
-            guard let kept = inviteHeaders[call.slot], kept.token == call.token else { return nil }
-            return kept.headers
-        }
-    }
-
-    /// Drops what was kept for a call that has ended (its mute flag, its INVITE identity).
-    static func callEnded(_ call: PJSUA.Call) {
-        FrameTaps.callEnded(call)
-        VideoWiring.callEnded(call)
-        lock.withLock {
-            muted.remove(call)
-            _ = identities.removeValue(forKey: call)
-        }
-    }
-
-    nonisolated(unsafe) private static var autoAnswerCode: PJSUA.SIPResponseCode?  // guarded by `lock`
-
-    static func activate(hub: EventHub, executor: PJSUAExecutor, logHandler: PJSUA.LogHandler?, autoAnswerCode: PJSUA.SIPResponseCode?) {
-        lock.lock()
-        defer { lock.unlock() }
-        self.hub = hub
-        self.executor = executor
-        self.logHandler = logHandler
-        self.autoAnswerCode = autoAnswerCode
-    }
-
-    /// The status code every incoming call is answered with inside the callback, if any.
-    static var automaticAnswer: PJSUA.SIPResponseCode? {
-        lock.withLock { autoAnswerCode }
-    }
-
-    static func deactivate() {
-        lock.lock()
-        defer { lock.unlock() }
-        hub = nil
-        executor = nil
-        logHandler = nil
-        autoAnswerCode = nil
-        muted = []
-        identities = [:]
-        inviteHeaders = [:]
-    }
-
-    /// Schedules the audio wiring of `call` on the engine's executor thread (see ``AudioWiring``),
-    /// ahead of any engine call made after the event that follows.
-    static func scheduleRewire(_ call: PJSUA.Call) {
-        currentExecutor?.execute {
-            // A wiring scheduled while pjsua was being destroyed finds the context inactive.
-            guard isActive else { return }
-            AudioWiring.rewire(call)
-            InbandDTMF.wire(call)
-            VideoWiring.rewire(call)
-        }
-    }
-
-    /// Runs `work` on the engine's executor thread, if the engine is still active then.
-    static func onEngineThread(_ work: @escaping @Sendable () -> Void) {
-        currentExecutor?.execute {
-            guard isActive else { return }
-            work()
-        }
-    }
-
-    /// Whether the calling thread is the running engine's executor thread.
-    static var isOnEngineThread: Bool {
-        currentExecutor?.isCurrent ?? false
-    }
-
-    private static var currentExecutor: PJSUAExecutor? {
-        lock.withLock { executor }
-    }
-
-    static var isActive: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return hub != nil
-    }
-
-    /// Calls whose microphone path (sound device -> call) stays disconnected; read by
-    /// ``AudioWiring`` whenever it rewires a call.
-    static func setMuted(_ call: PJSUA.Call, _ isMuted: Bool) {
-        lock.lock()
-        defer { lock.unlock() }
-        if isMuted { muted.insert(call) } else { muted.remove(call) }
-    }
-
-    static func isMuted(_ call: PJSUA.Call) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return muted.contains(call)
-    }
-
-    static func publish(_ event: PJSUA.Event) {
-        lock.lock()
-        let hub = self.hub
-        lock.unlock()
-        hub?.publish(event)
-    }
-
-    static func log(level: Int, message: String) {
-        lock.lock()
-        let handler = logHandler
-        lock.unlock()
-        handler?(PJSUA.LogLevel(rawValue: level) ?? .trace, message)
-    }
-
+extension PJSUA {
     /// Installs the callbacks into a pjsua configuration.
-    static func install(into config: inout pjsua_config, logging: inout pjsua_logging_config) {
+    func installCallbacks(into config: inout pjsua_config, logging: inout pjsua_logging_config) {
         config.cb.on_incoming_call = onIncomingCall
         config.cb.on_call_state = onCallState
         config.cb.on_call_media_state = onCallMediaState
@@ -170,17 +36,19 @@ enum CallbackContext {
 
 private func onIncomingCall(_ accID: pjsua_acc_id, _ callID: pjsua_call_id, _ rdata: UnsafeMutablePointer<pjsip_rx_data>?) {
     let call = callHandle(callID)
-    if let whole = rdata.flatMap(identity(of:)) { CallbackContext.remember(whole, of: call) }
-    CallbackContext.rememberHeaders(rdata?.pointee.msg_info.msg.map(receivedHeaders) ?? [], of: call)
+    let run = EngineRun.current
+    if let whole = rdata.flatMap(identity(of:)) { run?.withCall(call) { $0.identity = whole } }
+    let headers = rdata?.pointee.msg_info.msg.map(receivedHeaders) ?? []
+    run?.withState { $0.inviteHeaders[callID] = (call.token, headers) }
     let event = withCallInfo(callID) { info in
         let identity = callIdentity(call, info)
         return PJSUA.Event.incomingCall(account: accountHandle(accID), call: call, sipCallID: identity.sipCallID,
                                         from: identity.remote, offeredVideo: info.pointee.rem_vid_cnt > 0)
     }
-    if let event { CallbackContext.publish(event) }
+    if let event { EngineRun.current?.publish(event) }
     // Configuration.autoAnswerCode: answered here, on pjsua's thread, after the event (so that
     // subscribers see the call before its state changes). pjsua's own app answers the same way.
-    if let code = CallbackContext.automaticAnswer {
+    if let code = EngineRun.current?.autoAnswerCode {
         if code.isError {
             pjsua_call_hangup(callID, UInt32(code.rawValue), nil, nil)
         } else {
@@ -192,13 +60,13 @@ private func onIncomingCall(_ accID: pjsua_acc_id, _ callID: pjsua_call_id, _ rd
 
 /// The Call-ID and remote party of `call`: whole from its INVITE when it came in, otherwise
 /// pjsua's (for our own calls, whose Call-ID pjsua made and whose remote URI we validated).
-func callIdentity(_ call: PJSUA.Call, _ info: UnsafePointer<pjsua_call_info>) -> CallbackContext.InviteIdentity {
-    CallbackContext.identity(of: call)
-        ?? CallbackContext.InviteIdentity(sipCallID: String(pj: info.pointee.call_id), remote: String(pj: info.pointee.remote_info))
+func callIdentity(_ call: PJSUA.Call, _ info: UnsafePointer<pjsua_call_info>) -> InviteIdentity {
+    (EngineRun.current?.record(of: call) { $0.identity } ?? nil)
+        ?? InviteIdentity(sipCallID: String(pj: info.pointee.call_id), remote: String(pj: info.pointee.remote_info))
 }
 
 /// The Call-ID and the printed From header URI of an INVITE, whole.
-private func identity(of rdata: UnsafeMutablePointer<pjsip_rx_data>) -> CallbackContext.InviteIdentity? {
+private func identity(of rdata: UnsafeMutablePointer<pjsip_rx_data>) -> InviteIdentity? {
     guard let callID = rdata.pointee.msg_info.cid, let from = rdata.pointee.msg_info.from else { return nil }
     // A From that fit the received message prints within PJSIP_MAX_PKT_LEN (4000 on Linux, 16000
     // in the iOS binary); a fixed 4 kB cut longer ones to pjsua's own 256-character copy.
@@ -210,7 +78,7 @@ private func identity(of rdata: UnsafeMutablePointer<pjsip_rx_data>) -> Callback
     let remote = buffer.withUnsafeBufferPointer { raw in
         String(decoding: UnsafeRawBufferPointer(raw).prefix(Int(length)), as: UTF8.self)
     }
-    return CallbackContext.InviteIdentity(sipCallID: String(pj: callID.pointee.id), remote: remote)
+    return InviteIdentity(sipCallID: String(pj: callID.pointee.id), remote: remote)
 }
 
 private func onCallState(_ callID: pjsua_call_id, _ event: UnsafeMutablePointer<pjsip_event>?) {
@@ -223,11 +91,9 @@ private func onCallState(_ callID: pjsua_call_id, _ event: UnsafeMutablePointer<
     }
     guard let published else { return }
     if case .callState(_, .disconnected, _, _) = published {
-        CallbackContext.callEnded(call)
-        TransferContext.callEnded(call)
-        MediaCallbacks.callEnded(call)
+        EngineRun.current?.endCall(call)
     }
-    CallbackContext.publish(published)
+    EngineRun.current?.publish(published)
 }
 
 private func onCallMediaState(_ callID: pjsua_call_id) {
@@ -239,11 +105,11 @@ private func onCallMediaState(_ callID: pjsua_call_id) {
     // The one pjsua call made here: a video the app asked not to send at once is stopped before
     // pjsua's delayed start of encoding (see VideoWiring).
     VideoWiring.holdBackTransmission(of: call)
-    CallbackContext.scheduleRewire(call)
-    CallbackContext.publish(published)
+    EngineRun.current?.scheduleRewire(call)
+    EngineRun.current?.publish(published)
     // Calls that never had a video stream publish no video event.
     let streams = withCallInfo(callID) { info in readVideoStreams(callID, info) } ?? []
-    if !streams.isEmpty { CallbackContext.publish(.videoMedia(call: call, streams: streams)) }
+    if !streams.isEmpty { EngineRun.current?.publish(.videoMedia(call: call, streams: streams)) }
 }
 
 private func onRegState(_ accID: pjsua_acc_id, _ info: UnsafeMutablePointer<pjsua_reg_info>?) {
@@ -254,7 +120,7 @@ private func onRegState(_ accID: pjsua_acc_id, _ info: UnsafeMutablePointer<pjsu
         isUnregistration: info.pointee.renew == 0,
         transportStatus: param.status)
     state.certificateError = CertificateRefusals.error(status: param.status, code: state.status.code, reason: state.status.reason)
-    CallbackContext.publish(.registration(account: accountHandle(accID), state: state))
+    EngineRun.current?.publish(.registration(account: accountHandle(accID), state: state))
 }
 
 private func onIPChangeProgress(_ operation: pjsua_ip_change_op, _ status: pj_status_t,
@@ -281,12 +147,12 @@ private func onIPChangeProgress(_ operation: pjsua_ip_change_op, _ status: pj_st
     default: return
     }
     let error = status == pjSuccess ? nil : PJSUAError(status: status, operation: "IP change (\(step))")
-    CallbackContext.publish(.ipChange(step: step, error: error))
+    EngineRun.current?.publish(.ipChange(step: step, error: error))
 }
 
 private func onLog(_ level: Int32, _ data: UnsafePointer<CChar>?, _ length: Int32) {
     guard let data, length > 0 else { return }
     var message = String(decoding: UnsafeRawBufferPointer(start: data, count: Int(length)), as: UTF8.self)
     while message.hasSuffix("\n") { message.removeLast() }
-    CallbackContext.log(level: Int(level), message: message)
+    EngineRun.current?.log(level: Int(level), message: message)
 }

@@ -1,37 +1,16 @@
 import Foundation
 import PJSIP
 
-/// The C callbacks of the call surface beyond states: DTMF reception and redirects, and the
-/// little state they keep. Same rules as ``CallbackContext``: they run on pjsua's threads, hold no
-/// reference to the actor, never block, publish and return.
-enum MediaCallbacks {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var redirectPolicy = PJSUA.RedirectPolicy.follow  // guarded by `lock`
-    /// RFC 4733 digits whose start arrived and whose end has not (yet).
-    nonisolated(unsafe) private static var pendingDigits: [PJSUA.Call: PendingDigit] = [:]  // guarded by `lock`
-
+/// RFC 4733 digit reception for `on_dtmf_event` below (the redirect callback keeps no state).
+/// Like every callback, they run on pjsua's threads, hold no reference to the actor, never
+/// block, publish to the current run and return.
+enum DTMFReception {
+    /// An RFC 4733 digit whose start arrived and whose end has not (yet): kept in the call's
+    /// record (``CallRecord/pendingDigit``).
     struct PendingDigit {
         let digit: Character
         let timestamp: UInt32
         var durationMilliseconds: UInt32
-    }
-
-    static func activate(redirectPolicy policy: PJSUA.RedirectPolicy) {
-        lock.withLock {
-            redirectPolicy = policy
-            pendingDigits = [:]
-        }
-    }
-
-    static var policy: PJSUA.RedirectPolicy {
-        lock.withLock { redirectPolicy }
-    }
-
-    /// A call ended: a digit whose end packet never came is published now, with the duration
-    /// seen so far (pjmedia warns that end indications can be lost).
-    static func callEnded(_ call: PJSUA.Call) {
-        let pending = lock.withLock { pendingDigits.removeValue(forKey: call) }
-        if let pending { publish(pending, of: call) }
     }
 
     /// One RFC 4733 indication. A digit is published once: when it ends (with its total
@@ -39,20 +18,19 @@ enum MediaCallbacks {
     /// pjmedia reports an event's end once; a digit whose start was lost still counts.
     static func received(_ call: PJSUA.Call, digit: Character, timestamp: UInt32, durationMilliseconds: UInt32, isEnd: Bool) {
         let indication = PendingDigit(digit: digit, timestamp: timestamp, durationMilliseconds: durationMilliseconds)
-        var flushed: PendingDigit?
-        lock.withLock {
-            if let current = pendingDigits[call], current.digit != digit || current.timestamp != timestamp {
-                flushed = current
-            }
-            pendingDigits[call] = isEnd ? nil : indication
+        guard let run = EngineRun.current else { return }
+        let flushed: PendingDigit? = run.withCall(call) { record in
+            defer { record.pendingDigit = isEnd ? nil : indication }
+            guard let current = record.pendingDigit, current.digit != digit || current.timestamp != timestamp else { return nil }
+            return current
         }
         if let flushed { publish(flushed, of: call) }
         if isEnd { publish(indication, of: call) }
     }
 
-    private static func publish(_ pending: PendingDigit, of call: PJSUA.Call) {
+    static func publish(_ pending: PendingDigit, of call: PJSUA.Call) {
         let duration: Duration? = pending.durationMilliseconds == 0 ? nil : .milliseconds(Int(pending.durationMilliseconds))
-        CallbackContext.publish(.dtmf(call: call, digit: PJSUA.DTMFDigit(digit: pending.digit, method: .rfc4733, duration: duration)))
+        EngineRun.current?.publish(.dtmf(call: call, digit: PJSUA.DTMFDigit(digit: pending.digit, method: .rfc4733, duration: duration)))
     }
 }
 
@@ -67,16 +45,16 @@ func onDTMFEvent(_ callID: pjsua_call_id, _ event: UnsafePointer<pjsua_dtmf_even
     if event.method == PJSUA_DTMF_METHOD_SIP_INFO {
         // pjsua reports 0 for an INFO body without a Duration line.
         let duration: Duration? = unknown || event.duration == 0 ? nil : .milliseconds(Int(event.duration))
-        CallbackContext.publish(.dtmf(call: call, digit: PJSUA.DTMFDigit(digit: digit, method: .sipInfo, duration: duration)))
+        EngineRun.current?.publish(.dtmf(call: call, digit: PJSUA.DTMFDigit(digit: digit, method: .sipInfo, duration: duration)))
         return
     }
-    MediaCallbacks.received(call, digit: digit, timestamp: event.timestamp, durationMilliseconds: unknown ? 0 : event.duration,
+    DTMFReception.received(call, digit: digit, timestamp: event.timestamp, durationMilliseconds: unknown ? 0 : event.duration,
                             isEnd: event.flags & UInt32(PJMEDIA_STREAM_DTMF_IS_END.rawValue) != 0)
 }
 
 /// `on_call_redirected`: reports the target and answers with the configured policy.
 func onCallRedirected(_ callID: pjsua_call_id, _ target: UnsafePointer<pjsip_uri>?, _ event: UnsafePointer<pjsip_event>?) -> pjsip_redirect_op {
-    let policy = MediaCallbacks.policy
+    let policy = EngineRun.current?.redirectPolicy ?? .follow
     var status = PJSUA.SIPStatus(code: 0, reason: "")
     if let event, event.pointee.type == PJSIP_EVENT_TSX_STATE, let transaction = event.pointee.body.tsx_state.tsx {
         status = PJSUA.SIPStatus(code: .init(rawValue: Int(transaction.pointee.status_code)), reason: String(pj: transaction.pointee.status_text))
@@ -93,7 +71,7 @@ func onCallRedirected(_ callID: pjsua_call_id, _ target: UnsafePointer<pjsip_uri
             }
         }
     }
-    CallbackContext.publish(.redirected(PJSUA.Redirect(call: callHandle(callID), target: uri, status: status, isFollowed: policy == .follow)))
+    EngineRun.current?.publish(.redirected(PJSUA.Redirect(call: callHandle(callID), target: uri, status: status, isFollowed: policy == .follow)))
     switch policy {
     case .follow: return PJSIP_REDIRECT_ACCEPT
     // REJECT rather than STOP: pjsip_inv_process_redirect ends a STOPped call with 487 Request

@@ -1,7 +1,7 @@
 import Foundation
 import PJSIP
 
-// pjsua's instant-message callbacks (installed by `CallbackContext.install`). Like every
+// pjsua's instant-message callbacks (installed by `PJSUA.installCallbacks`). Like every
 // callback, they read what pjsua hands them, publish an event and return.
 
 /// An incoming MESSAGE (`on_pager2`), which pjsua has already answered with 200 OK.
@@ -24,29 +24,12 @@ func onPagerReceived(_ callID: pjsua_call_id, _ from: UnsafePointer<pj_str_t>?, 
     // With a responder, pjsua left the answer to us (`auto_repond_sip_message` off) and made a
     // UAS transaction for it; it answers in-dialog messages itself (no transaction here).
     if callID == PJSUA_INVALID_ID.rawValue, let rdata, let transaction = pjsip_rdata_get_tsx(rdata),
-       let responder = MessageResponse.responder {
+       let responder = EngineRun.current?.messageResponder {
         let chosen = responder(message)
         let code = (200...699).contains(chosen.rawValue) ? chosen : .internalServerError
         pjsua_acc_send_response(accID, rdata, transaction, Int32(code.rawValue), nil, nil)
     }
-    CallbackContext.publish(.message(message))
-}
-
-/// The running engine's ``PJSUA/Configuration/messageResponder``.
-enum MessageResponse {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var current: PJSUA.MessageResponder?  // guarded by `lock`
-
-    static var responder: PJSUA.MessageResponder? {
-        get { lock.withLock { current } }
-        set { lock.withLock { current = newValue } }
-    }
-
-    /// `pjsua_acc_config.auto_repond_sip_message` for the engine's accounts: pjsua answers 200
-    /// itself unless the app chooses.
-    static var pjsuaAnswers: pj_bool_t {
-        responder == nil ? 1 : 0
-    }
+    EngineRun.current?.publish(.message(message))
 }
 
 /// The final outcome of a MESSAGE we sent (`on_pager_status2`); `userData` carries its
@@ -60,5 +43,5 @@ func onPagerStatus(_ callID: pjsua_call_id, _ to: UnsafePointer<pj_str_t>?, _ bo
     let result = PJSUA.MessageStatus(
         id: PJSUA.MessageID(rawValue: token), call: existingCallHandle(callID), to: to.map { String(pj: $0.pointee) } ?? "",
         status: PJSUA.SIPStatus(code: .init(status), reason: reason.map { String(pj: $0.pointee) } ?? ""))
-    CallbackContext.publish(.messageStatus(result))
+    EngineRun.current?.publish(.messageStatus(result))
 }

@@ -1,8 +1,9 @@
 import Foundation
 import PJSIP
 
-/// What the transfer callbacks need: the REFER policy, the calls to end once their transfer
-/// succeeded, and the call whose REFER is being followed right now.
+/// What the transfer callbacks keep, in the run: the calls to end once their transfer succeeded
+/// (``CallRecord/hangsUpOnTransferSuccess``), and the call whose REFER is being followed right
+/// now (``EngineRun/State/followedTransfer``).
 ///
 /// pjsua gives a call it creates for a REFER (`on_call_transferred`) or for an INVITE with
 /// Replaces the user data of the call it comes from, so both calls would carry the same handle
@@ -10,64 +11,38 @@ import PJSIP
 /// `on_call_state` (CALLING, fired inside the `pjsua_call_make_call` that follows the REFER, on
 /// the same thread) and in `on_call_replaced`.
 enum TransferContext {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var policy = PJSUA.TransferPolicy.accept  // guarded by `lock`
-    nonisolated(unsafe) private static var replacesAccepted = true  // guarded by `lock`
-    nonisolated(unsafe) private static var hangUpOnSuccess: Set<PJSUA.Call> = []  // guarded by `lock`
-    /// The call whose accepted REFER pjsua is following (its slot and token).
-    nonisolated(unsafe) private static var following: PJSUA.Call?  // guarded by `lock`
-
-    static func activate(policy: PJSUA.TransferPolicy, acceptsReplaces: Bool) {
-        lock.withLock {
-            self.policy = policy
-            replacesAccepted = acceptsReplaces
-            hangUpOnSuccess = []
-            following = nil
-        }
-    }
-
-    static func setPolicy(_ policy: PJSUA.TransferPolicy) {
-        lock.withLock { self.policy = policy }
-    }
-
-    static var currentPolicy: PJSUA.TransferPolicy { lock.withLock { policy } }
-    static var acceptsReplaces: Bool { lock.withLock { replacesAccepted } }
-
     /// Marks `call` to be hung up when its transfer reports a 2xx final status (or not).
     static func setHangUpOnSuccess(_ call: PJSUA.Call, _ hangUp: Bool) {
-        lock.withLock { if hangUp { hangUpOnSuccess.insert(call) } else { hangUpOnSuccess.remove(call) } }
+        EngineRun.current?.withCall(call) { $0.hangsUpOnTransferSuccess = hangUp }
     }
 
     static func takeHangUpOnSuccess(_ call: PJSUA.Call) -> Bool {
-        lock.withLock { hangUpOnSuccess.remove(call) != nil }
-    }
-
-    /// Forgets what was kept for a call that has ended.
-    static func callEnded(_ call: PJSUA.Call) {
-        lock.withLock {
-            hangUpOnSuccess.remove(call)
-            if following == call { following = nil }
-        }
+        EngineRun.current?.withState { state in
+            guard state.calls[call]?.hangsUpOnTransferSuccess == true else { return false }
+            state.calls[call]?.hangsUpOnTransferSuccess = false
+            return true
+        } ?? false
     }
 
     static func follow(_ call: PJSUA.Call?) {
-        lock.withLock { following = call }
+        EngineRun.current?.withState { $0.followedTransfer = call }
     }
 
     /// Gives the call in `slot` a token of its own if it inherited the token of the call whose
     /// REFER is being followed, and says so with ``PJSUA/Event/transferCallPlaced(call:newCall:)``.
     /// Called first thing in `on_call_state`.
     static func adoptReferredCall(_ slot: pjsua_call_id) {
+        guard let run = EngineRun.current else { return }
         let token = HandleToken.token(pjsua_call_get_user_data(slot))
-        let origin: PJSUA.Call? = lock.withLock {
-            guard let source = following, source.slot != slot, source.token == token, token != 0 else { return nil }
-            following = nil
+        let origin: PJSUA.Call? = run.withState { state in
+            guard let source = state.followedTransfer, source.slot != slot, source.token == token, token != 0 else { return nil }
+            state.followedTransfer = nil
             return source
         }
         guard let origin else { return }
         let fresh = HandleToken.next()
         pjsua_call_set_user_data(slot, HandleToken.pointer(fresh))
-        CallbackContext.publish(.transferCallPlaced(call: origin, newCall: PJSUA.Call(slot: slot, token: fresh)))
+        run.publish(.transferCallPlaced(call: origin, newCall: PJSUA.Call(slot: slot, token: fresh)))
     }
 
     static func install(into config: inout pjsua_config) {
@@ -84,11 +59,9 @@ enum TransferContext {
 /// never answers. The transfer callback that follows, on the same thread, picks the value up by
 /// the dialog's Call-ID.
 enum ReferWatcher {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var last: (sipCallID: String, referredBy: String)?  // guarded by `lock`
-
     /// The module, allocated once for the process: PJSIP keeps a pointer to it while an endpoint
     /// lives, and each engine run registers it with its new endpoint (as admission's module).
+    /// A global because the module is C memory PJSIP holds across runs, not run state.
     nonisolated(unsafe) private static let module: UnsafeMutablePointer<pjsip_module> = {
         let module = UnsafeMutablePointer<pjsip_module>.allocate(capacity: 1)
         module.initialize(to: pjsip_module())
@@ -102,21 +75,20 @@ enum ReferWatcher {
 
     /// Registers the module with the running engine's endpoint (after `pjsua_init`).
     static func install() throws(PJSUAError) {
-        lock.withLock { last = nil }
         try check(pjsip_endpt_register_module(pjsua_get_pjsip_endpt(), module), "pjsip_endpt_register_module (REFER watcher)")
     }
 
     fileprivate static func remember(sipCallID: String, referredBy: String) {
-        lock.withLock { last = (sipCallID, referredBy) }
+        EngineRun.current?.withState { $0.lastReferredBy = (sipCallID, referredBy) }
     }
 
     /// The `Referred-By` of the last REFER received in the dialog with this Call-ID, taken.
     static func takeReferredBy(sipCallID: String) -> String? {
-        lock.withLock {
-            guard let last, last.sipCallID == sipCallID else { return nil }
-            self.last = nil
+        EngineRun.current?.withState { state in
+            guard let last = state.lastReferredBy, last.sipCallID == sipCallID else { return nil }
+            state.lastReferredBy = nil
             return last.referredBy
-        }
+        } ?? nil
     }
 }
 
@@ -145,12 +117,12 @@ private func onTransferRequest(_ callID: pjsua_call_id, _ destination: UnsafePoi
     let identity = withCallInfo(callID) { info in callIdentity(call, info) }
     let requester = identity.flatMap { ReferWatcher.takeReferredBy(sipCallID: $0.sipCallID) } ?? identity?.remote ?? ""
     let request = PJSUA.TransferRequest(call: call, target: String(pj: destination.pointee), requester: requester)
-    let verdict = TransferContext.currentPolicy.responseCode(for: request)
+    let verdict = (EngineRun.current?.withState { $0.transferPolicy } ?? .accept).responseCode(for: request)
     let accepted = verdict.isSuccess
     code.pointee = pjsip_status_code(rawValue: UInt32(verdict.rawValue))
     // The new call is audio-only like every call the engine places.
     if accepted, let setting { setting.pointee = PJSUA.callSetting() }
-    CallbackContext.publish(.transferRequested(PJSUA.TransferDecision(request: request, isAccepted: accepted)))
+    EngineRun.current?.publish(.transferRequested(PJSUA.TransferDecision(request: request, isAccepted: accepted)))
     TransferContext.follow(accepted ? call : nil)
 }
 
@@ -159,7 +131,7 @@ private func onTransferStatus(_ callID: pjsua_call_id, _ code: Int32, _ text: Un
     let call = callHandle(callID)
     let status = PJSUA.SIPStatus(code: .init(rawValue: Int(code)), reason: text.map { String(pj: $0.pointee) } ?? "")
     let isFinal = final != 0
-    CallbackContext.publish(.transferStatus(PJSUA.TransferProgress(call: call, status: status, isFinal: isFinal)))
+    EngineRun.current?.publish(.transferStatus(PJSUA.TransferProgress(call: call, status: status, isFinal: isFinal)))
     // A NOTIFY with 2xx ends the transfer even when the subscription is still active (pjsua then
     // unsubscribes): the transferee is talking to the target, so our leg has done its work.
     guard (200..<300).contains(Int(code)) || isFinal else { return }
@@ -174,7 +146,7 @@ private func onTransferStatus(_ callID: pjsua_call_id, _ code: Int32, _ text: Un
 private func onReplaceRequest(_ callID: pjsua_call_id, _ rdata: UnsafeMutablePointer<pjsip_rx_data>?, _ code: UnsafeMutablePointer<Int32>?,
                               _ text: UnsafeMutablePointer<pj_str_t>?, _ setting: UnsafeMutablePointer<pjsua_call_setting>?) {
     guard let code else { return }
-    if TransferContext.acceptsReplaces {
+    if EngineRun.current?.acceptsReplaces ?? true {
         if let setting { setting.pointee = PJSUA.callSetting() }
     } else {
         // pjsua replaces the default reason ("OK") with the code's own text.
@@ -187,5 +159,5 @@ private func onCallReplaced(_ oldCallID: pjsua_call_id, _ newCallID: pjsua_call_
     // pjsua copied the replaced call's user data (our token) into the new call.
     let fresh = HandleToken.next()
     pjsua_call_set_user_data(newCallID, HandleToken.pointer(fresh))
-    CallbackContext.publish(.callReplaced(call: old, newCall: PJSUA.Call(slot: newCallID, token: fresh)))
+    EngineRun.current?.publish(.callReplaced(call: old, newCall: PJSUA.Call(slot: newCallID, token: fresh)))
 }

@@ -10,33 +10,33 @@ import PJSIP
 /// connection, so the refusal is recorded before the registration callback reads it. The
 /// registration callback does not say which connection it waited for; with several refusals
 /// at the same moment, the latest one is reported.
+/// Kept in the run (``EngineRun/State/certificateRefusal``).
 enum CertificateRefusals {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var latest: (error: PJSUAError, at: ContinuousClock.Instant)?  // guarded by `lock`
     /// pjsip fails a transaction whose TLS connection was refused with 503 and, as its reason,
     /// the text of `PJSIP_TLS_ECERTVERIF` (sip_transaction.c: `tsx_set_status_code` with
     /// `pj_strerror(transport_err)`); a registration then reports `PJ_SUCCESS` as its status.
     /// Read on the pjsua thread that records the first refusal: `pj_strerror` knows PJSIP's
-    /// texts only once pjsua is initialised, and is not called from foreign threads.
-    nonisolated(unsafe) private static var failureReason: String?  // guarded by `lock`
+    /// texts only once pjsua is initialised, and is not called from foreign threads
+    /// (``EngineRun/State/certificateFailureReason``).
 
     /// Called on a pjsua worker thread.
     static func record(_ error: PJSUAError) {
         let reason = pjErrorText(PJSUAError.certificateVerificationStatus)
-        lock.withLock {
-            latest = (error, .now)
-            failureReason = reason
+        EngineRun.current?.withState { state in
+            state.certificateRefusal = (error, .now)
+            state.certificateFailureReason = reason
         }
     }
 
     /// The refusal behind a transaction that ended with this status, if a refused certificate
     /// is why: the most recent one.
     static func error(status: pj_status_t, code: PJSUA.SIPResponseCode, reason: String) -> PJSUAError? {
-        lock.withLock { () -> PJSUAError? in
-            guard let latest, status == PJSUAError.certificateVerificationStatus || (code == .serviceUnavailable && reason == failureReason)
+        EngineRun.current?.withState { state -> PJSUAError? in
+            guard let latest = state.certificateRefusal,
+                  status == PJSUAError.certificateVerificationStatus || (code == .serviceUnavailable && reason == state.certificateFailureReason)
             else { return nil }
             return latest.error
-        }
+        } ?? nil
     }
 }
 
@@ -71,5 +71,5 @@ func onTransportState(_ transport: UnsafeMutablePointer<pjsip_transport>?, _ sta
     let connection = PJSUA.TLSConnection(
         remote: remote, isOutgoing: transport.pointee.dir == PJSIP_TP_DIR_OUTGOING, isConnected: state == PJSIP_TP_STATE_CONNECTED,
         problems: problems, peerCommonName: commonName, error: error)
-    CallbackContext.publish(.tlsConnection(connection))
+    EngineRun.current?.publish(.tlsConnection(connection))
 }

@@ -49,7 +49,7 @@ private func onUnsolicitedNotify(_ raw: UnsafeRawPointer, _ accountSlot: Int32) 
         to: printedURI(rdata.pointee.msg_info.to.map { UnsafeRawPointer($0.pointee.uri) }),
         contentType: headers.value(named: "Content-Type") ?? "",
         body: body, headers: headers)
-    CallbackContext.publish(.unsolicitedNotify(notify))
+    EngineRun.current?.publish(.unsolicitedNotify(notify))
 }
 
 /// A From or To URI as it appears in the header (display name included), or "".

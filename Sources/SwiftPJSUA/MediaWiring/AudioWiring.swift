@@ -11,16 +11,13 @@ import PJSIP
 /// never interleave, and each wiring reads the call's media and its mute flag fresh, in one step:
 /// the microphone is never live while ``PJSUA/isMuted(_:)`` says true.
 enum AudioWiring {
-    /// Whether calls are wired to slot 0 at all (``PJSUA/MediaSettings/connectsCallsToAudioDevice``).
-    /// Set by `PJSUA.start` and read by ``rewire(_:)``, both on the executor thread only.
-    nonisolated(unsafe) static var wiresCallsToSlotZero = true
-
     /// Rewires `call` from its current media if it is still the call in its slot. Executor
     /// thread only.
     static func rewire(_ call: PJSUA.Call) {
-        Probe.note(onExecutor: CallbackContext.isOnEngineThread)
-        guard isLive(call) else { return }
-        let muted = CallbackContext.isMuted(call)
+        Probe.note(onExecutor: (EngineRun.current?.isOnEngineThread ?? false))
+        guard let run = EngineRun.current, isLive(call) else { return }
+        let wiresCallsToSlotZero = run.wiresCallsToSlotZero
+        let muted = run.record(of: call) { $0.isMuted } ?? false
         _ = withCallInfo(call.slot) { info in
             for slot in activeAudioSlots(info) {
                 if wiresCallsToSlotZero {

@@ -3,32 +3,30 @@ import PJSIP
 
 /// The local conference's members and their links on the bridge. Linking runs only on the
 /// engine's executor thread (from the actor, or from ``AudioWiring/rewire(_:)`` when a member's
-/// media changed), like all bridge wiring.
+/// media changed), like all bridge wiring. The members are the run's
+/// (``EngineRun/State/conference``).
 enum ConferenceWiring {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var calls: Set<PJSUA.Call> = []  // guarded by `lock`
-
-    static var members: Set<PJSUA.Call> { lock.withLock { calls } }
+    static var members: Set<PJSUA.Call> { EngineRun.current?.withState { $0.conference } ?? [] }
 
     static func add(_ new: [PJSUA.Call]) {
-        lock.withLock { calls.formUnion(new) }
+        EngineRun.current?.withState { $0.conference.formUnion(new) }
     }
 
     /// Forgets members that have ended; a conference left with one member is dissolved.
     static func prune() {
         let ended = members.filter { !isLive($0) }
-        lock.withLock {
-            calls.subtract(ended)
-            if calls.count == 1 { calls = [] }
+        EngineRun.current?.withState { state in
+            state.conference.subtract(ended)
+            if state.conference.count == 1 { state.conference = [] }
         }
     }
 
     /// Removes `call` and disconnects it from every other member, both ways.
     static func remove(_ call: PJSUA.Call) {
-        let others = lock.withLock {
-            calls.remove(call)
-            return calls
-        }
+        let others: Set<PJSUA.Call> = EngineRun.current?.withState { state in
+            state.conference.remove(call)
+            return state.conference
+        } ?? []
         forEachPair(call, others) { mine, theirs in
             pjsua_conf_disconnect(mine, theirs)
             pjsua_conf_disconnect(theirs, mine)
@@ -38,15 +36,13 @@ enum ConferenceWiring {
     /// Connects `call` to every other live member, both ways, if it is a member. Executor
     /// thread only.
     static func link(_ call: PJSUA.Call) {
-        let others = lock.withLock { calls.contains(call) ? calls.subtracting([call]) : [] }
+        let others: Set<PJSUA.Call> = EngineRun.current?.withState { state in
+            state.conference.contains(call) ? state.conference.subtracting([call]) : []
+        } ?? []
         forEachPair(call, others) { mine, theirs in
             pjsua_conf_connect(mine, theirs)
             pjsua_conf_connect(theirs, mine)
         }
-    }
-
-    static func deactivate() {
-        lock.withLock { calls = [] }
     }
 
     /// Runs `body` with each pair of flowing bridge ports: one of `call`'s, one of another's.

@@ -1,50 +1,26 @@
 import Foundation
 import PJSIP
 
-/// The frame ports attached to the bridge, so that a call's end and the engine's shutdown can
-/// take them off it.
+/// The frame ports attached to the bridge, kept in their call's record
+/// (``CallRecord/frameChannels``), so that a call's end and the engine's teardown take them off it.
 enum FrameTaps {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var attached: [ObjectIdentifier: (channel: FrameChannel, slot: Int32)] = [:]  // guarded by `lock`
-
     /// Records an attached channel. Executor thread.
     static func register(_ channel: FrameChannel, slot: Int32) {
-        lock.withLock { attached[ObjectIdentifier(channel)] = (channel, slot) }
+        EngineRun.current?.withCall(channel.call) { $0.frameChannels[ObjectIdentifier(channel)] = (channel, slot) }
     }
 
     /// Takes `channel` off the bridge if it is still on it. Executor thread only.
     static func detach(_ channel: FrameChannel) {
-        let wasAttached = lock.withLock { attached.removeValue(forKey: ObjectIdentifier(channel)) != nil }
+        let wasAttached = EngineRun.current?.withState { state in
+            state.calls[channel.call]?.frameChannels.removeValue(forKey: ObjectIdentifier(channel)) != nil
+        } ?? false
         channel.close()
         if wasAttached { channel.detach() }
     }
 
-    /// Closes the channels of a call that ended (any thread: pjsua's worker, in the call-state
-    /// callback) and schedules their removal from the bridge on the engine's executor thread.
-    static func callEnded(_ call: PJSUA.Call) {
-        let channels = lock.withLock { attached.values.filter { $0.channel.call == call }.map(\.channel) }
-        for channel in channels {
-            channel.close()
-            channel.executor.execute { detach(channel) }
-        }
-    }
-
-    /// Takes every frame port off the bridge (before pjsua is destroyed). Executor thread only.
-    static func detachAll() {
-        let all = lock.withLock {
-            let all = attached.values.map(\.channel)
-            attached = [:]
-            return all
-        }
-        for channel in all {
-            channel.close()
-            channel.detach()
-        }
-    }
-
     /// The bridge slots of `call`'s frame ports, for wiring.
     static func slots(of call: PJSUA.Call) -> [(direction: FrameChannel.Direction, slot: Int32)] {
-        lock.withLock { attached.values.filter { $0.channel.call == call }.map { ($0.channel.direction, $0.slot) } }
+        EngineRun.current?.record(of: call) { record in record.frameChannels.values.map { ($0.channel.direction, $0.slot) } } ?? []
     }
 
     /// Connects `call`'s frame ports to the call's conference slot (after a re-INVITE gave the

@@ -6,7 +6,7 @@ import PJSIP
 /// no in-band method).
 ///
 /// Ports are attached, re-attached after a media change, and removed on the engine's executor
-/// thread only, from the same step as ``AudioWiring`` (``CallbackContext/scheduleRewire(_:)``).
+/// thread only, from the same step as ``AudioWiring`` (``EngineRun/scheduleRewire(_:)``).
 /// The bridge's clock thread calls the port's `put_frame`, publishes each digit and returns.
 enum InbandDTMF {
     /// One call's detector port: the pool holding the port, the port, its bridge slot.
@@ -16,66 +16,36 @@ enum InbandDTMF {
         let slot: pjsua_conf_port_id
     }
 
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var enabled = false  // guarded by `lock`
-    nonisolated(unsafe) private static var attachments: [PJSUA.Call: Attachment] = [:]  // guarded by `lock`
-    /// Pools of removed ports, released a while later: the bridge applies a removal at its next
-    /// tick, and may touch the port until then (KL-22).
-    nonisolated(unsafe) private static var retired: [(pool: UnsafeMutablePointer<pj_pool_t>, at: ContinuousClock.Instant)] = []  // guarded by `lock`
-
-    static func activate(_ detect: Bool) {
-        lock.withLock {
-            enabled = detect
-            attachments = [:]
-            retired = []
-        }
-    }
-
-    /// Attaches a detector to `call` (or re-connects it to the call's current slot), and removes
-    /// those of calls that ended. Executor thread only.
+    /// Attaches a detector to `call` (or re-connects it to the call's current slot) when the run
+    /// detects in-band DTMF; the detector is kept in the call's record
+    /// (``CallRecord/inbandDetector``) and leaves with it. Executor thread only.
     static func wire(_ call: PJSUA.Call) {
-        let (on, existing) = lock.withLock { (enabled, attachments[call]) }
-        guard on else { return }
+        guard let run = EngineRun.current, run.detectsInbandDTMF else { return }
         sweep()
         guard isLive(call), let source = withCallInfo(call.slot, { info in activeAudioSlots(info).first }) ?? nil else { return }
-        if let existing {
+        if let existing = run.record(of: call, { $0.inbandDetector }) ?? nil {
             pjsua_conf_connect(source, existing.slot)
             return
         }
         guard let attachment = makePort(for: call) else { return }
-        lock.withLock { attachments[call] = attachment }
+        run.withCall(call) { $0.inbandDetector = attachment }
         pjsua_conf_connect(source, attachment.slot)
     }
 
-    /// Removes the detectors of calls that ended and releases old pools. Executor thread only.
+    /// Releases the pools of ports removed at least 500 ms ago. Executor thread only.
     static func sweep() {
+        guard let run = EngineRun.current else { return }
         let now = ContinuousClock.now
-        let (dead, old): ([Attachment], [UnsafeMutablePointer<pj_pool_t>]) = lock.withLock {
-            let ended = attachments.filter { !isLive($0.key) }
-            for call in ended.keys { attachments[call] = nil }
-            let due = retired.filter { now - $0.at > .milliseconds(500) }.map(\.pool)
-            retired.removeAll { now - $0.at > .milliseconds(500) }
-            return (Array(ended.values), due)
+        let due: [UnsafeMutablePointer<pj_pool_t>] = run.withState { state in
+            let due = state.retiredPools.filter { now - $0.at > .milliseconds(500) }.map(\.pool)
+            state.retiredPools.removeAll { now - $0.at > .milliseconds(500) }
+            return due
         }
-        for pool in old { pj_pool_release(pool) }
-        for attachment in dead { retire(attachment) }
+        for pool in due { pj_pool_release(pool) }
     }
 
-    /// Removes every detector (at shutdown, before pjsua_destroy, which frees the pools).
-    static func removeAll() {
-        let all = lock.withLock {
-            let all = Array(attachments.values)
-            attachments = [:]
-            retired = []
-            return all
-        }
-        for attachment in all {
-            pjsua_conf_remove_port(attachment.slot)
-            pjmedia_port_destroy(attachment.port)
-        }
-    }
-
-    private static func retire(_ attachment: Attachment) {
+    /// Takes a detector off the bridge; its pool is released later. Executor thread only.
+    static func retire(_ attachment: Attachment) {
         pjsua_conf_remove_port(attachment.slot)
         pjmedia_port_destroy(attachment.port)
         retire(pool: attachment.pool)
@@ -84,7 +54,7 @@ enum InbandDTMF {
     /// Releases the pool of a port just removed from the bridge later (at a sweep at least
     /// 500 ms from now, or with pjsua at shutdown). Tone generators use it too.
     static func retire(pool: UnsafeMutablePointer<pj_pool_t>) {
-        lock.withLock { retired.append((pool, ContinuousClock.now)) }
+        EngineRun.current?.withState { $0.retiredPools.append((pool, ContinuousClock.now)) }
     }
 
     /// A port at the bridge's clock rate and frame size whose `put_frame` runs a detector.
@@ -144,7 +114,7 @@ private func detectorPutFrame(_ port: UnsafeMutablePointer<pjmedia_port>?, _ fra
     }
     if let detection {
         let digit = PJSUA.DTMFDigit(digit: detection.digit, method: .inband, duration: .milliseconds(detection.milliseconds))
-        CallbackContext.publish(.dtmf(call: box.call, digit: digit))
+        EngineRun.current?.publish(.dtmf(call: box.call, digit: digit))
     }
     return pjSuccess
 }

@@ -14,7 +14,7 @@ enum VideoWiring {
     /// A tap on a call's decoding port.
     struct Tap: @unchecked Sendable {
         // @unchecked Sendable: the pointer is only used on the engine's executor thread
-        // (attach, detach, reading the counter), which `lock` below serialises with the state.
+        // (attach, detach, reading the counter); the run's lock guards the records holding it.
         let pointer: OpaquePointer
         let source: Int32
         let size: PJSUA.VideoSize
@@ -33,20 +33,14 @@ enum VideoWiring {
         let sink: FrameSink
     }
 
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var options: [PJSUA.Call: PJSUA.VideoOptions] = [:]  // guarded by `lock`
-    nonisolated(unsafe) private static var applied: Set<PJSUA.Call> = []  // guarded by `lock`
-    nonisolated(unsafe) private static var counters: [PJSUA.Call: Tap] = [:]  // guarded by `lock`
-    /// Frames counted by taps already detached (the stream was re-created or stopped).
-    nonisolated(unsafe) private static var counted: [PJSUA.Call: Int] = [:]  // guarded by `lock`
-    nonisolated(unsafe) private static var subscriptions: [PJSUA.VideoSubscription: Subscription] = [:]  // guarded by `lock`
-    nonisolated(unsafe) private static var nextSubscription = 0  // guarded by `lock`
+    // What is kept per call (options, counter, subscriptions) is in the call's record
+    // (``CallRecord``), and leaves with it.
 
     /// Remembers what the app asked for a call's video; applied when the stream is up.
     static func remember(_ video: PJSUA.VideoOptions, for call: PJSUA.Call) {
-        lock.withLock {
-            options[call] = video
-            applied.remove(call)
+        EngineRun.current?.withCall(call) { record in
+            record.videoOptions = video
+            record.videoOptionsApplied = false
         }
     }
 
@@ -58,10 +52,10 @@ enum VideoWiring {
     /// only later, after the hop to the executor thread, could let the first pictures out on a
     /// busy engine. ``rewire(_:)`` then applies the rest of the options as usual.
     static func holdBackTransmission(of call: PJSUA.Call) {
-        let holdsBack = lock.withLock {
-            guard let wanted = options[call], !applied.contains(call) else { return false }
+        let holdsBack = EngineRun.current?.record(of: call) { record in
+            guard let wanted = record.videoOptions, !record.videoOptionsApplied else { return false }
             return !wanted.transmitsAtOnce && wanted.direction.sends
-        }
+        } ?? false
         guard holdsBack, hasActiveVideo(call.slot) else { return }
         var parameters = pjsua_call_vid_strm_op_param()
         pjsua_call_vid_strm_op_param_default(&parameters)
@@ -99,33 +93,35 @@ enum VideoWiring {
 
     /// Brings a call's video side in line with its media now. Executor thread only.
     static func rewire(_ call: PJSUA.Call) {
-        guard isVideoCall(call) else { return }
+        guard let run = EngineRun.current, isVideoCall(call, in: run) else { return }
         let incoming = incoming(call.slot)
         // The options, once, when video first flows.
-        let pending: PJSUA.VideoOptions? = lock.withLock {
-            guard let wanted = options[call], !applied.contains(call), hasActiveVideo(call.slot) else { return nil }
-            applied.insert(call)
+        let flowing = hasActiveVideo(call.slot)
+        let pending: PJSUA.VideoOptions? = run.withState { state in
+            guard flowing, let wanted = state.calls[call]?.videoOptions, state.calls[call]?.videoOptionsApplied == false else { return nil }
+            state.calls[call]?.videoOptionsApplied = true
             return wanted
         }
         if let pending { apply(pending, to: call.slot) }
         // The counter follows the decoding port; subscriptions end when it changes or goes.
-        let (stale, endedSubscriptions): (Tap?, [Subscription]) = lock.withLock {
-            let current = counters[call]
-            let stale = current.flatMap { $0.source == incoming?.decoder ? nil : $0 }
-            if stale != nil { counters[call] = nil }
-            let ended = subscriptions.filter { $0.value.call == call && $0.value.tap.source != incoming?.decoder }
-            for key in ended.keys { subscriptions[key] = nil }
+        let (stale, endedSubscriptions): (Tap?, [Subscription]) = run.withState { state in
+            guard var record = state.calls[call] else { return (nil, []) }
+            let stale = record.videoCounter.flatMap { $0.source == incoming?.decoder ? nil : $0 }
+            if stale != nil { record.videoCounter = nil }
+            let ended = record.videoSubscriptions.filter { $0.value.tap.source != incoming?.decoder }
+            for key in ended.keys { record.videoSubscriptions[key] = nil }
+            state.calls[call] = record
             return (stale, Array(ended.values))
         }
         if let stale { retire(stale, of: call) }
         for subscription in endedSubscriptions { end(subscription) }
-        if let incoming, lock.withLock({ counters[call] == nil }) {
+        if let incoming, run.record(of: call, { $0.videoCounter == nil }) ?? true {
             var pointer: OpaquePointer?
             let status = cpjsua_video_tap_attach(incoming.decoder, UInt32(incoming.size.width), UInt32(incoming.size.height),
                                                  UInt32(incoming.frameRate), nil, nil, nil, &pointer)
             if status == pjSuccess, let pointer {
-                lock.withLock { counters[call] = Tap(pointer: pointer, source: incoming.decoder, size: incoming.size) }
-                followDecodedSize(of: call)
+                run.withCall(call) { $0.videoCounter = Tap(pointer: pointer, source: incoming.decoder, size: incoming.size) }
+                followDecodedSize(of: call, in: run)
             }
         }
     }
@@ -135,18 +131,19 @@ enum VideoWiring {
     /// size (its first decoded picture), the counter moves to it, so that the bridge does not
     /// scale every picture up for a counter (docs/KNOWN-LIMITS.md KL-29). Checked every 100 ms
     /// for at most 10 s.
-    private static func followDecodedSize(of call: PJSUA.Call, attempt: Int = 0) {
+    private static func followDecodedSize(of call: PJSUA.Call, in run: EngineRun, attempt: Int = 0) {
         guard attempt < 100 else { return }
         Task {
             try? await Task.sleep(for: .milliseconds(100))
-            CallbackContext.onEngineThread {
-                guard let tap = lock.withLock({ counters[call] }), let incoming = incoming(call.slot), incoming.decoder == tap.source else { return }
-                guard incoming.size != tap.size else { return followDecodedSize(of: call, attempt: attempt + 1) }
+            run.onEngineThread {
+                guard let tap = run.record(of: call, { $0.videoCounter }) ?? nil, let incoming = incoming(call.slot),
+                      incoming.decoder == tap.source else { return }
+                guard incoming.size != tap.size else { return followDecodedSize(of: call, in: run, attempt: attempt + 1) }
                 var pointer: OpaquePointer?
                 guard cpjsua_video_tap_attach(incoming.decoder, UInt32(incoming.size.width), UInt32(incoming.size.height),
                                               UInt32(incoming.frameRate), nil, nil, nil, &pointer) == pjSuccess, let pointer
                 else { return }
-                lock.withLock { counters[call] = Tap(pointer: pointer, source: incoming.decoder, size: incoming.size) }
+                run.withCall(call) { $0.videoCounter = Tap(pointer: pointer, source: incoming.decoder, size: incoming.size) }
                 retire(tap, of: call)
             }
         }
@@ -154,8 +151,8 @@ enum VideoWiring {
 
     /// Whether the engine has anything to do for this call's video: it asked for video, or the
     /// call has (or had) a video stream.
-    private static func isVideoCall(_ call: PJSUA.Call) -> Bool {
-        if lock.withLock({ options[call] != nil || counters[call] != nil }) { return true }
+    private static func isVideoCall(_ call: PJSUA.Call, in run: EngineRun) -> Bool {
+        if run.record(of: call, { $0.videoOptions != nil || $0.videoCounter != nil }) == true { return true }
         return withCallInfo(call.slot) { !media(PJMEDIA_TYPE_VIDEO, of: $0).isEmpty } ?? false
     }
 
@@ -178,22 +175,24 @@ enum VideoWiring {
     private static func retire(_ tap: Tap, of call: PJSUA.Call) {
         let frames = Int(cpjsua_video_tap_frames(tap.pointer))
         cpjsua_video_tap_detach(tap.pointer)
-        lock.withLock { counted[call, default: 0] += frames }
+        EngineRun.current?.withCall(call) { $0.videoFramesCounted += frames }
     }
 
-    private static func end(_ subscription: Subscription) {
+    /// Ends a subscription: its tap leaves the bridge and its sequence finishes. Executor thread.
+    static func end(_ subscription: Subscription) {
         cpjsua_video_tap_detach(subscription.tap.pointer)
         subscription.sink.continuation.finish()
     }
 
     /// Frames decoded for a call so far. Executor thread only.
     static func framesReceived(_ call: PJSUA.Call) -> Int {
-        let (tap, before) = lock.withLock { (counters[call], counted[call] ?? 0) }
+        let (tap, before) = EngineRun.current?.record(of: call) { ($0.videoCounter, $0.videoFramesCounted) } ?? (nil, 0)
         return before + (tap.map { Int(cpjsua_video_tap_frames($0.pointer)) } ?? 0)
     }
 
     /// Starts copying a call's decoded pictures to a new frame sequence. Executor thread only.
     static func subscribe(_ call: PJSUA.Call, bufferingNewest limit: Int) throws(PJSUAError) -> PJSUA.VideoFrames {
+        guard let run = EngineRun.current else { throw PJSUAError(.notStarted, "the engine is not started") }
         guard let incoming = incoming(call.slot) else {
             throw PJSUAError(.mediaNotActive, "\(call) receives no video (none negotiated, or not active yet)")
         }
@@ -207,10 +206,11 @@ enum VideoWiring {
             continuation.finish()
             throw PJSUAError(status: status, operation: "cannot tap the video of \(call)")
         }
-        let id: PJSUA.VideoSubscription = lock.withLock {
-            nextSubscription += 1
-            let id = PJSUA.VideoSubscription(call: call, number: nextSubscription)
-            subscriptions[id] = Subscription(call: call, tap: Tap(pointer: pointer, source: incoming.decoder, size: incoming.size), sink: sink)
+        let subscription = Subscription(call: call, tap: Tap(pointer: pointer, source: incoming.decoder, size: incoming.size), sink: sink)
+        let id: PJSUA.VideoSubscription = run.withState { state in
+            state.lastVideoSubscription += 1
+            let id = PJSUA.VideoSubscription(call: call, number: state.lastVideoSubscription)
+            state.calls[call, default: CallRecord()].videoSubscriptions[id] = subscription
             return id
         }
         return PJSUA.VideoFrames(stream: stream, id: id, size: incoming.size)
@@ -219,42 +219,10 @@ enum VideoWiring {
     /// Ends a subscription; false when it had ended already. Executor thread only.
     @discardableResult
     static func unsubscribe(_ id: PJSUA.VideoSubscription) -> Bool {
-        guard let subscription = lock.withLock({ subscriptions.removeValue(forKey: id) }) else { return false }
+        guard let subscription = EngineRun.current?.withState({ $0.calls[id.call]?.videoSubscriptions.removeValue(forKey: id) }) ?? nil
+        else { return false }
         end(subscription)
         return true
-    }
-
-    /// A call ended: its taps go, on the executor thread (this runs in pjsua's callback).
-    static func callEnded(_ call: PJSUA.Call) {
-        CallbackContext.onEngineThread {
-            let (tap, ended): (Tap?, [Subscription]) = lock.withLock {
-                let tap = counters.removeValue(forKey: call)
-                let ended = subscriptions.filter { $0.value.call == call }
-                for key in ended.keys { subscriptions[key] = nil }
-                options[call] = nil
-                applied.remove(call)
-                counted[call] = nil
-                return (tap, Array(ended.values))
-            }
-            if let tap { cpjsua_video_tap_detach(tap.pointer) }
-            ended.forEach(end)
-        }
-    }
-
-    /// Removes every tap; before pjsua is destroyed, on the executor thread.
-    static func detachAll() {
-        let (taps, ended): ([Tap], [Subscription]) = lock.withLock {
-            let taps = Array(counters.values)
-            let ended = Array(subscriptions.values)
-            counters = [:]
-            subscriptions = [:]
-            options = [:]
-            applied = []
-            counted = [:]
-            return (taps, ended)
-        }
-        for tap in taps { cpjsua_video_tap_detach(tap.pointer) }
-        ended.forEach(end)
     }
 }
 

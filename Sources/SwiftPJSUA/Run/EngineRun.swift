@@ -1,0 +1,196 @@
+import Foundation
+import PJSIP
+
+/// Everything one run of the engine owns, from `PJSUA.start` to the one teardown path
+/// (``PJSUA/tearDown(_:flags:endingSubscriptions:)``) that `shutdown()`, `deinit` and a failed
+/// start share: what the configuration fixed for the run, the policies the app may change while
+/// it runs, and the media the engine made for it.
+///
+/// Two sides reach it: the actor, which holds its run, and pjsua's C callbacks, which cannot
+/// carry a context and find it through ``current`` (the one global anchor). A run is never
+/// reused: the next `start` makes a new one, so nothing of a run survives into the next.
+final class EngineRun: @unchecked Sendable {
+    // @unchecked Sendable: the `let`s are set once in `init`; `state` is guarded by `lock`.
+
+    /// The actor's event hub: subscriptions outlive runs (a failed start keeps them), so the
+    /// actor owns the hub and the run publishes to it.
+    let hub: EventHub
+    /// The engine's executor, where every wiring and every teardown step runs.
+    let executor: PJSUAExecutor
+    let logHandler: PJSUA.LogHandler?
+    /// ``PJSUA/Configuration/autoAnswerCode``: every incoming call is answered with it inside the
+    /// callback.
+    let autoAnswerCode: PJSUA.SIPResponseCode?
+    let acceptsReplaces: Bool
+    let messageResponder: PJSUA.MessageResponder?
+    let redirectPolicy: PJSUA.RedirectPolicy
+    let detectsInbandDTMF: Bool
+    /// ``PJSUA/MediaSettings/connectsCallsToAudioDevice``: whether calls are wired to slot 0.
+    let wiresCallsToSlotZero: Bool
+
+    /// Guards `state`. Held only to read or write it: never across a call into pjsua, a
+    /// publication, a continuation or anything else that takes a lock, so it nests inside any
+    /// lock pjsua holds around a callback and never the other way round.
+    private let lock = NSLock()
+    private var state: State  // guarded by `lock`
+
+    /// What changes while the run goes on.
+    struct State {
+        /// How incoming REFERs are answered (``PJSUA/setTransferPolicy(_:)``).
+        var transferPolicy: PJSUA.TransferPolicy
+        /// Players by id, with their handle's token.
+        var players: [Int32: UInt] = [:]
+        /// Recorders by id, with their handle's token.
+        var recorders: [Int32: UInt] = [:]
+        /// Tone generators and the statistics timer.
+        var callMedia = CallMediaResources()
+        /// One record per call: everything kept for a call lives in it, and it goes in one
+        /// place (``EngineRun/endCall(_:)``).
+        var calls: [PJSUA.Call: CallRecord] = [:]
+        /// The headers of the INVITE of the last incoming call in each call slot, with that
+        /// call's token. Not part of the call's record on purpose: they stay readable after the
+        /// call ended (a subscriber may read them after its last event) until the slot's next
+        /// incoming call replaces them, so there are at most `maxCalls` of them.
+        var inviteHeaders: [pjsua_call_id: (token: UInt, headers: [PJSUA.SIPHeader])] = [:]
+        /// The call whose accepted REFER pjsua is following (``TransferContext``).
+        var followedTransfer: PJSUA.Call?
+        /// The `Referred-By` of the last REFER received, with its dialog's Call-ID
+        /// (``ReferWatcher``).
+        var lastReferredBy: (sipCallID: String, referredBy: String)?
+        /// The local conference's members (``ConferenceWiring``).
+        var conference: Set<PJSUA.Call> = []
+        /// The number of the last video subscription made.
+        var lastVideoSubscription = 0
+        /// Pools of ports removed from the bridge, released a while later: the bridge applies a
+        /// removal at its next tick, and may touch the port until then (KL-22). What is left at
+        /// teardown goes with pjsua.
+        var retiredPools: [(pool: UnsafeMutablePointer<pj_pool_t>, at: ContinuousClock.Instant)] = []
+        /// The most recent TLS certificate refusal, and the reason text pjsip gives a request
+        /// that failed because of one (``CertificateRefusals``).
+        var certificateRefusal: (error: PJSUAError, at: ContinuousClock.Instant)?
+        var certificateFailureReason: String?
+    }
+
+    init(_ configuration: PJSUA.Configuration, hub: EventHub, executor: PJSUAExecutor) {
+        self.hub = hub
+        self.executor = executor
+        logHandler = configuration.logHandler
+        autoAnswerCode = configuration.autoAnswerCode
+        acceptsReplaces = configuration.acceptsReplaces
+        messageResponder = configuration.messageResponder
+        redirectPolicy = configuration.redirectPolicy
+        detectsInbandDTMF = configuration.detectsInbandDTMF
+        wiresCallsToSlotZero = configuration.media.connectsCallsToAudioDevice
+        state = State(transferPolicy: configuration.transferPolicy)
+    }
+
+    /// Runs `body` with the run's mutable state, under `lock`. `body` only reads and writes it.
+    func withState<T>(_ body: (inout State) throws -> T) rethrows -> T {
+        try lock.withLock { try body(&state) }
+    }
+
+    /// Runs `body` with `call`'s record, made empty if the call had none; under `lock`.
+    func withCall<T>(_ call: PJSUA.Call, _ body: (inout CallRecord) throws -> T) rethrows -> T {
+        try lock.withLock { try body(&state.calls[call, default: CallRecord()]) }
+    }
+
+    /// Reads `call`'s record, if it has one, without making one.
+    func record<T>(of call: PJSUA.Call, _ read: (CallRecord) -> T) -> T? {
+        lock.withLock { state.calls[call].map(read) }
+    }
+
+    /// `call` ended (its DISCONNECTED state, on pjsua's thread): the one place a call's record
+    /// goes. A digit whose end packet never came is published now, with the duration seen so
+    /// far (pjmedia warns that end indications can be lost), and the call's frame ports are
+    /// closed; the record itself is removed on the executor thread, where its media leave the
+    /// bridge, unless the teardown took it first (both run there, so one of them does).
+    func endCall(_ call: PJSUA.Call) {
+        let (pending, channels) = withState { state in
+            let pending = state.calls[call]?.pendingDigit
+            state.calls[call]?.pendingDigit = nil
+            return (pending, state.calls[call]?.frameChannels.values.map(\.channel) ?? [])
+        }
+        if let pending { DTMFReception.publish(pending, of: call) }
+        for channel in channels { channel.close() }
+        onEngineThread { [self] in
+            let record = withState { state in
+                if state.followedTransfer == call { state.followedTransfer = nil }
+                return state.calls.removeValue(forKey: call)
+            }
+            record?.releaseMedia()
+        }
+    }
+
+    /// Every call's record, taken at teardown (executor thread, before pjsua_destroy).
+    func takeAllCalls() -> [CallRecord] {
+        withState { state in
+            defer { state.calls = [:] }
+            return Array(state.calls.values)
+        }
+    }
+
+    func publish(_ event: PJSUA.Event) {
+        hub.publish(event)
+    }
+
+    func log(level: Int, message: String) {
+        logHandler?(PJSUA.LogLevel(rawValue: level) ?? .trace, message)
+    }
+
+    /// `pjsua_acc_config.auto_repond_sip_message` for the run's accounts: pjsua answers 200
+    /// itself unless the app chooses.
+    var pjsuaAnswersMessages: pj_bool_t {
+        messageResponder == nil ? 1 : 0
+    }
+
+    /// Runs `work` on the engine's executor thread, if this run is still the current one then
+    /// (work scheduled while pjsua was being destroyed finds it ended, and does nothing).
+    func onEngineThread(_ work: @escaping @Sendable () -> Void) {
+        executor.execute { [self] in
+            guard EngineRun.current === self else { return }
+            work()
+        }
+    }
+
+    /// Whether the calling thread is the engine's executor thread.
+    var isOnEngineThread: Bool { executor.isCurrent }
+
+    /// Schedules the wiring of `call` on the executor thread (see ``AudioWiring``), ahead of any
+    /// engine call made after the event that follows.
+    func scheduleRewire(_ call: PJSUA.Call) {
+        onEngineThread {
+            AudioWiring.rewire(call)
+            InbandDTMF.wire(call)
+            VideoWiring.rewire(call)
+        }
+    }
+}
+
+// The anchor. The engine's other globals are not run state, and stay global on purpose:
+// `HandleToken` (handles are unique for the life of the process, across runs), `EngineSlot` (the
+// claim on pjsua across engines, which outlives the run being torn down), `PJLibrary` (PJLIB's
+// init count, shared with C code), `ReferWatcher.module` (C memory PJSIP keeps a pointer to
+// across runs), `FrameWakeUps` (the null clock's tick-end hook is a C function with no context
+// argument) and `AudioWiring.Probe` (a test counter).
+extension EngineRun {
+    /// Guards `running`.
+    private static let anchorLock = NSLock()
+    /// The run pjsua's callbacks report to. The one global of engine state, because a C function
+    /// pointer carries no context: set when a run begins (before `pjsua_init` installs the
+    /// callbacks), cleared after `pjsua_destroy` (after which no callback fires).
+    nonisolated(unsafe) private static var running: EngineRun?  // guarded by `anchorLock`
+
+    /// The running engine's run, for C callbacks and the threads they hand work to; nil
+    /// between runs.
+    static var current: EngineRun? {
+        anchorLock.withLock { running }
+    }
+
+    static func begin(_ run: EngineRun) {
+        anchorLock.withLock { running = run }
+    }
+
+    static func end() {
+        anchorLock.withLock { running = nil }
+    }
+}
