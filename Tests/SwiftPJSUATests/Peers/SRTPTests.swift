@@ -192,7 +192,14 @@ struct SRTPTests {
         try await withEngine(configuration) { phone, _, log in
             let call = try await phone.makeCall(to: uri)
             try await log.state(call, .confirmed)
-            try await log.mediaActive(call)
+            do {
+                try await log.mediaActive(call)
+            } catch {
+                // Seen once in a full run under load (the call confirmed, media never active):
+                // keep what both ends said, to tell a callee that ended the call from a stall.
+                Issue.record("\(error)\ncallee:\n\(callee.output.suffix(3000))\nengine:\n\(lines.values.suffix(150).joined(separator: "\n"))")
+                throw error
+            }
             // The DTLS handshake follows the answer; the stream is encrypted once it is done.
             try await waitUntil("DTLS-SRTP is up", timeout: .seconds(10)) { try await phone.info(call).encryption.isEncrypted }
             #expect(try await phone.info(call).encryption.keying == .dtls)
