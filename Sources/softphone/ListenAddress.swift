@@ -48,16 +48,9 @@ struct ListenAddress: Equatable {
     /// Whether `uri` is reached only over TLS: a `sips:` URI, or a `sip:` URI with the parameter
     /// `transport=tls` (RFC 3261 section 19.1.1). Also accepts a name-addr (`"Bob" <sips:bob@host>`).
     static func needsTLS(_ uri: String) -> Bool {
-        var text = Substring(uri.lowercased())
-        if let open = text.firstIndex(of: "<"), let close = text[open...].firstIndex(of: ">") {
-            text = text[text.index(after: open)..<close]
-        }
-        if text.hasPrefix("sips:") { return true }
-        guard text.hasPrefix("sip:") else { return false }
-        // URI parameters follow the host (after any user@) and come before the ?headers.
-        if let at = text.lastIndex(of: "@") { text = text[text.index(after: at)...] }
-        if let question = text.firstIndex(of: "?") { text = text[..<question] }
-        return text.split(separator: ";").dropFirst().contains("transport=tls")
+        let (scheme, hostPart) = split(uri)
+        if scheme == "sips" { return true }
+        return scheme == "sip" && hostPart.split(separator: ";").dropFirst().contains("transport=tls")
     }
 
     /// The address a command without `--listen` binds to reach `targets`: `127.0.0.1` (`::1` when a
@@ -81,19 +74,30 @@ struct ListenAddress: Equatable {
     /// The host part of a SIP URI or name-addr (`"Bob" <sip:bob@[::1]:5060;lr>` gives `::1`),
     /// lowercased; the text after the scheme when it has no recognisable host.
     static func host(of uri: String) -> String {
-        var text = Substring(uri.lowercased())
-        if let open = text.firstIndex(of: "<"), let close = text[open...].firstIndex(of: ">") {
-            text = text[text.index(after: open)..<close]
-        }
-        if let colon = text.firstIndex(of: ":") { text = text[text.index(after: colon)...] }
-        if let question = text.firstIndex(of: "?") { text = text[..<question] }
-        if let at = text.lastIndex(of: "@") { text = text[text.index(after: at)...] }
+        var text = split(uri).hostPart
         if let semicolon = text.firstIndex(of: ";") { text = text[..<semicolon] }
         if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
             return String(text[text.index(after: text.startIndex)..<close])
         }
         if let colon = text.firstIndex(of: ":") { text = text[..<colon] }
         return String(text)
+    }
+
+    /// A SIP URI or name-addr (the URI between `<` and `>`), lowercased, split where
+    /// ``needsTLS(_:)`` and ``host(of:)`` read it: the scheme, and what follows any `user@` up to
+    /// the `?headers` (host, port, then the URI parameters, RFC 3261 section 19.1.1). No scheme
+    /// gives an empty one and the whole text.
+    private static func split(_ uri: String) -> (scheme: Substring, hostPart: Substring) {
+        var text = Substring(uri.lowercased())
+        if let open = text.firstIndex(of: "<"), let close = text[open...].firstIndex(of: ">") {
+            text = text[text.index(after: open)..<close]
+        }
+        guard let colon = text.firstIndex(of: ":") else { return ("", text) }
+        let scheme = text[..<colon]
+        text = text[text.index(after: colon)...]
+        if let question = text.firstIndex(of: "?") { text = text[..<question] }
+        if let at = text.lastIndex(of: "@") { text = text[text.index(after: at)...] }
+        return (scheme, text)
     }
 
     var isIPv6: Bool { host.contains(":") }
