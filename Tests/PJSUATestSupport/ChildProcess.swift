@@ -123,28 +123,29 @@ public final class ChildProcess: @unchecked Sendable {
     public func waitUntilBound(port: Int) async throws {
         let needle = String(format: ":%04X ", port)
         let tables = ["/proc/net/udp", "/proc/net/udp6", "/proc/net/tcp", "/proc/net/tcp6"]
-        let deadline = ContinuousClock.now.advanced(by: Self.startTimeout)
-        while true {
-            let bound = tables.contains { table in
+        try await wait(until: "bind port \(port)", within: Self.startTimeout) {
+            tables.contains { table in
                 (readText(table) ?? "").split(separator: "\n").dropFirst().contains { line in
                     // The second column is the local address, e.g. 0100007F:1F90.
                     let columns = line.split(separator: " ", omittingEmptySubsequences: true)
                     return columns.count > 1 && (columns[1] + " ").hasSuffix(needle)
                 }
             }
-            if bound { return }
-            if !isRunning { throw ChildProcessError("\(name) exited before binding port \(port):\n\(output.suffix(3000))") }
-            if ContinuousClock.now >= deadline { throw ChildProcessError("\(name) did not bind port \(port) within \(Self.startTimeout):\n\(output.suffix(3000))") }
-            try await Task.sleep(for: .milliseconds(20))
         }
     }
 
     /// Waits until the child's output contains `text`.
     public func waitForOutput(_ text: String, timeout: Duration = .seconds(15)) async throws {
+        try await wait(until: "print \"\(text)\"", within: timeout) { output.contains(text) }
+    }
+
+    /// Polls `condition` every 20 ms; throws, naming `what` ("print ...", "bind ..."), when
+    /// the child exits first or `timeout` passes.
+    private func wait(until what: String, within timeout: Duration, _ condition: () -> Bool) async throws {
         let deadline = ContinuousClock.now.advanced(by: timeout)
-        while !output.contains(text) {
-            if !isRunning { throw ChildProcessError("\(name) exited before printing \"\(text)\":\n\(output.suffix(3000))") }
-            if ContinuousClock.now >= deadline { throw ChildProcessError("\(name) did not print \"\(text)\" within \(timeout):\n\(output.suffix(3000))") }
+        while !condition() {
+            if !isRunning { throw ChildProcessError("\(name) exited before it could \(what):\n\(output.suffix(3000))") }
+            if ContinuousClock.now >= deadline { throw ChildProcessError("\(name) did not \(what) within \(timeout):\n\(output.suffix(3000))") }
             try await Task.sleep(for: .milliseconds(20))
         }
     }
