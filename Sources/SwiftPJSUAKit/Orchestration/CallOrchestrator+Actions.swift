@@ -81,21 +81,13 @@ extension CallOrchestrator {
     /// Puts a call on hold or takes it off (CallKit's set-held action).
     public func setHeld(uuid: UUID, held: Bool) async throws(CallOrchestratorError) {
         let handle = try readyHandle(uuid)
-        do {
-            try await engine.setCallHeld(handle, held: held)
-        } catch {
-            throw .engine(error)
-        }
+        try await onEngine { try await engine.setCallHeld(handle, held: held) }
     }
 
     /// Mutes or unmutes a call (CallKit's set-muted action).
     public func setMuted(uuid: UUID, muted: Bool) async throws(CallOrchestratorError) {
         let handle = try readyHandle(uuid)
-        do {
-            try await engine.setCallMuted(handle, muted: muted)
-        } catch {
-            throw .engine(error)
-        }
+        try await onEngine { try await engine.setCallMuted(handle, muted: muted) }
     }
 
     /// Adds video to a live call or removes it (the app's camera button; CallKit has no action for
@@ -106,21 +98,13 @@ extension CallOrchestrator {
     public func setVideo(uuid: UUID, enabled: Bool) async throws(CallOrchestratorError) {
         guard configuration.supportsVideo else { throw .videoNotSupported(uuid) }
         let handle = try readyHandle(uuid)
-        do {
-            try await engine.setCallVideo(handle, enabled: enabled)
-        } catch {
-            throw .engine(error)
-        }
+        try await onEngine { try await engine.setCallVideo(handle, enabled: enabled) }
     }
 
     /// Sends DTMF digits on a call (CallKit's play-DTMF action).
     public func playDTMF(uuid: UUID, digits: String) async throws(CallOrchestratorError) {
         let handle = try readyHandle(uuid)
-        do {
-            try await engine.sendDigits(digits, on: handle)
-        } catch {
-            throw .engine(error)
-        }
+        try await onEngine { try await engine.sendDigits(digits, on: handle) }
     }
 
     /// Merges a call into a local conference with another, or splits it out (CallKit's
@@ -144,11 +128,7 @@ extension CallOrchestrator {
     /// audio device, the only place that does.
     public func audioSessionDidActivate() async throws(CallOrchestratorError) {
         isAudioSessionActive = true
-        do {
-            try await engine.enableAudioDevice()
-        } catch {
-            throw .engine(error)
-        }
+        try await onEngine { try await engine.enableAudioDevice() }
         if !isAudioSessionActive {
             // Deactivated while the device was opening: close it again.
             await engine.disableAudioDevice()
@@ -171,6 +151,15 @@ extension CallOrchestrator {
             if let handle = call.handle { await hangUpQuietly(handle) }
         }
         await audioSessionDidDeactivate()
+    }
+
+    /// Runs an engine operation; its error becomes ``CallOrchestratorError/engine(_:)``.
+    private func onEngine<T>(_ operation: () async throws -> T) async throws(CallOrchestratorError) -> T {
+        do {
+            return try await operation()
+        } catch {
+            throw .engine(error)
+        }
     }
 
     private func readyHandle(_ uuid: UUID) throws(CallOrchestratorError) -> Handle {
