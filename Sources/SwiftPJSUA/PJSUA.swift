@@ -220,6 +220,7 @@ public actor PJSUA {
             return (state.callMedia, state.players, state.recorders)
         }
         owned.0.statisticsTask?.cancel()
+        for retry in run.withState({ $0.presence.takeRetries() }) { retry.cancel() }
         for source in owned.0.tones.values { source.destroy() }
         for record in run.takeAllCalls() { record.releaseMedia() }
         for id in owned.1.keys { pjsua_player_destroy(id) }

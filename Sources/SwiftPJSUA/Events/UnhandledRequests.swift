@@ -11,6 +11,9 @@ extension PJSUA {
     /// Installs the module (once per pjsua instance) with the event packages whose out-of-dialog
     /// NOTIFYs the app takes. pjsua_destroy removes it.
     func installUnhandledRequests(accepting packages: Set<String>) throws(PJSUAError) {
+        if let run, run.withState({ $0.presence.messageWaitingAccounts.isEmpty }) {
+            run.withState { $0.presence.configuredNotifyEvents = packages }
+        }
         let list = packages.sorted().joined(separator: ",")
         try check(cpjsua_unhandled_requests_install(list, onUnsolicitedNotify), "cannot install the responder for unhandled requests")
     }
@@ -49,7 +52,14 @@ private func onUnsolicitedNotify(_ raw: UnsafeRawPointer, _ accountSlot: Int32) 
         to: printedURI(rdata.pointee.msg_info.to.map { UnsafeRawPointer($0.pointee.uri) }),
         contentType: headers.value(named: "Content-Type") ?? "",
         body: body, headers: headers)
-    EngineRun.current?.publish(.unsolicitedNotify(notify))
+    let run = EngineRun.current
+    let listed = run?.withState { $0.presence.configuredNotifyEvents.contains { $0.lowercased() == package.lowercased() } } ?? false
+    if listed { run?.publish(.unsolicitedNotify(notify)) }
+    // An unsolicited voicemail summary is a message-waiting indication too (pjsua's own
+    // enable_unsolicited_mwi is off: this module answers them).
+    if package.lowercased() == "message-summary" {
+        run?.publish(.messageWaiting(PJSUA.MessageWaiting(account: notify.account, isSolicited: false, body: notify.text ?? "")))
+    }
 }
 
 /// A From or To URI as it appears in the header (display name included), or "".
