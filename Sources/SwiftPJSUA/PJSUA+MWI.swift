@@ -17,15 +17,19 @@ extension PJSUA {
         let run = try requireRunning()
         let slot = try resolve(account)
         try modifyAccount(slot) { $0.mwi_enabled = enabled ? 1 : 0 }
-        let packages = run.withState { state in
-            if enabled {
-                state.presence.messageWaitingAccounts.insert(slot)
-            } else {
-                state.presence.messageWaitingAccounts.remove(slot)
-            }
-            return state.presence.acceptedNotifyEvents
+        let (packages, wasEnabled) = run.withState { state in
+            let wasEnabled = enabled
+                ? state.presence.messageWaitingAccounts.insert(slot).inserted == false
+                : state.presence.messageWaitingAccounts.remove(slot) != nil
+            return (state.presence.acceptedNotifyEvents, wasEnabled)
         }
         try installUnhandledRequests(accepting: packages)
+        // pjsua detaches the subscription from the account before it unsubscribes, so
+        // on_mwi_state reports nothing more: the end is reported here.
+        if !enabled && wasEnabled {
+            run.publish(.subscriptionState(SubscriptionState(subject: .messageSummary(account), eventPackage: "message-summary",
+                                                             state: .terminated, status: nil, reason: "unsubscribed", retryAfter: nil)))
+        }
     }
 }
 
