@@ -140,7 +140,11 @@ extension PJSUA {
     /// Drives `pjsua_acc_modify()` with `pjsua_acc_config.publish_enabled`.
     public func setPresencePublication(enabled: Bool, for account: Account) throws {
         let slot = try resolve(account)
-        try modifyAccount(slot) { $0.publish_enabled = enabled ? 1 : 0 }
+        let flag: pj_bool_t = enabled ? 1 : 0
+        let result: Result<Void, PJSUAError> = Result { () throws(PJSUAError) in try modifyAccount(slot) { $0.publish_enabled = flag } }
+        // PJSIP_EBUSY: pjsua_acc_modify took the setting, then could not re-register because a
+        // REGISTER is under way; that one's success publishes (pjsua_acc.c, regc_cb).
+        if case let .failure(error) = result, !(enabled && error.status == cpjsua_status_sip_ebusy) { throw error }
     }
 
     /// How incoming presence SUBSCRIBE requests are answered from now on (``SubscriptionPolicy/accept``

@@ -200,3 +200,74 @@ private func notify(for subscribe: RawSIPMessage, by server: RawSIPPeer, tag: St
         "Content-Length: \(body.utf8.count)",
     ].joined(separator: "\r\n") + "\r\n\r\n" + body
 }
+
+/// Two engines through kamailio as presence server: a `softphone answer` child (bob) publishes
+/// its status and takes calls; the engine in this process (alice) watches it.
+@Suite(.serialized) struct PresenceServerTests {
+    @Test func aStatusOneEnginePublishesReachesTheOtherThroughThePresenceServer() async throws {
+        let server = try await Kamailio(presenceServer: ())
+        defer { server.stop() }
+        let bob = try await registeredBob(at: server, ["--presence", "busy:On a call", "--publish"])
+        defer { bob.stop() }
+        try await withEngine { phone, _, log in
+            let alice = try await registeredAlice(phone, at: server, log)
+            let buddy = try await phone.addBuddy("sip:bob@127.0.0.1:\(server.port)", account: alice)
+            let update = try await log.first("bob's published status", timeout: .seconds(10)) { event -> PJSUA.Presence? in
+                if case let .presence(update) = event, update.buddy == buddy, update.presence.note == "On a call" { return update.presence }
+                return nil
+            }
+            #expect(update.basic == .open, "\(update)")
+            #expect(update.activity == .busy, "\(update)")
+        }
+    }
+
+    @Test func aCallThroughTheServerShowsOnTheCalleesLampAsEarlyThenConfirmedThenTerminated() async throws {
+        let server = try await Kamailio(presenceServer: ())
+        defer { server.stop() }
+        let bob = try await registeredBob(at: server, ["--answer-after", "800", "--hangup-after", "1"])
+        defer { bob.stop() }
+        try await withEngine { phone, _, log in
+            let alice = try await registeredAlice(phone, at: server, log)
+            let buddy = try await phone.addBuddy("sip:bob@127.0.0.1:\(server.port)", account: alice, watching: .lineState)
+            try await log.first("the dialog subscription active") { event -> Void? in
+                if case let .subscriptionState(state) = event, state.subject == .buddy(buddy), state.state == .active { return () }
+                return nil
+            }
+            let call = try await phone.makeCall(to: "sip:bob@127.0.0.1:\(server.port)", from: alice)
+            try await log.state(call, .disconnected, timeout: .seconds(10))
+            let states = try await log.first("bob's lamp back to terminated", timeout: .seconds(5)) { _ -> [PJSUA.LineState.State]? in
+                let lamp = log.all.compactMap { event -> PJSUA.LineState? in
+                    if case let .lineState(line) = event, line.buddy == buddy { return line }
+                    return nil
+                }
+                return lamp.last?.state == .terminated ? lamp.map(\.state) : nil
+            }
+            let transitions = states.reduce(into: [PJSUA.LineState.State]()) { if $0.last != $1 { $0.append($1) } }
+            #expect(transitions.drop { $0 == .idle } == [.early, .confirmed, .terminated], "\(states)")
+            let early = log.all.compactMap { event -> PJSUA.LineState? in
+                if case let .lineState(line) = event, line.state == .early { return line }
+                return nil
+            }.first
+            #expect(early?.direction == "recipient", "\(String(describing: early))")
+            #expect(early?.remote.contains("alice") == true, "the caller: \(String(describing: early))")
+        }
+    }
+}
+
+/// bob: a `softphone answer` child registered with the presence server.
+private func registeredBob(at server: Kamailio, _ extra: [String]) async throws -> ChildProcess {
+    let (process, _) = try await answeringSoftphone(["--account", "sip:bob@127.0.0.1:\(server.port)", "--registrar", server.uri] + extra,
+                                                    name: "softphone-bob")
+    try await process.waitForOutput("\"registered\":true", timeout: .seconds(10))
+    return process
+}
+
+/// alice: an account of the engine in this process, registered with the presence server.
+private func registeredAlice(_ phone: PJSUA, at server: Kamailio, _ log: EventLog) async throws -> PJSUA.Account {
+    let alice = try await phone.addAccount(id: "sip:alice@127.0.0.1:\(server.port)", registrar: server.uri)
+    try await log.first("alice registered") { event -> Void? in
+        if case let .registration(account, state) = event, account == alice, state.isRegistered { return () }
+        return nil
+    }
+    return alice
+}
