@@ -70,6 +70,25 @@ import Testing
         }
     }
 
+    @Test func aWatcherTheAppAsksAboutWaitsPendingUntilAccepted() async throws {
+        try await withEngine { phone, transport, log in
+            try await phone.setSubscriptionPolicy(.ask)
+            try await phone.setPresence(.online)
+            let app = try PjsuaApp(name: "pjsua-pending-watcher", arguments: ["--add-buddy", "sip:engine@127.0.0.1:\(transport.port)"],
+                                   console: [.init(after: 1.0, "s"), .init(after: 0.2, "1")], linger: 15)
+            defer { app.stop() }
+            let incoming = try await log.first("the SUBSCRIBE to decide") { event -> PJSUA.IncomingSubscription? in
+                if case let .incomingSubscription(subscription) = event { return subscription }
+                return nil
+            }
+            #expect(incoming.decision == .awaiting)
+            try await app.waitForLog("subscription state is PENDING", timeout: .seconds(10))
+            try await phone.decideSubscription(incoming, accept: true)
+            try await app.waitForLog("status is Online, subscription state is ACTIVE", timeout: .seconds(10))
+            await #expect(throws: PJSUAError.self, "decided once") { try await phone.decideSubscription(incoming, accept: false) }
+        }
+    }
+
     @Test func voicemailCountsArriveFromTheSubscriptionAndFromAnUnsolicitedNotify() async throws {
         // sipp does not answer the REGISTER that unregisters at shutdown (its registration "call" is over).
         var configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null)
