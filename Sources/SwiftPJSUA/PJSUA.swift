@@ -114,6 +114,7 @@ public actor PJSUA {
             let transport = try openTransport(kind: configuration.transport, ipv6: configuration.ipv6,
                                               port: configuration.port, bindAddress: configuration.bindAddress)
             try installAdmission(configuration.admission)
+            run.withState { $0.presence.configuredNotifyEvents = configuration.unsolicitedNotifyEvents }
             try installUnhandledRequests(accepting: configuration.unsolicitedNotifyEvents)
             try ReferWatcher.install()
             try check(pjsua_start(), "pjsua_start")

@@ -172,8 +172,6 @@ private func subscriptionChanged(_ slot: pjsua_buddy_id, _ sub: OpaquePointer?, 
         if let wait = end.retryAfter, let planned = delay { delay = max(wait, planned) }
         record.failures += 1
         record.lastState = .terminated
-        record.lastPresence = nil
-        record.lastLine = nil
         state.presence.buddies[slot] = record
         return delay
     }

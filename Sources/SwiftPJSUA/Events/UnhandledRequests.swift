@@ -11,9 +11,6 @@ extension PJSUA {
     /// Installs the module (once per pjsua instance) with the event packages whose out-of-dialog
     /// NOTIFYs the app takes. pjsua_destroy removes it.
     func installUnhandledRequests(accepting packages: Set<String>) throws(PJSUAError) {
-        if let run, run.withState({ $0.presence.messageWaitingAccounts.isEmpty }) {
-            run.withState { $0.presence.configuredNotifyEvents = packages }
-        }
         let list = packages.sorted().joined(separator: ",")
         try check(cpjsua_unhandled_requests_install(list, onUnsolicitedNotify), "cannot install the responder for unhandled requests")
     }
