@@ -151,7 +151,7 @@ import Testing
     }
 
     @Test func aSubscriptionTheServerDropsIsReportedAndRenewedOnTheSchedule() async throws {
-        try await withEngine { phone, transport, log in
+        let (log, server) = try await withEngine { phone, transport, log in
             let server = try RawSIPPeer(target: transport.port)
             try await phone.setSubscriptionRetry(.init(firstAfter: .seconds(2), interval: .seconds(30), afterRefusal: nil))
             let buddy = try await phone.addBuddy(server.uri)
@@ -185,7 +185,12 @@ import Testing
             #expect(failed.retryAfter == .seconds(30), "\(failed)")
             let again = try await server.collect(for: .seconds(2)).filter { $0.method == "SUBSCRIBE" }
             #expect(again.isEmpty, "SUBSCRIBE sent again within 2 s of a 503: \(again.count)")
+            return (log, server)
         }
+        // Shutdown ended the events, and the retry still scheduled went with the run.
+        try await waitUntil("the events finished") { log.isFinished }
+        _ = try await server.collect(for: .milliseconds(300))
+        #expect(try await server.collect(for: .seconds(1)).filter { $0.method == "SUBSCRIBE" }.isEmpty)
     }
 }
 
