@@ -278,6 +278,41 @@ private func notify(for subscribe: RawSIPMessage, by server: RawSIPPeer, tag: St
     }
 }
 
+extension PresenceServerTests {
+    @Test func voicemailCountsAVoicemailSystemPublishesReachTheSubscribedAccount() async throws {
+        let server = try await Kamailio(presenceServer: ())
+        defer { server.stop() }
+        try await withEngine { phone, _, log in
+            let alice = try await registeredAlice(phone, at: server, log)
+            try await phone.setMessageWaitingIndication(enabled: true, for: alice)
+            try await log.first("the MWI subscription active") { event -> Void? in
+                if case let .subscriptionState(state) = event, state.subject == .messageSummary(alice), state.state == .active { return () }
+                return nil
+            }
+            // The voicemail system: a PUBLISH of alice's message summary (RFC 3903) to the server.
+            let voicemail = try RawSIPPeer(target: server.port)
+            let body = "Messages-Waiting: yes\r\nMessage-Account: sip:voicemail@127.0.0.1\r\nVoice-Message: 5/1 (1/0)\r\n"
+            let callID = voicemail.unique("publish")
+            voicemail.send([
+                "PUBLISH sip:alice@127.0.0.1:\(server.port) SIP/2.0",
+                "Via: SIP/2.0/UDP 127.0.0.1:\(voicemail.port);branch=\(voicemail.newBranch())",
+                "From: <sip:voicemail@127.0.0.1>;tag=\(voicemail.unique("tag"))",
+                "To: <sip:alice@127.0.0.1:\(server.port)>",
+                "Call-ID: \(callID)", "CSeq: 1 PUBLISH", "Max-Forwards: 70", "Event: message-summary", "Expires: 60",
+                "Content-Type: application/simple-message-summary", "Content-Length: \(body.utf8.count)",
+            ].joined(separator: "\r\n") + "\r\n\r\n" + body)
+            let published = try await voicemail.first { $0.callID == callID && ($0.statusCode ?? 0) >= 200 }
+            #expect(published?.statusCode == 200, "\(published?.text ?? "no answer")")
+            let summary = try await log.first("the published counts") { event -> PJSUA.MessageWaiting? in
+                if case let .messageWaiting(summary) = event, summary.newMessages == 5 { return summary }
+                return nil
+            }
+            #expect(summary.isSolicited && summary.account == alice, "\(summary)")
+            #expect((summary.oldMessages, summary.urgentNew) == (1, 1), "\(summary)")
+        }
+    }
+}
+
 /// bob: a `softphone answer` child registered with the presence server.
 private func registeredBob(at server: Kamailio, _ extra: [String]) async throws -> ChildProcess {
     let (process, _) = try await answeringSoftphone(["--account", "sip:bob@127.0.0.1:\(server.port)", "--registrar", server.uri] + extra,
