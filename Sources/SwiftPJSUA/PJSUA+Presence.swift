@@ -19,9 +19,10 @@ extension PJSUA {
     /// ``Event/subscriptionState(_:)``, what its NOTIFYs say as ``Event/presence(_:)`` or
     /// ``Event/lineState(_:)``. A subscription that ends is renewed per ``SubscriptionRetry``.
     /// - Parameters:
-    ///   - uri: the buddy, a `sip:` or `sips:` URI (with a display name if wished).
+    ///   - uri: the buddy, a `sip:` or `sips:` URI.
     ///   - account: the account that subscribes (its From, route set and credentials); nil uses
-    ///     ``localAccount``.
+    ///     ``localAccount``. Remove the buddy before the account: pjsua keeps the account's slot
+    ///     for the buddy's lifetime (`pjsua_buddy_config.acc_id`).
     ///   - watching: presence, or the dialog package for a busy-lamp field.
     /// - Throws: ``PJSUAError/Code/invalidURI``, ``PJSUAError/Code/tooMany`` past
     ///   ``BuildLimits/maxBuddies`` (32 in the iOS binary), ``PJSUAError/Code/staleHandle``.

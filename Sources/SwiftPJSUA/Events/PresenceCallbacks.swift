@@ -175,9 +175,11 @@ private func subscriptionChanged(_ slot: pjsua_buddy_id, _ sub: OpaquePointer?, 
         state.presence.buddies[slot] = record
         return delay
     }
+    // Scheduled before the event is published: an app that subscribes again on seeing it is
+    // served after the executor turned pjsua's own re-subscription off (the executor runs in order).
+    scheduleRetry(run, slot, token: buddy.token, presence: buddy.watchesPresence, after: delay)
     run.publish(.subscriptionState(PJSUA.SubscriptionState(subject: .buddy(handle), eventPackage: buddy.eventPackage, state: .terminated,
                                                            status: end.status, reason: end.reason, retryAfter: delay)))
-    scheduleRetry(run, slot, token: buddy.token, presence: buddy.watchesPresence, after: delay)
 }
 
 /// Replaces pjsua's own re-subscription with the run's schedule: pjsua armed its timer before
