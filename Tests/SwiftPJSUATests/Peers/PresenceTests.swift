@@ -150,6 +150,33 @@ import Testing
         }
     }
 
+    @Test func oneBuddyPastTheBuildsLimitIsRefusedWithTooMany() async throws {
+        try await withEngine { phone, transport, _ in
+            let server = try RawSIPPeer(target: transport.port)
+            try await phone.setSubscriptionRetry(.init(firstAfter: .seconds(1), interval: .seconds(60), afterRefusal: nil))
+            let limit = PJSUA.buildLimits.maxBuddies
+            // The server refuses every SUBSCRIBE at once, so that nothing stays pending.
+            let refusing = Task {
+                var answered = 0
+                while answered < limit, let subscribe = try? await server.request("SUBSCRIBE", timeout: .seconds(5)) {
+                    server.send(server.response(to: subscribe, 403, reason: "Forbidden", toTag: server.unique("tag")))
+                    answered += 1
+                }
+            }
+            defer { refusing.cancel() }
+            for index in 0..<limit {
+                _ = try await phone.addBuddy("sip:user\(index)@127.0.0.1:\(server.port)")
+            }
+            do {
+                _ = try await phone.addBuddy("sip:one-more@127.0.0.1:\(server.port)")
+                Issue.record("buddy \(limit + 1) was accepted")
+            } catch let error as PJSUAError {
+                #expect(error.code == .tooMany, "\(error)")
+            }
+            #expect(await phone.buddies.count == limit)
+        }
+    }
+
     @Test func aSubscriptionTheServerDropsIsReportedAndRenewedOnTheSchedule() async throws {
         let (log, server) = try await withEngine { phone, transport, log in
             let server = try RawSIPPeer(target: transport.port)
