@@ -69,6 +69,9 @@ final class EngineRun: @unchecked Sendable {
         /// that failed because of one (``CertificateRefusals``).
         var certificateRefusal: (error: PJSUAError, at: ContinuousClock.Instant)?
         var certificateFailureReason: String?
+        /// Media streams that sent their close frame and wait for the agent's echo
+        /// (``StreamWiring``); the teardown drops what is left.
+        var closingStreams: [ObjectIdentifier: StreamBridge] = [:]
     }
 
     init(_ configuration: PJSUA.Configuration, hub: EventHub, executor: PJSUAExecutor) {
@@ -130,6 +133,7 @@ final class EngineRun: @unchecked Sendable {
     }
 
     func publish(_ event: PJSUA.Event) {
+        if case let .dtmf(call, digit) = event { StreamWiring.dtmf(digit, of: call) }
         hub.publish(event)
     }
 
