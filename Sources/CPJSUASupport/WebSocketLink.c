@@ -372,6 +372,13 @@ cpjsua_ws_stats cpjsua_ws_link_stats(cpjsua_ws_link *link)
 int32_t cpjsua_ulaw_base64_decode(const char *base64, uint32_t length, int16_t *samples, uint32_t capacity)
 {
     if (length == 0) return 0;
+    /* pj_base64_decode skips what is not base64; a payload with anything else is refused. */
+    for (uint32_t i = 0; i < length; i++) {
+        char c = base64[i];
+        int ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '/' ||
+                 (c == '=' && i + 2 >= length);
+        if (!ok) return -1;
+    }
     uint32_t bytes_capacity = PJ_BASE64_TO_BASE256_LEN(length) + 3;
     uint8_t stack[4096];
     uint8_t *bytes = bytes_capacity <= sizeof stack ? stack : malloc(bytes_capacity);

@@ -1,0 +1,194 @@
+"""A Twilio Media Streams agent for the media-stream tests: a WebSocket server (PyPI `websockets`)
+on 127.0.0.1 that logs every message it receives and plays a script once `start` arrived.
+
+Usage: stream_agent.py [--script JSON] [--silent] [--pipecat]
+Prints `LISTENING <port>` once bound (port 0: a free one), then one JSON line per event:
+  {"t": <monotonic s>, "handshake": {"path": ..., "headers": {...}}}
+  {"t": ..., "received": <the message, parsed>}   (or "receivedRaw" for what is not JSON)
+  {"t": ..., "sent": <action>}
+  {"t": ..., "closed": <code>}
+The script is a JSON list of actions, run in order after `start`:
+  {"tone": {"hz": 1000, "ms": 1000, "chunkMs": 20}}  agent media: a sine as base64 mu-law 8 kHz
+  {"mark": "name"}  {"clear": true}  {"sleep": 0.5}  {"text": "raw text"}  {"binary": 12}
+  {"big": 1048576}  (one text message of that many bytes)  {"close": 1000}
+  {"waitFor": "stop"}  (waits until a message with that event arrived)
+--silent accepts TCP connections and never answers the WebSocket upgrade.
+--pipecat also decodes every message with pipecat's TwilioFrameSerializer and logs what it made
+of it ({"pipecat": "InputAudioRawFrame" ...}), and encodes the script's marks/clears through it.
+"""
+import argparse
+import asyncio
+import base64
+import json
+import math
+import socket
+import sys
+import time
+
+from websockets.asyncio.server import serve
+
+
+def ulaw(sample):
+    """G.711 mu-law encoding of one 16-bit sample."""
+    bias, clip = 0x84, 32635
+    sign = 0x80 if sample < 0 else 0
+    if sample < 0:
+        sample = -sample
+    sample = min(sample, clip) + bias
+    exponent = 7
+    mask = 0x4000
+    while exponent > 0 and not sample & mask:
+        exponent -= 1
+        mask >>= 1
+    mantissa = (sample >> (exponent + 3)) & 0x0F
+    return ~(sign | (exponent << 4) | mantissa) & 0xFF
+
+
+def emit(record):
+    record["t"] = time.monotonic()
+    sys.stdout.write(json.dumps(record) + "\n")
+    sys.stdout.flush()
+
+
+class Agent:
+    def __init__(self, script, pipecat):
+        self.script = script
+        self.pipecat = pipecat
+        self.phase = 0.0
+        self.events = {}
+        self.serializer = None
+
+    async def handler(self, ws):
+        emit({"handshake": {"path": ws.request.path, "headers": dict(ws.request.headers.raw_items())}})
+        started = asyncio.Event()
+        stream_sid = {"sid": ""}
+
+        async def receive():
+            try:
+                async for message in ws:
+                    if isinstance(message, bytes):
+                        emit({"receivedBinary": len(message)})
+                        continue
+                    try:
+                        parsed = json.loads(message)
+                    except ValueError:
+                        emit({"receivedRaw": message[:200]})
+                        continue
+                    emit({"received": parsed})
+                    event = parsed.get("event")
+                    self.events.setdefault(event, asyncio.Event()).set()
+                    if event == "start":
+                        stream_sid["sid"] = parsed.get("streamSid", "")
+                        if self.pipecat:
+                            await self.make_serializer(parsed)
+                        started.set()
+                    if self.serializer is not None:
+                        frame = await self.serializer.deserialize(message)
+                        if frame is not None:
+                            detail = {"pipecat": type(frame).__name__}
+                            if hasattr(frame, "button"):
+                                detail["digit"] = frame.button.value
+                            if hasattr(frame, "audio"):
+                                detail["bytes"] = len(frame.audio)
+                                detail["sampleRate"] = frame.sample_rate
+                            emit(detail)
+            finally:
+                emit({"closed": ws.close_code})
+
+        receiver = asyncio.create_task(receive())
+        try:
+            await asyncio.wait_for(started.wait(), 10)
+            for action in self.script:
+                await self.run(ws, action, stream_sid["sid"])
+        except Exception as error:  # the call side may close first; log it and end
+            emit({"error": repr(error)})
+        await receiver
+
+    async def make_serializer(self, start):
+        from pipecat.serializers.twilio import TwilioFrameSerializer
+        params = TwilioFrameSerializer.InputParams(auto_hang_up=False)
+        self.serializer = TwilioFrameSerializer(start["start"]["streamSid"], params=params)
+
+        class Setup:
+            audio_in_sample_rate = 8000
+            audio_out_sample_rate = 8000
+        from pipecat.frames.frames import StartFrame
+        await self.serializer.setup(StartFrame(audio_in_sample_rate=8000, audio_out_sample_rate=8000))
+
+    async def run(self, ws, action, sid):
+        if "tone" in action:
+            tone = action["tone"]
+            rate = 8000
+            chunk = int(rate * tone.get("chunkMs", 20) / 1000)
+            total = int(rate * tone["ms"] / 1000)
+            step = 2 * math.pi * tone["hz"] / rate
+            sent = 0
+            while sent < total:
+                count = min(chunk, total - sent)
+                samples = []
+                for _ in range(count):
+                    samples.append(int(0.5 * 32767 * math.sin(self.phase)))
+                    self.phase += step
+                payload = base64.b64encode(bytes(ulaw(s) for s in samples)).decode()
+                await ws.send(json.dumps({"event": "media", "streamSid": sid, "media": {"payload": payload}}))
+                sent += count
+        elif "mark" in action:
+            if self.serializer is not None:
+                # pipecat has no public mark frame for Twilio: the JSON it would send, by hand.
+                await ws.send(json.dumps({"event": "mark", "streamSid": sid, "mark": {"name": action["mark"]}}))
+            else:
+                await ws.send(json.dumps({"event": "mark", "streamSid": sid, "mark": {"name": action["mark"]}}))
+        elif "clear" in action:
+            if self.serializer is not None:
+                from pipecat.frames.frames import InterruptionFrame
+                await ws.send(await self.serializer.serialize(InterruptionFrame()))
+            else:
+                await ws.send(json.dumps({"event": "clear", "streamSid": sid}))
+        elif "sleep" in action:
+            await asyncio.sleep(action["sleep"])
+        elif "text" in action:
+            await ws.send(action["text"])
+        elif "binary" in action:
+            await ws.send(bytes(action["binary"]))
+        elif "big" in action:
+            await ws.send("x" * action["big"])
+        elif "close" in action:
+            await ws.close(action["close"], "agent done")
+        elif "waitFor" in action:
+            await asyncio.wait_for(self.events.setdefault(action["waitFor"], asyncio.Event()).wait(), 15)
+        emit({"sent": action if "tone" not in action else {"tone": action["tone"]}})
+
+
+async def silent(listener):
+    async def hold(reader, writer):
+        await asyncio.sleep(30)
+        writer.close()
+    server = await asyncio.start_server(hold, sock=listener)
+    async with server:
+        await server.serve_forever()
+
+
+async def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--script", default="[]")
+    parser.add_argument("--silent", action="store_true")
+    parser.add_argument("--pipecat", action="store_true")
+    options = parser.parse_args()
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    print(f"LISTENING {listener.getsockname()[1]}", flush=True)
+    if options.silent:
+        await silent(listener)
+        return
+    agent = Agent(json.loads(options.script), options.pipecat)
+    async with serve(agent.handler, sock=listener, max_size=2 ** 24, ping_interval=None):
+        await asyncio.Future()
+
+
+if __name__ == "__main__":
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        pass
