@@ -19,13 +19,15 @@ public final class StreamAgent: @unchecked Sendable {
     }
 
     /// Starts the agent with `script` (a JSON array of actions, see the script's header).
-    public init(name: String = "stream-agent", script: String = "[]", silent: Bool = false, pipecat: Bool = false) async throws {
+    public init(name: String = "stream-agent", script: String = "[]", silent: Bool = false, pipecat: Bool = false,
+                echo: Bool = false) async throws {
         guard FileManager.default.isExecutableFile(atPath: Self.python) else {
             throw ChildProcessError("no \(Self.python): run scripts/install-peers.sh")
         }
         var arguments = ["-u", peersDirectory + "/stream_agent.py", "--script", script]
         if silent { arguments.append("--silent") }
         if pipecat { arguments.append("--pipecat") }
+        if echo { arguments.append("--echo") }
         process = try ChildProcess(Self.python, arguments, name: name)
         try await process.waitUntilStarted(printing: "LISTENING ")
         let line = process.output.split(separator: "\n").first { $0.hasPrefix("LISTENING ") }

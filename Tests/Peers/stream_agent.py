@@ -14,7 +14,9 @@ The script is a JSON list of actions, run in order after `start`:
   {"waitFor": "stop"}  (waits until a message with that event arrived)
 --silent accepts TCP connections and never answers the WebSocket upgrade.
 --pipecat also decodes every message with pipecat's TwilioFrameSerializer and logs what it made
-of it ({"pipecat": "InputAudioRawFrame" ...}), and encodes the script's marks/clears through it.
+of it ({"pipecat": "InputAudioRawFrame" ...}), and encodes the script's audio and clears through it
+(OutputAudioRawFrame, InterruptionFrame); --echo (implies --pipecat) sends every audio frame
+pipecat decoded back through the serializer.
 """
 import argparse
 import asyncio
@@ -51,9 +53,10 @@ def emit(record):
 
 
 class Agent:
-    def __init__(self, script, pipecat):
+    def __init__(self, script, pipecat, echo):
         self.script = script
         self.pipecat = pipecat
+        self.echo = echo
         self.phase = 0.0
         self.events = {}
         self.serializer = None
@@ -92,6 +95,8 @@ class Agent:
                                 detail["bytes"] = len(frame.audio)
                                 detail["sampleRate"] = frame.sample_rate
                             emit(detail)
+                            if self.echo and type(frame).__name__ == "InputAudioRawFrame":
+                                await self.pipecat_audio(ws, frame.audio)
             finally:
                 emit({"closed": ws.close_code})
 
@@ -105,15 +110,19 @@ class Agent:
         await receiver
 
     async def make_serializer(self, start):
+        from types import SimpleNamespace
         from pipecat.serializers.twilio import TwilioFrameSerializer
-        params = TwilioFrameSerializer.InputParams(auto_hang_up=False)
-        self.serializer = TwilioFrameSerializer(start["start"]["streamSid"], params=params)
+        params = TwilioFrameSerializer.InputParams(auto_hang_up=False, sample_rate=8000)
+        self.serializer = TwilioFrameSerializer(start["start"]["streamSid"], start["start"].get("callSid"), params=params)
+        # setup() reads only the pipeline's input rate.
+        await self.serializer.setup(SimpleNamespace(audio_in_sample_rate=8000, audio_out_sample_rate=8000))
 
-        class Setup:
-            audio_in_sample_rate = 8000
-            audio_out_sample_rate = 8000
-        from pipecat.frames.frames import StartFrame
-        await self.serializer.setup(StartFrame(audio_in_sample_rate=8000, audio_out_sample_rate=8000))
+    async def pipecat_audio(self, ws, pcm):
+        """Sends PCM16 8 kHz through pipecat's serializer (an OutputAudioRawFrame)."""
+        from pipecat.frames.frames import OutputAudioRawFrame
+        message = await self.serializer.serialize(OutputAudioRawFrame(audio=pcm, sample_rate=8000, num_channels=1))
+        if message:
+            await ws.send(message)
 
     async def run(self, ws, action, sid):
         if "tone" in action:
@@ -129,15 +138,14 @@ class Agent:
                 for _ in range(count):
                     samples.append(int(0.5 * 32767 * math.sin(self.phase)))
                     self.phase += step
-                payload = base64.b64encode(bytes(ulaw(s) for s in samples)).decode()
-                await ws.send(json.dumps({"event": "media", "streamSid": sid, "media": {"payload": payload}}))
+                if self.serializer is not None:
+                    await self.pipecat_audio(ws, b"".join(s.to_bytes(2, "little", signed=True) for s in samples))
+                else:
+                    payload = base64.b64encode(bytes(ulaw(s) for s in samples)).decode()
+                    await ws.send(json.dumps({"event": "media", "streamSid": sid, "media": {"payload": payload}}))
                 sent += count
         elif "mark" in action:
-            if self.serializer is not None:
-                # pipecat has no public mark frame for Twilio: the JSON it would send, by hand.
-                await ws.send(json.dumps({"event": "mark", "streamSid": sid, "mark": {"name": action["mark"]}}))
-            else:
-                await ws.send(json.dumps({"event": "mark", "streamSid": sid, "mark": {"name": action["mark"]}}))
+            await ws.send(json.dumps({"event": "mark", "streamSid": sid, "mark": {"name": action["mark"]}}))
         elif "clear" in action:
             if self.serializer is not None:
                 from pipecat.frames.frames import InterruptionFrame
@@ -173,6 +181,7 @@ async def main():
     parser.add_argument("--script", default="[]")
     parser.add_argument("--silent", action="store_true")
     parser.add_argument("--pipecat", action="store_true")
+    parser.add_argument("--echo", action="store_true")
     options = parser.parse_args()
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -182,7 +191,11 @@ async def main():
     if options.silent:
         await silent(listener)
         return
-    agent = Agent(json.loads(options.script), options.pipecat)
+    if options.pipecat or options.echo:
+        # pipecat takes a second or more to import: before LISTENING, not while the call streams.
+        import pipecat.serializers.twilio  # noqa: F401
+        import pipecat.frames.frames  # noqa: F401
+    agent = Agent(json.loads(options.script), options.pipecat or options.echo, options.echo)
     async with serve(agent.handler, sock=listener, max_size=2 ** 24, ping_interval=None):
         await asyncio.Future()
 

@@ -208,7 +208,7 @@ struct MediaStreamTests {
     @Test func digitsTheCallerKeysReachTheAgentAsNumberedDTMFMessages() async throws {
         let agent = try await StreamAgent(name: "stream-agent-dtmf")
         defer { agent.stop() }
-        let app = try tonePlayingPjsuaApp("pjsua-app-stream-dtmf", console: [.init(after: 2.5, "#"), .init(after: 0.2, "12*")])
+        let app = try tonePlayingPjsuaApp("pjsua-app-stream-dtmf", console: [.init(after: 3.0, "#"), .init(after: 0.2, "12*")])
         defer { app.stop() }
         try await withEngine { phone, _, log in
             let call = try await phone.makeCall(to: app.uri())
@@ -311,6 +311,71 @@ struct MediaStreamTests {
             let refused = await errorCode { try await phone.stream(call, to: "ws://127.0.0.1:\(nobody)/", options: .init(connectTimeout: .seconds(3))) }
             #expect(refused == .pjsip)
             #expect(log.states(of: call).last == .confirmed, "a failed stream leaves the call alone")
+            try await phone.hangUp(call)
+        }
+    }
+}
+
+@Suite("Media streams against pipecat's TwilioFrameSerializer (PyPI pipecat-ai)", .serialized, .enabled(if: StreamAgent.hasPipecat))
+struct PipecatStreamTests {
+    @Test func pipecatDecodesTheCallersAudioAndDigitsAndItsEchoAndInterruptionBehaveAsTheProtocolSays() async throws {
+        let directory = try temporaryDirectory()
+        // pipecat echoes every audio frame it decoded; the script adds 3 s of its own 1000 Hz
+        // tone, then interrupts (InterruptionFrame -> `clear`) a second later.
+        let script = #"[{"sleep":1.0},{"tone":{"hz":1000,"ms":3000,"chunkMs":20}},{"sleep":1.0},{"clear":true},{"sleep":1.0}]"#
+        let agent = try await StreamAgent(name: "stream-agent-pipecat", script: script, echo: true)
+        defer { agent.stop() }
+        try await withEngine { phone, _, log in
+            let (child, call) = try await callSoftphonePlayingTone(phone, log, ["--record-dir", directory, "--exit-after", "1"],
+                                                                   name: "softphone-stream-pipecat")
+            defer { child.stop() }
+            let stream = try await phone.stream(call, to: agent.url())
+            let events = StreamEvents(stream)
+            let clear = try await events.first("pipecat's clear", timeout: .seconds(15)) { event -> PJSUA.MediaStream.ClearReport? in
+                if case let .cleared(report) = event { return report }
+                return nil
+            }
+            #expect(clear.discardedMilliseconds > 1000, "\(clear)")
+            try await Task.sleep(for: .milliseconds(600))
+            try await phone.hangUp(call)
+            _ = try await events.ending()
+            #expect(try await child.waitForExit() == 0, "\(child.output)")
+            let decoded = agent.records.filter { $0["pipecat"] as? String == "InputAudioRawFrame" }
+            #expect(decoded.count > 100 && decoded.allSatisfy { $0["bytes"] as? Int == 320 && $0["sampleRate"] as? Int == 8000 })
+        }
+        // The softphone heard its own 600 Hz tone echoed through pipecat, and pipecat's 1000 Hz
+        // tone for about the second before the interruption.
+        let file = try WAVFile(contentsOf: directory + "/call-1.wav")
+        let window = file.sampleRate / 50
+        let windows = stride(from: 0, to: file.samples.count - window, by: window).map {
+            WAVFile(sampleRate: file.sampleRate, samples: Array(file.samples[$0..<$0 + window]))
+        }
+        let loud = windows.filter { $0.rmsLevel > 0.02 }
+        let frequencies = loud.compactMap { try? $0.dominantFrequency(in: 300...1500, step: 10) }
+        let echoed = frequencies.filter { abs($0 - 600) <= 20 }.count
+        let pipecatTone = frequencies.filter { abs($0 - 1000) <= 20 }.count
+        #expect(echoed > 25, "\(echoed) windows of the echoed 600 Hz tone")
+        #expect((35...70).contains(pipecatTone), "\(pipecatTone) windows (20 ms) of pipecat's tone: the clear cut it after about 1 s")
+    }
+}
+
+extension PipecatStreamTests {
+    @Test func digitsTheCallerKeysBecomePipecatDTMFFrames() async throws {
+        let agent = try await StreamAgent(name: "stream-agent-pipecat-dtmf", pipecat: true)
+        defer { agent.stop() }
+        let app = try tonePlayingPjsuaApp("pjsua-app-stream-pipecat-dtmf", console: [.init(after: 3.0, "#"), .init(after: 0.2, "4#")])
+        defer { app.stop() }
+        try await withEngine { phone, _, log in
+            let call = try await phone.makeCall(to: app.uri())
+            try await log.mediaActive(call)
+            _ = try await phone.stream(call, to: agent.url())
+            do {
+                try await agent.waitFor("\"digit\": \"#\"", timeout: .seconds(10))
+            } catch {
+                Issue.record("no digits at the agent; the pjsua app said:\n\(app.process.output.suffix(3000))")
+            }
+            let digits = agent.records.filter { $0["pipecat"] as? String == "InputDTMFFrame" }.compactMap { $0["digit"] as? String }
+            #expect(digits == ["4", "#"])
             try await phone.hangUp(call)
         }
     }
