@@ -167,6 +167,31 @@ class Agent:
         emit({"sent": action if "tone" not in action else {"tone": action["tone"]}})
 
 
+async def bench(ws):
+    """--bench: echoes every media payload back at once and prints a `click` line for each click
+    onset it saw (pjsua-bench stream): callSid, 0, received and sent (CLOCK_MONOTONIC ns, the
+    clock the callers use) and the onset frame's sign changes."""
+    import audioop  # C speed for 50 frames a second per call (Python 3.11 still has it)
+    call_sid, was_loud = "?", False
+    async for message in ws:
+        received = time.monotonic_ns()
+        parsed = json.loads(message)
+        event = parsed.get("event")
+        if event == "start":
+            call_sid = parsed["start"].get("callSid", "?")
+        elif event == "media":
+            payload = parsed["media"]["payload"]
+            await ws.send('{"event":"media","streamSid":"%s","media":{"payload":"%s"}}' % (parsed.get("streamSid", ""), payload))
+            sent = time.monotonic_ns()
+            pcm = audioop.ulaw2lin(base64.b64decode(payload), 2)
+            loud = audioop.rms(pcm, 2) / 32767 > 0.15
+            if loud and not was_loud:
+                samples = memoryview(pcm).cast("h")
+                crossings = sum(1 for a, b in zip(samples, samples[1:]) if (a < 0) != (b < 0))
+                print(f"click {call_sid} 0 {received} {sent} {crossings}", flush=True)
+            was_loud = loud
+
+
 async def silent(listener):
     async def hold(reader, writer):
         await asyncio.sleep(30)
@@ -182,6 +207,7 @@ async def main():
     parser.add_argument("--silent", action="store_true")
     parser.add_argument("--pipecat", action="store_true")
     parser.add_argument("--echo", action="store_true")
+    parser.add_argument("--bench", action="store_true")
     options = parser.parse_args()
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -190,6 +216,10 @@ async def main():
     print(f"LISTENING {listener.getsockname()[1]}", flush=True)
     if options.silent:
         await silent(listener)
+        return
+    if options.bench:
+        async with serve(bench, sock=listener, ping_interval=None, compression=None):
+            await asyncio.Future()
         return
     if options.pipecat or options.echo:
         # pipecat takes a second or more to import: before LISTENING, not while the call streams.
