@@ -75,7 +75,11 @@ enum FramesAgent {
                     _ = try await phone.play(wav ?? "", into: call, loop: true)
                 case .stream:
                     // The WebSocket agent echoes each media message back (Tests/Peers/stream_agent.py --bench).
-                    _ = try await phone.stream(call, to: agentURL ?? "", options: .init(whenAgentLeaves: .keepCall))
+                    // Its playback queue holds two frames, as the echo writer's does: an echo that
+                    // arrives in a burst (the agent stalled) must not stay queued for the rest of the
+                    // call. A real agent sending speech faster than real time needs the default (60 s).
+                    _ = try await phone.stream(call, to: agentURL ?? "",
+                                               options: .init(playbackCapacity: .milliseconds(40), whenAgentLeaves: .keepCall))
                 }
             case .callState(_, .disconnected, _, _):
                 ended += 1

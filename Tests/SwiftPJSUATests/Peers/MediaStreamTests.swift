@@ -295,6 +295,33 @@ struct MediaStreamTests {
         }
     }
 
+    @Test func softphoneAnswerStreamBridgesTheAnsweredCallAndPrintsTheStreamsEvents() async throws {
+        let script = #"[{"tone":{"hz":1000,"ms":400}},{"mark":"greeting"},{"waitFor":"dtmf"},{"sleep":0.3}]"#
+        let agent = try await StreamAgent(name: "stream-agent-cli", script: script)
+        defer { agent.stop() }
+        try await withEngine { phone, _, log in
+            let (child, call) = try await callAnsweringSoftphone(phone, log, ["--stream", agent.url(path: "/cli"), "--stream-header", "Authorization: Bearer cli",
+                                                                              "--stream-param", "source=softphone", "--clock-rate", "8000"],
+                                                                 name: "softphone-stream-cli")
+            defer { child.stop() }
+            try await child.waitForOutput("\"streamMark\"")
+            try await phone.sendDTMF("5", on: call)
+            try await agent.waitFor("\"digit\": \"5\"")
+            try await phone.hangUp(call)
+            try await child.waitForOutput("\"state\":\"ended\"")
+            let lines = softphoneEvents(child.output, "stream")
+            #expect(lines.first?["state"] as? String == "connected" && lines.last?["reason"] as? String == "callEnded", "\(lines)")
+            let mark = softphoneEvents(child.output, "streamMark").first
+            #expect(mark?["name"] as? String == "greeting" && mark?["cleared"] as? Bool == false && mark?["playedMilliseconds"] as? Int == 400)
+            #expect(softphoneEvents(child.output, "streamDTMF").first?["digit"] as? String == "5")
+            let start = agent.received.map(\.message).first { $0["event"] as? String == "start" }?["start"] as? [String: Any]
+            #expect(start?["customParameters"] as? [String: String] == ["source": "softphone"])
+            let handshake = agent.records.compactMap { $0["handshake"] as? [String: Any] }.first
+            #expect((handshake?["headers"] as? [String: Any])?["Authorization"] as? String == "Bearer cli")
+            #expect(agent.received.last?.message["event"] as? String == "stop")
+        }
+    }
+
     @Test func anAgentThatNeverAnswersTheUpgradeFailsWithTimedOutAndOneThatIsNotThereWithAConnectError() async throws {
         let agent = try await StreamAgent(name: "stream-agent-silent", silent: true)
         defer { agent.stop() }
