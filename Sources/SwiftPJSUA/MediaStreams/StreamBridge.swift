@@ -266,7 +266,7 @@ final class StreamBridge: @unchecked Sendable {
                     : .agentClosed(code: Int(status), reason: String(decoding: data, as: UTF8.self))
                 agentLossContinuation.yield(reason)
             case .ending:
-                EngineRun.current?.onEngineThread { [self] in destroyLink() }
+                EngineRun.current?.onEngineThread { [self] in StreamWiring.closed(self) }
             case .ended:
                 break
             }

@@ -322,6 +322,29 @@ struct MediaStreamTests {
         }
     }
 
+    @Test func shuttingTheEngineDownWhileStreamingSendsStopAndEndsTheStream() async throws {
+        let agent = try await StreamAgent(name: "stream-agent-shutdown")
+        defer { agent.stop() }
+        let app = try tonePlayingPjsuaApp("pjsua-app-stream-shutdown")
+        defer { app.stop() }
+        let phone = PJSUA()
+        let log = EventLog(phone.events)
+        _ = try await phone.start(.init(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null))
+        let call = try await phone.makeCall(to: app.uri())
+        try await log.mediaActive(call)
+        let stream = try await phone.stream(call, to: agent.url())
+        let events = StreamEvents(stream)
+        try await Task.sleep(for: .milliseconds(300))
+        await phone.shutdown()
+        // shutdown() hangs the call up first, so the stream usually ends with it; a stream still
+        // running at the teardown ends as engineStopped. Either way `stop` went out.
+        let reason = try await events.ending().reason
+        #expect(reason == .callEnded || reason == .engineStopped, "\(reason)")
+        try await agent.waitFor("\"closed\"")
+        #expect(agent.received.last?.message["event"] as? String == "stop")
+        #expect(stream.hasEnded)
+    }
+
     @Test func anAgentThatNeverAnswersTheUpgradeFailsWithTimedOutAndOneThatIsNotThereWithAConnectError() async throws {
         let agent = try await StreamAgent(name: "stream-agent-silent", silent: true)
         defer { agent.stop() }
