@@ -78,8 +78,15 @@ enum FramesAgent {
                     // Its playback queue holds two frames, as the echo writer's does: an echo that
                     // arrives in a burst (the agent stalled) must not stay queued for the rest of the
                     // call. A real agent sending speech faster than real time needs the default (60 s).
-                    _ = try await phone.stream(call, to: agentURL ?? "",
-                                               options: .init(playbackCapacity: .milliseconds(40), whenAgentLeaves: .keepCall))
+                    // Connected concurrently: a handshake must not hold up the next call's events.
+                    Task {
+                        do {
+                            _ = try await phone.stream(call, to: agentURL ?? "",
+                                                       options: .init(playbackCapacity: .milliseconds(40), whenAgentLeaves: .keepCall))
+                        } catch {
+                            print("stream failed \(call): \(error)")
+                        }
+                    }
                 }
             case .callState(_, .disconnected, _, _):
                 ended += 1
