@@ -410,6 +410,33 @@ struct PipecatStreamTests {
 }
 
 extension PipecatStreamTests {
+    @Test func aPipecatPipelineAnswersThroughSoftphoneAnswerStreamTheCallerHearsItAndDigitsAndInterruptionsReachIt() async throws {
+        let wsPort = freeLoopbackPort(udp: false)
+        let bot = try ChildProcess(StreamAgent.python, ["-u", packageRoot + "/Examples/PipecatAgent/bot.py", "--port", "\(wsPort)"], name: "pipecat-bot")
+        defer { bot.stop() }
+        try await bot.waitUntilStarted(printing: "pipecat bot on")
+        let directory = try temporaryDirectory()
+        try WAVFile.tone(frequency: 600, duration: .seconds(2), sampleRate: 8000).write(to: directory + "/tone.wav")
+        try await withEngine { phone, _, log in
+            let (child, call) = try await callAnsweringSoftphone(phone, log, ["--stream", "ws://127.0.0.1:\(wsPort)/bot", "--clock-rate", "8000",
+                                                                              "--no-device-link", "--json"],
+                                                                 name: "softphone-stream-pipecat-bot")
+            defer { child.stop() }
+            try await child.waitForOutput("\"state\":\"connected\"")
+            _ = try await phone.play(directory + "/tone.wav", into: call, loop: true)
+            let recorder = try await phone.record(call, to: directory + "/heard.wav")
+            try await Task.sleep(for: .milliseconds(1500))
+            try await phone.sendDTMF("1*", on: call)
+            try await bot.waitForOutput("digit *")
+            try await child.waitForOutput("\"streamClear\"")
+            try await phone.stop(recorder)
+            try await phone.hangUp(call)
+            #expect(bot.output.contains("digit 1"))
+        }
+        let heard = toneSpan(try WAVFile(contentsOf: directory + "/heard.wav"))
+        #expect(abs(heard.frequency - 600) <= 10 && heard.milliseconds >= 800, "the caller heard \(heard) back through pipecat")
+    }
+
     @Test func digitsTheCallerKeysBecomePipecatDTMFFrames() async throws {
         let agent = try await StreamAgent(name: "stream-agent-pipecat-dtmf", pipecat: true)
         defer { agent.stop() }
