@@ -63,6 +63,12 @@ func tonePlayingPjsuaApp(_ name: String, console: [PjsuaApp.Step] = []) throws -
     return try PjsuaApp(name: name, arguments: arguments, console: console, linger: 15)
 }
 
+/// pjsua app console steps that key `digits` three times, 2 s apart, from 3 s after it started.
+func digitRounds(_ digits: String) -> [PjsuaApp.Step] {
+    [.init(after: 3.0, "#"), .init(after: 0.2, digits), .init(after: 2.0, "#"), .init(after: 0.2, digits),
+     .init(after: 2.0, "#"), .init(after: 0.2, digits)]
+}
+
 /// The tone frequency and duration (20 ms windows above `level`) of a recording.
 func toneSpan(_ file: WAVFile, level: Double = 0.05) -> (frequency: Double, milliseconds: Int) {
     let window = file.sampleRate / 50
@@ -208,19 +214,26 @@ struct MediaStreamTests {
     @Test func digitsTheCallerKeysReachTheAgentAsNumberedDTMFMessages() async throws {
         let agent = try await StreamAgent(name: "stream-agent-dtmf")
         defer { agent.stop() }
-        let app = try tonePlayingPjsuaApp("pjsua-app-stream-dtmf", console: [.init(after: 3.0, "#"), .init(after: 0.2, "12*")])
+        // Three rounds, 2 s apart: the app's console runs on its own clock, so on a busy machine
+        // the first round may come before the stream is up.
+        let app = try tonePlayingPjsuaApp("pjsua-app-stream-dtmf", console: digitRounds("12*"))
         defer { app.stop() }
         try await withEngine { phone, _, log in
             let call = try await phone.makeCall(to: app.uri())
             try await log.mediaActive(call)
             let stream = try await phone.stream(call, to: agent.url())
             let events = StreamEvents(stream)
-            _ = try await events.first("three digits sent") { event -> Bool? in
-                events.all.filter { if case .dtmfSent = $0 { return true }; return false }.count == 3 ? true : nil
+            _ = try await events.first("a round of digits sent", timeout: .seconds(15)) { _ -> Bool? in
+                let sent = events.all.compactMap { event -> Character? in
+                    if case let .dtmfSent(digit) = event { return digit.digit }
+                    return nil
+                }
+                return String(sent).contains("12*") ? true : nil
             }
             try await agent.waitFor("\"digit\": \"*\"")
             let dtmf = agent.received.map(\.message).filter { $0["event"] as? String == "dtmf" }
-            #expect(dtmf.compactMap { ($0["dtmf"] as? [String: Any])?["digit"] as? String } == ["1", "2", "*"])
+            let keyed = dtmf.compactMap { ($0["dtmf"] as? [String: Any])?["digit"] as? String }.joined()
+            #expect(keyed.contains("12*"), "\(keyed)")
             #expect(dtmf.allSatisfy { ($0["dtmf"] as? [String: Any])?["track"] as? String == "inbound_track" && $0["streamSid"] as? String == stream.streamSID })
             let numbers = agent.received.map(\.message).dropFirst().compactMap { ($0["sequenceNumber"] as? String).flatMap { Int($0) } }
             #expect(numbers == Array(1...numbers.count), "numbers stay consecutive with DTMF among the media")
@@ -366,9 +379,10 @@ struct MediaStreamTests {
     }
 }
 
-@Suite("Media streams against pipecat's TwilioFrameSerializer (PyPI pipecat-ai)", .serialized, .enabled(if: StreamAgent.hasPipecat))
-struct PipecatStreamTests {
-    @Test func pipecatDecodesTheCallersAudioAndDigitsAndItsEchoAndInterruptionBehaveAsTheProtocolSays() async throws {
+/// Against pipecat (PyPI pipecat-ai, skipped when it is not installed): in the same serialized
+/// suite as the others, so that no two streaming tests load the machine at once.
+extension MediaStreamTests {
+    @Test(.enabled(if: StreamAgent.hasPipecat)) func pipecatDecodesTheCallersAudioAndDigitsAndItsEchoAndInterruptionBehaveAsTheProtocolSays() async throws {
         let directory = try temporaryDirectory()
         // pipecat echoes every audio frame it decoded; the script adds 3 s of its own 1000 Hz
         // tone, then interrupts (InterruptionFrame -> `clear`) a second later.
@@ -409,8 +423,8 @@ struct PipecatStreamTests {
     }
 }
 
-extension PipecatStreamTests {
-    @Test func aPipecatPipelineAnswersThroughSoftphoneAnswerStreamTheCallerHearsItAndDigitsAndInterruptionsReachIt() async throws {
+extension MediaStreamTests {
+    @Test(.enabled(if: StreamAgent.hasPipecat)) func aPipecatPipelineAnswersThroughSoftphoneAnswerStreamTheCallerHearsItAndDigitsAndInterruptionsReachIt() async throws {
         let wsPort = freeLoopbackPort(udp: false)
         let bot = try ChildProcess(StreamAgent.python, ["-u", packageRoot + "/Examples/PipecatAgent/bot.py", "--port", "\(wsPort)"], name: "pipecat-bot")
         defer { bot.stop() }
@@ -437,22 +451,22 @@ extension PipecatStreamTests {
         #expect(abs(heard.frequency - 600) <= 10 && heard.milliseconds >= 800, "the caller heard \(heard) back through pipecat")
     }
 
-    @Test func digitsTheCallerKeysBecomePipecatDTMFFrames() async throws {
+    @Test(.enabled(if: StreamAgent.hasPipecat)) func digitsTheCallerKeysBecomePipecatDTMFFrames() async throws {
         let agent = try await StreamAgent(name: "stream-agent-pipecat-dtmf", pipecat: true)
         defer { agent.stop() }
-        let app = try tonePlayingPjsuaApp("pjsua-app-stream-pipecat-dtmf", console: [.init(after: 3.0, "#"), .init(after: 0.2, "4#")])
+        let app = try tonePlayingPjsuaApp("pjsua-app-stream-pipecat-dtmf", console: digitRounds("4#"))
         defer { app.stop() }
         try await withEngine { phone, _, log in
             let call = try await phone.makeCall(to: app.uri())
             try await log.mediaActive(call)
             _ = try await phone.stream(call, to: agent.url())
             do {
-                try await agent.waitFor("\"digit\": \"#\"", timeout: .seconds(10))
+                try await agent.waitFor("\"digit\": \"#\"", timeout: .seconds(15))
             } catch {
                 Issue.record("no digits at the agent; the pjsua app said:\n\(app.process.output.suffix(3000))")
             }
             let digits = agent.records.filter { $0["pipecat"] as? String == "InputDTMFFrame" }.compactMap { $0["digit"] as? String }
-            #expect(digits == ["4", "#"])
+            #expect(digits.joined().contains("4#"), "\(digits)")
             try await phone.hangUp(call)
         }
     }
