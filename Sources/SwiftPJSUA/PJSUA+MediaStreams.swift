@@ -30,8 +30,11 @@ extension PJSUA {
                        options: MediaStream.Options = MediaStream.Options()) async throws -> MediaStream {
         let run = try requireRunning()
         try options.validate()
-        guard streamProtocol == .twilioMediaStreams else {
+        guard streamProtocol == .twilioMediaStreams || streamProtocol == .openAIRealtime else {
             throw PJSUAError(.unsupported, "the stream protocol \(streamProtocol) is not implemented")
+        }
+        if streamProtocol == .openAIRealtime, options.authorizationToken?.isEmpty ?? true {
+            throw PJSUAError(.invalidArgument, "OpenAI Realtime needs options.authorizationToken (the API key)")
         }
         try Self.validateStreamURL(url)
         let callSlot = try audioPort(of: call)

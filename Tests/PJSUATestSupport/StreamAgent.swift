@@ -20,7 +20,7 @@ public final class StreamAgent: @unchecked Sendable {
 
     /// Starts the agent with `script` (a JSON array of actions, see the script's header).
     public init(name: String = "stream-agent", script: String = "[]", silent: Bool = false, pipecat: Bool = false,
-                echo: Bool = false) async throws {
+                echo: Bool = false, realtime: Bool = false) async throws {
         guard FileManager.default.isExecutableFile(atPath: Self.python) else {
             throw ChildProcessError("no \(Self.python): run scripts/install-peers.sh")
         }
@@ -28,6 +28,7 @@ public final class StreamAgent: @unchecked Sendable {
         if silent { arguments.append("--silent") }
         if pipecat { arguments.append("--pipecat") }
         if echo { arguments.append("--echo") }
+        if realtime { arguments.append("--realtime") }
         process = try ChildProcess(Self.python, arguments, name: name)
         try await process.waitUntilStarted(printing: "LISTENING ")
         let line = process.output.split(separator: "\n").first { $0.hasPrefix("LISTENING ") }

@@ -192,6 +192,49 @@ async def bench(ws):
             was_loud = loud
 
 
+async def realtime(ws):
+    """--realtime: a local stand-in for OpenAI Realtime, speaking its documented events: sends
+    session.created, answers session.update, and after half a second of the caller's audio
+    (input_audio_buffer.append, PCM16 24 kHz) reports the caller's tone frequency ({"heard": Hz})
+    and answers: speech_started/stopped, response.created, half a second of 1000 Hz as
+    response.audio.delta, two transcript deltas, response.done."""
+    emit({"handshake": {"path": ws.request.path, "headers": dict(ws.request.headers.raw_items())}})
+    await ws.send(json.dumps({"type": "session.created", "session": {"id": "sess_local"}}))
+    samples, answered = [], False
+    try:
+        async for message in ws:
+            parsed = json.loads(message)
+            kind = parsed.get("type")
+            if kind != "input_audio_buffer.append":
+                emit({"received": parsed})
+            if kind == "session.update":
+                await ws.send(json.dumps({"type": "session.updated", "session": parsed.get("session", {})}))
+            elif kind == "input_audio_buffer.append":
+                pcm = base64.b64decode(parsed.get("audio", ""))
+                samples.extend(memoryview(pcm).cast("h"))
+                if len(samples) >= 24000 and not answered:
+                    answered = True
+                    tail = samples[-12000:]
+                    crossings = sum(1 for a, b in zip(tail, tail[1:]) if (a < 0) != (b < 0))
+                    emit({"heard": crossings / 2 / 0.5})
+                    for event in ("input_audio_buffer.speech_started", "input_audio_buffer.speech_stopped", "response.created"):
+                        await ws.send(json.dumps({"type": event}))
+                    phase = 0.0
+                    for _ in range(25):
+                        chunk = []
+                        for _ in range(480):
+                            chunk.append(int(0.5 * 32767 * math.sin(phase)))
+                            phase += 2 * math.pi * 1000 / 24000
+                        audio = base64.b64encode(b"".join(x.to_bytes(2, "little", signed=True) for x in chunk)).decode()
+                        await ws.send(json.dumps({"type": "response.audio.delta", "delta": audio}))
+                    for text in ("Hello", " there"):
+                        await ws.send(json.dumps({"type": "response.audio_transcript.delta", "delta": text}))
+                    await ws.send(json.dumps({"type": "response.done", "response": {"status": "completed"}}))
+                    emit({"sent": {"response": True}})
+    finally:
+        emit({"closed": ws.close_code})
+
+
 async def silent(listener):
     async def hold(reader, writer):
         await asyncio.sleep(30)
@@ -208,6 +251,7 @@ async def main():
     parser.add_argument("--pipecat", action="store_true")
     parser.add_argument("--echo", action="store_true")
     parser.add_argument("--bench", action="store_true")
+    parser.add_argument("--realtime", action="store_true")
     options = parser.parse_args()
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -216,6 +260,10 @@ async def main():
     print(f"LISTENING {listener.getsockname()[1]}", flush=True)
     if options.silent:
         await silent(listener)
+        return
+    if options.realtime:
+        async with serve(realtime, sock=listener, ping_interval=None, max_size=2 ** 24):
+            await asyncio.Future()
         return
     if options.bench:
         async with serve(bench, sock=listener, ping_interval=None, compression=None):

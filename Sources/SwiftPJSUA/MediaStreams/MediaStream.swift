@@ -56,8 +56,24 @@ extension PJSUA.MediaStream {
         /// The agent sent something the protocol does not define, or could not be read: it was
         /// counted and ignored.
         case invalidMessage(InvalidMessage)
+        /// An event of an OpenAI Realtime session (``StreamProtocol/openAIRealtime``).
+        case realtime(RealtimeEvent)
         /// The stream ended (last event).
         case ended(Ending)
+    }
+
+    /// What an OpenAI Realtime session reported (pjmedia's AI port events).
+    public enum RealtimeEvent: Sendable, Hashable {
+        /// A piece of the transcript of the model's spoken answer (`response.audio_transcript.delta`).
+        case transcript(String)
+        /// The service's voice detection heard the caller start speaking.
+        case speechStarted
+        /// ... and stop.
+        case speechStopped
+        /// The model started an answer (`response.created`).
+        case responseStarted
+        /// The model finished an answer (`response.done`).
+        case responseDone
     }
 
     /// A mark of the agent's, and how far its audio had played.

@@ -14,6 +14,11 @@ extension PJSUA.MediaStream {
         /// 20 ms `media` messages; from the agent `media`, `mark` and `clear`.
         public static let twilioMediaStreams = StreamProtocol(rawValue: "twilio-media-streams")
 
+        /// OpenAI Realtime over pjproject's experimental AI media port (`pjmedia_ai_port` with
+        /// `pjmedia_ai_openai_backend_create`): PCM16 24 kHz both ways, the service's events as
+        /// ``PJSUA/MediaStream/Event/realtime(_:)``. Needs ``Options/authorizationToken``.
+        public static let openAIRealtime = StreamProtocol(rawValue: "openai-realtime")
+
         public var description: String { rawValue }
     }
 
@@ -53,13 +58,16 @@ extension PJSUA.MediaStream {
         public var callSID: String?
         /// The account identifier in `start` and `stop` (Twilio's `accountSid`).
         public var accountSID: String
+        /// A bearer token: sent as `Authorization: Bearer <token>` on the handshake (unless
+        /// ``headers`` has an `Authorization`); OpenAI Realtime requires it (its API key).
+        public var authorizationToken: String?
 
         /// Options; by default no headers or parameters, 5 s to connect, 60 s of playback queue,
         /// hang up when the agent leaves.
         public init(headers: [String: String] = [:], customParameters: [String: String] = [:],
                     connectTimeout: Duration = .seconds(5), playbackCapacity: Duration = .seconds(60),
                     whenAgentLeaves: AgentLossPolicy = .hangUp, maximumMessageSize: Int = 256 * 1024,
-                    streamSID: String? = nil, callSID: String? = nil, accountSID: String = "") {
+                    streamSID: String? = nil, callSID: String? = nil, accountSID: String = "", authorizationToken: String? = nil) {
             self.headers = headers
             self.customParameters = customParameters
             self.connectTimeout = connectTimeout
@@ -69,6 +77,7 @@ extension PJSUA.MediaStream {
             self.streamSID = streamSID
             self.callSID = callSID
             self.accountSID = accountSID
+            self.authorizationToken = authorizationToken
         }
 
         func validate() throws(PJSUAError) {
@@ -87,6 +96,7 @@ extension PJSUA.MediaStream {
             guard (1024...16 * 1024 * 1024).contains(maximumMessageSize) else {
                 throw PJSUAError(.invalidArgument, "maximumMessageSize must be 1 KiB...16 MiB, not \(maximumMessageSize)")
             }
+            if let authorizationToken { try Validation.headerValue(authorizationToken, what: "the authorization token") }
             for text in [streamSID, callSID, accountSID].compactMap({ $0 }) where text.utf8.count > 256 || text.contains("\0") {
                 throw PJSUAError(.invalidArgument, "stream, call and account identifiers are at most 256 bytes, without NUL")
             }

@@ -38,6 +38,8 @@ final class StreamBridge: @unchecked Sendable {
 
     private let lock = NSLock()
     private var link: OpaquePointer?  // guarded by `lock`; nil before open and after the link is destroyed
+    /// The AI port of an OpenAI Realtime stream (instead of `link` and the two frame ports).
+    private var realtime: OpaquePointer?  // guarded by `lock`
     private var phase = Phase.connecting  // guarded by `lock`
     private var connectOutcome: Result<Void, PJSUAError>?  // guarded by `lock`
     private var connectWaiter: CheckedContinuation<Void, Error>?  // guarded by `lock`
@@ -79,7 +81,12 @@ final class StreamBridge: @unchecked Sendable {
 
     /// Starts connecting and puts the ports on the bridge, wired to `callSlot`.
     func open(callSlot: Int32) throws(PJSUAError) {
-        let sortedHeaders = options.headers.sorted { $0.key < $1.key }
+        if streamProtocol == .openAIRealtime { return try openRealtime(callSlot: callSlot) }
+        var headers = options.headers
+        if let token = options.authorizationToken, !headers.keys.contains(where: { $0.lowercased() == "authorization" }) {
+            headers["Authorization"] = "Bearer \(token)"
+        }
+        let sortedHeaders = headers.sorted { $0.key < $1.key }
         let names = sortedHeaders.map { strdup($0.key) }
         let values = sortedHeaders.map { strdup($0.value) }
         defer {
@@ -110,6 +117,21 @@ final class StreamBridge: @unchecked Sendable {
             end(.connectFailed(PJSUAError(status: attach, operation: "cannot add the stream's ports to the bridge")), action: nil, graceful: false)
             throw PJSUAError(status: attach, operation: "cannot add the stream's ports for \(call) to the conference bridge")
         }
+        wire(callSlot: callSlot)
+    }
+
+    /// Opens an OpenAI Realtime stream: pjmedia's AI port on the bridge, both ways.
+    private func openRealtime(callSlot: Int32) throws(PJSUAError) {
+        var slot: Int32 = -1
+        var opened: OpaquePointer?
+        let status = cpjsua_rt_stream_open(url, options.authorizationToken ?? "", realtimeNotify, Unmanaged.passRetained(self).toOpaque(),
+                                           bridgeRelease, &slot, &opened)
+        guard status == pjSuccess, let opened else {
+            throw PJSUAError(status: status, operation: "cannot connect to the realtime service at \(Validation.quoted(url))")
+        }
+        lock.withLock { realtime = opened }
+        readerSlot = slot
+        writerSlot = slot
         wire(callSlot: callSlot)
     }
 
@@ -156,6 +178,14 @@ final class StreamBridge: @unchecked Sendable {
             return (previous == .streaming, self.link, connectWaiter)
         }
         guard let (wasStreaming, link, waiter) = ending else { return }
+        if let realtime = lock.withLock({ () -> OpaquePointer? in defer { self.realtime = nil }; return self.realtime }) {
+            cpjsua_rt_stream_close(realtime)
+            readerSlot = -1
+            writerSlot = -1
+            finishEnded(reason, action: action, waiter: waiter)
+            lock.withLock { phase = .ended }
+            return
+        }
         guard let link else {
             finishEnded(reason, action: action, waiter: waiter)
             lock.withLock { phase = .ended }
@@ -275,6 +305,35 @@ final class StreamBridge: @unchecked Sendable {
         }
     }
 
+    /// An event of the AI port (pjsua's worker threads): pjmedia_ai_event_type values.
+    fileprivate func realtimeEvent(_ type: Int32, _ status: Int32, _ text: UnsafeRawBufferPointer) {
+        switch type {
+        case 0:  // CONNECTED
+            let streaming = lock.withLock { () -> Bool in
+                guard phase == .connecting else { return false }
+                phase = .streaming
+                return true
+            }
+            if streaming { connectFinished(.success(())) }
+        case 1:  // DISCONNECTED
+            switch lock.withLock({ phase }) {
+            case .connecting:
+                connectFinished(.failure(PJSUAError(status: status == 0 ? cpjsua_status_etimedout : status,
+                                                    operation: "cannot connect to the realtime service at \(Validation.quoted(url))")))
+            case .streaming:
+                agentLossContinuation.yield(status == 0 ? .agentClosed(code: 1000, reason: "") : .connectionLost)
+            case .ending, .ended:
+                break
+            }
+        case 2: eventsContinuation.yield(.realtime(.transcript(String(decoding: text, as: UTF8.self))))
+        case 3: eventsContinuation.yield(.realtime(.responseStarted))
+        case 4: eventsContinuation.yield(.realtime(.responseDone))
+        case 5: eventsContinuation.yield(.realtime(.speechStarted))
+        case 6: eventsContinuation.yield(.realtime(.speechStopped))
+        default: break
+        }
+    }
+
     /// The connection attempt ended: wakes ``waitUntilConnected(timeout:)``.
     private func connectFinished(_ outcome: Result<Void, PJSUAError>) {
         let waiter = lock.withLock { () -> CheckedContinuation<Void, Error>? in
@@ -368,6 +427,13 @@ private let linkNotify: cpjsua_ws_notify = { ctx, link, event, status, data, len
     guard let ctx else { return }
     let bytes = UnsafeRawBufferPointer(start: data, count: data == nil ? 0 : Int(length))
     Unmanaged<StreamBridge>.fromOpaque(ctx).takeUnretainedValue().linkEvent(link, event, status, bytes)
+}
+
+/// The AI port's notify function: `ctx` is the bridge, kept alive until the port is destroyed.
+private let realtimeNotify: cpjsua_rt_notify = { ctx, type, status, text, length in
+    guard let ctx else { return }
+    let bytes = UnsafeRawBufferPointer(start: text, count: text == nil ? 0 : Int(length))
+    Unmanaged<StreamBridge>.fromOpaque(ctx).takeUnretainedValue().realtimeEvent(type, status, bytes)
 }
 
 /// The writer port's notify function: `ctx` is the bridge, kept alive by the port.

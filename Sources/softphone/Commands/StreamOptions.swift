@@ -87,6 +87,8 @@ struct StreamOptions {
         case let .invalidMessage(message):
             output.emit("streamInvalid", ["call": name, "reason": "\(message.reason)", "detail": message.detail, "count": message.count],
                         human: "\(call) invalid message from the agent: \(message.detail)")
+        case let .realtime(event):
+            output.emit("streamRealtime", ["call": name, "event": "\(event)"], human: "\(call) realtime: \(event)")
         case let .ended(ending):
             var fields: [(String, any Sendable)] = [("call", name), ("state", "ended"), ("reason", "\(ending.reason)")]
             if let action = ending.action { fields.append(("action", "\(action)")) }
