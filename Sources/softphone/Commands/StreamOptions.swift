@@ -1,3 +1,4 @@
+import Foundation
 import SwiftPJSUA
 
 /// `--stream ws://HOST:PORT/PATH` and its companions, shared by `answer` and `call`: bridges a
@@ -5,18 +6,21 @@ import SwiftPJSUA
 /// prints the stream's events (`stream`, `streamMark`, `streamClear`, `streamDTMF`,
 /// `streamInvalid`).
 struct StreamOptions {
-    static let valued: Set<String> = ["stream", "stream-protocol", "stream-on-close", "stream-timeout"]
+    static let valued: Set<String> = ["stream", "stream-protocol", "stream-on-close", "stream-timeout", "stream-token-env"]
     static let repeatable: Set<String> = ["stream-header", "stream-param"]
     static let usage = """
       --stream ws://HOST:PORT/PATH bridges each call's audio to a WebSocket agent speaking Twilio Media
       Streams (pipecat, Vocode): --stream-header 'Name: value' (repeatable, e.g. Authorization),
       --stream-param key=value (repeatable: the start message's customParameters), --stream-timeout S
       (the handshake, default 5), --stream-on-close hangup|keep (when the agent leaves; default hangup),
-      --stream-protocol twilio (the only one so far). Prints stream lines: connected, marks played or
-      cleared, clears, digits sent, invalid messages, and the end with its reason.
+      --stream-protocol twilio|openai (openai: OpenAI Realtime through pjmedia's AI port), --stream-token-env VAR
+      (a bearer token from the environment: Authorization for twilio, the API key for openai). Prints stream
+      lines: connected, marks played or cleared, clears, digits sent, invalid messages, realtime events, and the
+      end with its reason.
     """
 
     let url: String
+    let streamProtocol: PJSUA.MediaStream.StreamProtocol
     let options: PJSUA.MediaStream.Options
 
     /// nil without `--stream`.
@@ -28,10 +32,21 @@ struct StreamOptions {
             return nil
         }
         self.url = url
-        if let name = arguments.string("stream-protocol"), name != "twilio" {
-            throw UsageError("--stream-protocol must be twilio, not \(name)")
+        switch arguments.string("stream-protocol") {
+        case nil, "twilio": streamProtocol = .twilioMediaStreams
+        case "openai": streamProtocol = .openAIRealtime
+        case let other?: throw UsageError("--stream-protocol must be twilio or openai, not \(other)")
         }
         var options = PJSUA.MediaStream.Options()
+        if let variable = arguments.string("stream-token-env") {
+            guard let token = ProcessInfo.processInfo.environment[variable], !token.isEmpty else {
+                throw UsageError("--stream-token-env \(variable): the variable is not set")
+            }
+            options.authorizationToken = token
+        }
+        if streamProtocol == .openAIRealtime && options.authorizationToken == nil {
+            throw UsageError("--stream-protocol openai needs --stream-token-env VAR (the API key)")
+        }
         for header in arguments.strings("stream-header") {
             guard let colon = header.firstIndex(of: ":") else { throw UsageError("--stream-header \(header) is not 'Name: value'") }
             options.headers[String(header[..<colon]).trimmingCharacters(in: .whitespaces)] =
@@ -56,7 +71,7 @@ struct StreamOptions {
     func start(_ call: PJSUA.Call, phone: PJSUA, output: Output) async {
         let stream: PJSUA.MediaStream
         do {
-            stream = try await phone.stream(call, to: url, options: options)
+            stream = try await phone.stream(call, to: url, protocol: streamProtocol, options: options)
         } catch {
             output.emit("stream", ["call": call.description, "state": "failed", "message": "\(error)"], human: "\(call) stream failed: \(error)")
             return
@@ -88,7 +103,7 @@ struct StreamOptions {
             output.emit("streamInvalid", ["call": name, "reason": "\(message.reason)", "detail": message.detail, "count": message.count],
                         human: "\(call) invalid message from the agent: \(message.detail)")
         case let .realtime(event):
-            output.emit("streamRealtime", ["call": name, "event": "\(event)"], human: "\(call) realtime: \(event)")
+            output.emit("streamRealtime", ["call": name, "kind": "\(event)"], human: "\(call) realtime: \(event)")
         case let .ended(ending):
             var fields: [(String, any Sendable)] = [("call", name), ("state", "ended"), ("reason", "\(ending.reason)")]
             if let action = ending.action { fields.append(("action", "\(action)")) }
