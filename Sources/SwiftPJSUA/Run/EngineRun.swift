@@ -69,6 +69,8 @@ final class EngineRun: @unchecked Sendable {
         /// that failed because of one (``CertificateRefusals``).
         var certificateRefusal: (error: PJSUAError, at: ContinuousClock.Instant)?
         var certificateFailureReason: String?
+        /// Buddies, subscription policies and message-waiting accounts (``PresenceState``).
+        var presence = PresenceState()
         /// Media streams that sent their close frame and wait for the agent's echo
         /// (``StreamWiring``); the teardown drops what is left.
         var closingStreams: [ObjectIdentifier: StreamBridge] = [:]

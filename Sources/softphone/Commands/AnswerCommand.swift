@@ -11,8 +11,9 @@ enum AnswerCommand {
                             [--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR] [--json | --quiet]
                             [--stun HOST[:PORT],...] [--ice] [--turn HOST[:PORT] --turn-user U --turn-password-env VAR]
                             [--header 'Name: value']... [--accept-transfer | --refuse-transfer] [--accept-notify PACKAGE,...]
+                            [--presence online|busy|away|offline[:NOTE] [--publish]]
                             [--stream ws://HOST:PORT/PATH [--stream-header 'Name: value']... [--stream-param k=v]...
-                             [--stream-timeout S] [--stream-on-close hangup|keep] [--stream-protocol twilio]]
+                             [--stream-timeout S] [--stream-on-close hangup|keep] [--stream-protocol twilio|openai [--stream-token-env VAR]]]
                             [--video [--video-codecs VP8,H264] [--video-device N|colorbar] [--video-size WxH] [--video-fps N] [--video-kbps N]]
       Answers every incoming call with CODE (default 200; 180/183 only ring, 4xx-6xx reject), optionally
       after MS milliseconds; plays FILE into (one looping player shared by all calls, as the pjsua app's
@@ -42,6 +43,7 @@ enum AnswerCommand {
       --jitter-buffer-max MS (40...5000) bounds each call's receive jitter buffer: after a network
       hiccup the audio (and an echo bot's reply) is at most about that late (e.g. 100 for a bot on
       a LAN); audio arriving later is dropped.
+    \(PresenceOptions.usage)
     \(StreamOptions.usage)
     \(VideoCLIOptions.usage)
     \(SecurityOptions.usage)
@@ -50,9 +52,10 @@ enum AnswerCommand {
     static let spec = OptionSpec(
         valued: Set(["listen", "auto-answer", "answer-after", "max-calls", "exit-after", "hangup-after", "play", "record-dir", "max-cps", "echo", "accept-notify"])
             .union(AccountOptions.valued).union(NATOptions.valued).union(SecurityOptions.valued)
-            .union(MediaOptions.valued.subtracting(["dtmf-method", "redirect"])).union(VideoCLIOptions.valued).union(StreamOptions.valued),
+            .union(MediaOptions.valued.subtracting(["dtmf-method", "redirect"])).union(VideoCLIOptions.valued).union(PresenceOptions.valued)
+            .union(StreamOptions.valued),
         flags: Set(["json", "quiet", "media-thread"]).union(AccountOptions.flags).union(NATOptions.flags).union(TransferOptions.flags)
-            .union(MediaOptions.flags).union(VideoCLIOptions.flags),
+            .union(MediaOptions.flags).union(VideoCLIOptions.flags).union(PresenceOptions.flags),
         repeatable: Set(["header"]).union(StreamOptions.repeatable))
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
@@ -87,6 +90,7 @@ enum AnswerCommand {
         }
         let media = try MediaOptions(arguments)
         let videoOptions = try VideoCLIOptions(arguments)
+        let presence = try PresenceOptions(arguments)
         let acceptedNotify = Set(arguments.string("accept-notify").map { $0.split(separator: ",").map(String.init) } ?? [])
 
         let signals = Signals.shared
@@ -121,9 +125,11 @@ enum AnswerCommand {
             let video = try await videoOptions.apply(to: phone, output: output)
             output.emit("listening", ["uri": transport.uri(), "transport": transport.kind.rawValue, "host": transport.host, "port": transport.port],
                         human: "listening on \(transport.uri())")
+            var added: PJSUA.Account?
             if let configuration = account.configuration {
-                try await phone.addAccount(configuration)
+                added = try await phone.addAccount(configuration)
             }
+            try await presence.apply(to: phone, account: added)
             // One player for every call: one file reader and resampler however many calls there are.
             let player: PJSUA.Player? = if let play { try await phone.makePlayer(play, loop: true) } else { nil }
             let agent = Agent(phone: phone, output: output, quiet: quiet, code: engineAnswers ? nil : code, delay: delay, exitAfter: exitAfter,
