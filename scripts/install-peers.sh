@@ -11,6 +11,28 @@ missing=()
 for p in "${PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# The media-stream tests' WebSocket agent (Tests/Peers/stream_agent.py) runs on PyPI's
+# `websockets`, in a venv of its own so the system Python stays untouched; pipecat-ai (optional:
+# the interop test skips without it) provides TwilioFrameSerializer. Versions pinned; idempotent.
+PEERS_VENV="${SWIFT_PJSUA_PEERS_VENV:-/opt/swift-pjsua-peers/venv}"
+WEBSOCKETS_VERSION=17.4
+PIPECAT_VERSION=1.14.0
+install_agent_venv() {
+    if [ -x "$PEERS_VENV/bin/python" ] && "$PEERS_VENV/bin/python" -c "import websockets, sys; sys.exit(websockets.__version__ != '$WEBSOCKETS_VERSION')" 2>/dev/null; then
+        echo "==> stream agent venv ready ($PEERS_VENV, websockets $WEBSOCKETS_VERSION)"
+    else
+        echo "==> making the stream agent venv ($PEERS_VENV)"
+        as_root mkdir -p "$(dirname "$PEERS_VENV")"
+        as_root python3 -m venv "$PEERS_VENV"
+        as_root "$PEERS_VENV/bin/pip" install --quiet "websockets==$WEBSOCKETS_VERSION"
+    fi
+    if [ "${SWIFT_PJSUA_SKIP_PIPECAT:-0}" != 1 ] && ! "$PEERS_VENV/bin/python" -c "import pipecat.serializers.twilio" 2>/dev/null; then
+        echo "==> installing pipecat-ai $PIPECAT_VERSION into $PEERS_VENV (optional; its interop test skips without it)"
+        as_root "$PEERS_VENV/bin/pip" install --quiet "pipecat-ai==$PIPECAT_VERSION" "websockets==$WEBSOCKETS_VERSION" \
+            || echo "install-peers: warning: pipecat-ai did not install; the pipecat interop test will skip" >&2
+    fi
+}
+install_agent_venv
 if [ ${#missing[@]} -eq 0 ]; then
     echo "==> test peers already installed (${PACKAGES[*]}); nothing to do"
     exit 0

@@ -5,13 +5,14 @@ import Synchronization
 /// The server side of `pjsua-bench frames`, run as a child process
 /// (`pjsua-bench frames-agent --mode echo|play --port P --calls N --clock-rate HZ [--resampler Q] [--frame-rate HZ] [--jb-max MS] [--wav FILE]`):
 /// answers every call and, once its audio is up, either echoes it through Swift with the public
-/// frames API (`receiveAudio` + `AudioFrameWriter`, each frame written back as it arrives) or
+/// frames API (`receiveAudio` + `AudioFrameWriter`, each frame written back as it arrives),
+/// streams it to a WebSocket agent that echoes it (`--agent-url`, a media stream), or
 /// plays a WAV file into it (pjsua's file player: no Swift in the media path). Prints
 /// `listening`, then, when N calls have ended, one `click` line per click onset it echoed (times
 /// and the onset frame's sign changes per 20 ms, which tell the callers' two click pitches apart) and a
 /// `delivery` line (bridge -> Swift consumer latency percentiles), then `agent done`.
 enum FramesAgent {
-    enum Mode: String { case echo, play }
+    enum Mode: String { case echo, play, stream }
 
     /// What the echo tasks record; shared by every call's task.
     final class Recorder: Sendable {
@@ -38,6 +39,8 @@ enum FramesAgent {
         }
         let wav = value("wav")
         if mode == .play && wav == nil { throw BenchError("frames-agent --mode play needs --wav FILE") }
+        let agentURL = value("agent-url")
+        if mode == .stream && agentURL == nil { throw BenchError("frames-agent --mode stream needs --agent-url ws://...") }
         // Frames at the bridge's own rate by default (where the API has it): the bridge then
         // resamples nothing for the frame ports, so the Swift side costs what Swift costs.
         let frameRate = value("frame-rate").flatMap(Int.init) ?? clockRate
@@ -70,6 +73,20 @@ enum FramesAgent {
                     try await startEcho(phone, call, sipCallID: callIDs[call] ?? "?", format: format, recorder: recorder)
                 case .play:
                     _ = try await phone.play(wav ?? "", into: call, loop: true)
+                case .stream:
+                    // The WebSocket agent echoes each media message back (Tests/Peers/stream_agent.py --bench).
+                    // Its playback queue holds two frames, as the echo writer's does: an echo that
+                    // arrives in a burst (the agent stalled) must not stay queued for the rest of the
+                    // call. A real agent sending speech faster than real time needs the default (60 s).
+                    // Connected concurrently: a handshake must not hold up the next call's events.
+                    Task {
+                        do {
+                            _ = try await phone.stream(call, to: agentURL ?? "",
+                                                       options: .init(playbackCapacity: .milliseconds(40), whenAgentLeaves: .keepCall))
+                        } catch {
+                            print("stream failed \(call): \(error)")
+                        }
+                    }
                 }
             case .callState(_, .disconnected, _, _):
                 ended += 1

@@ -19,6 +19,8 @@ import PJSUATestSupport
 enum FramesBenchmark {
     enum Side: String, CaseIterable {
         case swift, c
+        /// A media stream (`PJSUA.stream`) to a WebSocket agent that echoes (`pjsua-bench stream`).
+        case stream
     }
 
     struct Options {
@@ -33,6 +35,8 @@ enum FramesBenchmark {
         /// The receive jitter buffer's bound (`MediaSettings.jitterBufferMax`, in milliseconds).
         var jitterBufferMaxMilliseconds: Int?
         var repetitions = 3
+        /// The sides measured: swift and c (`frames`), plus stream (`stream`).
+        var sides: [Side] = [.swift, .c]
     }
 
     struct Outcome {
@@ -99,7 +103,7 @@ enum FramesBenchmark {
                  + "\(options.repetitions) interleaved runs per side\(CPUPinning.enabled ? ", server on CPU 0, callers on CPU 1" : "")")
         var outcomes: [Side: [Outcome]] = [:]
         for repetition in 1...options.repetitions {
-            for side in Side.allCases {
+            for side in options.sides {
                 let outcome = try await measure(side, options, wav: wav)
                 outcomes[side, default: []].append(outcome)
                 var line = "frames \(side.rawValue) run \(repetition)/\(options.repetitions): \(outcome.callsUp)/\(options.calls) calls up, "
@@ -109,7 +113,7 @@ enum FramesBenchmark {
                     + "\(format(outcome.switchesPerCallSecond(calls: options.calls), 1)) context switches per call-second, RSS \(outcome.rssKilobytes / 1024) MB, "
                     + "RTP back: fewest \(outcome.fewestPackets)/\(options.seconds * 50) packets, longest gap \(format(outcome.longestGap, 0)) ms; "
                     + "load average \(format(outcome.loadAverage, 2))"
-                if side == .swift {
+                if side != .c {
                     line += "; delivery p50/p99 \(format(outcome.deliveryP50, 0))/\(format(outcome.deliveryP99, 0)) us, "
                         + "\(outcome.roundTrip.count) of \(outcome.clicksSent) clicks echoed"
                 }
@@ -125,7 +129,7 @@ enum FramesBenchmark {
                                      "hiccup_ms": options.hiccupMilliseconds, "jb_max_ms": options.jitterBufferMaxMilliseconds ?? -1,
                                      "repeat": options.repetitions, "pinned": CPUPinning.enabled]
         var medians: [Side: Double] = [:]
-        for side in Side.allCases {
+        for side in options.sides {
             let runs = outcomes[side] ?? []
             let perCallSecond = runs.map { $0.cpuPerCallSecond(calls: options.calls) }
             medians[side] = LoadBenchmark.median(perCallSecond)
@@ -176,17 +180,58 @@ enum FramesBenchmark {
         let inP99 = Percentiles(swift.flatMap(\.inbound)).p99
         let outP99 = Percentiles(swift.flatMap(\.outbound)).p99
         progress("frames added latency target (< 40 ms each way at p99): \(inP99 < 40 && outP99 < 40 ? "met" : "NOT met")")
+        if options.sides.contains(.stream) { summarizeStream(outcomes, options, medians: medians, into: &fields) }
         return fields
+    }
+
+    /// The media stream's figures: its CPU against the frames path and the C path, and its
+    /// latency each way (the agent's receive and send times on the callers' clock).
+    static func summarizeStream(_ outcomes: [Side: [Outcome]], _ options: Options, medians: [Side: Double], into fields: inout [String: Any]) {
+        let stream = outcomes[.stream] ?? []
+        let overFrames = (medians[.stream] ?? .nan) / (medians[.swift] ?? .nan)
+        let overC = (medians[.stream] ?? .nan) / (medians[.c] ?? .nan)
+        fields["stream_over_frames_cpu_ratio"] = overFrames
+        fields["stream_over_c_cpu_ratio"] = overC
+        progress("stream cpu ratio stream/frames = \(format(overFrames, 2)) (target <= 1.5: \(overFrames <= 1.5 ? "met" : "NOT met")), "
+                 + "stream/c = \(format(overC, 2))")
+        let core = LoadBenchmark.median(stream.map { $0.cpuSeconds / $0.mediaSeconds * 100 })
+        progress("stream concurrency: \(stream.map { "\($0.callsUp)" }.joined(separator: ", ")) of \(options.calls) streamed calls up for "
+                 + "\(options.seconds) s, the server at \(format(core, 1)) % of one core")
+        let series: [(String, String, [Double])] = [
+            ("stream_rtp_in_to_ws_out", "RTP in -> WebSocket out (agent has the media message)", stream.flatMap(\.inbound)),
+            ("stream_ws_in_to_rtp_out", "WebSocket in -> RTP out (agent sent -> caller has the packet)", stream.flatMap(\.outbound)),
+            ("stream_round_trip", "round trip (caller -> agent echo -> caller)", stream.flatMap(\.roundTrip)),
+        ]
+        for (key, label, values) in series {
+            let percentiles = Percentiles(values)
+            fields["\(key)_ms_p50"] = percentiles.p50
+            fields["\(key)_ms_p99"] = percentiles.p99
+            fields["\(key)_samples"] = values.count
+            progress("stream latency (measured, \(values.count) clicks): \(label): p50 \(format(percentiles.p50, 1)) ms, p99 \(format(percentiles.p99, 1)) ms")
+        }
     }
 
     /// One fresh server and one set of calls against it.
     static func measure(_ side: Side, _ options: Options, wav: String) async throws -> Outcome {
         let port = freeLoopbackPort()
-        var arguments = ["frames-agent", "--mode", side == .swift ? "echo" : "play", "--port", "\(port)", "--calls", "\(options.calls)",
+        var arguments = ["frames-agent", "--mode", side == .swift ? "echo" : side == .c ? "play" : "stream", "--port", "\(port)", "--calls", "\(options.calls)",
                          "--clock-rate", "\(options.clockRate)", "--resampler", options.resampler.rawValue]
         if side == .c { arguments += ["--wav", wav] }
         if let frameRate = options.frameRate { arguments += ["--frame-rate", "\(frameRate)"] }
         if let bound = options.jitterBufferMaxMilliseconds { arguments += ["--jb-max", "\(bound)"] }
+        var streamAgent: ChildProcess?
+        defer { streamAgent?.stop() }
+        if side == .stream {
+            // The WebSocket agent on the callers' CPU: what the server spends is the engine's.
+            let python = StreamAgent.python
+            let (agentExecutable, agentArguments) = try CPUPinning.command(python, ["-u", "-W", "ignore", peersDirectory + "/stream_agent.py", "--bench"],
+                                                                           cpu: CPUPinning.loadGeneratorCPU)
+            let child = try ChildProcess(agentExecutable, agentArguments, name: "stream-agent")
+            streamAgent = child
+            try await child.waitForOutput("LISTENING ")
+            let agentPort = child.output.split(separator: "\n").first { $0.hasPrefix("LISTENING ") }.flatMap { Int($0.dropFirst(10)) } ?? 0
+            arguments += ["--agent-url", "ws://127.0.0.1:\(agentPort)/bench"]
+        }
         let (executable, pinned) = try CPUPinning.command(ownPath, arguments, cpu: CPUPinning.serverCPU)
         let agent = try ChildProcess(executable, pinned, name: "frames-agent")
         defer { agent.stop() }
@@ -211,10 +256,11 @@ enum FramesBenchmark {
             outcome.deliveryP50 = Double(delivery[2]) ?? .nan
             outcome.deliveryP99 = Double(delivery[3]) ?? .nan
         }
-        guard side == .swift else { return outcome }
-        // The agent's click onsets by call, in order.
+        guard side != .c else { return outcome }
+        // The agent's click onsets by call, in order (the WebSocket agent's, for a stream).
         var agentClicks: [String: [(bridge: UInt64, received: UInt64, written: UInt64, high: Bool)]] = [:]
-        for line in lines where line.hasPrefix("click ") {
+        let clickLines = side == .stream ? (streamAgent?.output ?? "").split(separator: "\n") : lines
+        for line in clickLines where line.hasPrefix("click ") {
             let fields = line.split(separator: " ")
             guard fields.count == 6, let bridge = UInt64(fields[2]), let received = UInt64(fields[3]), let written = UInt64(fields[4]),
                   let crossings = Int(fields[5]) else { continue }

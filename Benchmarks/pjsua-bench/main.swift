@@ -6,7 +6,7 @@ import Foundation
 /// pjsua-bench: speed and memory of the Swift engine against baselines measured in the same run.
 /// Each subcommand prints human-readable lines and, last, one JSON object.
 let usage = """
-usage: pjsua-bench <hop|events|setup|lifecycle|load|media|idle|soak|frames|video|check> [options]
+usage: pjsua-bench <hop|events|setup|lifecycle|load|media|idle|soak|frames|stream|video|check> [options]
   hop    [--iterations N]          awaited engine round trip vs default actor vs DispatchQueue
   events [--iterations N]          callback -> for-await consumer latency, 1 and 4 subscribers
   setup  [--calls N]               self-call cycles, Swift engine vs the same loop in C
@@ -40,6 +40,15 @@ usage: pjsua-bench <hop|events|setup|lifecycle|load|media|idle|soak|frames|video
                                    setting), frames at the bridge's rate unless --frame-rate;
                                    --hiccup-ms: every 5 s the callers hold MS of audio back, then
                                    send it at once; --jb-max: the server's jitter-buffer bound
+  stream [--calls N] [--seconds T] [--repeat N] [--pin] [--stream-only]
+                                   frames' N PCMU echo calls three ways, interleaved: through Swift
+                                   frames, a WAV player (C only), and a media stream to a WebSocket
+                                   agent that echoes (Tests/Peers/stream_agent.py --bench, on the
+                                   callers' CPU): server CPU per call-second and the ratios
+                                   stream/frames and stream/c, calls kept up, and the latency RTP
+                                   in -> WebSocket out and WebSocket in -> RTP out (clicks, one clock);
+                                   --stream-only: the stream side alone (the WAV side stops at
+                                   PJSUA_MAX_PLAYERS calls, 64 here)
   video  [--seconds T] [--warmup T] [--repeat N] [--pin] [--width W --height H] [--fps N] [--kbps N]
                                    one VP8 video call (default 640x480, 15 fps, 512 kbit/s, colour bars)
                                    from a softphone peer to softphone answer --video and to the pjsua
@@ -95,6 +104,10 @@ do {
                                             hiccupMilliseconds: arguments.contains("--hiccup-ms") ? option("hiccup-ms", default: 300) : 0,
                                             jitterBufferMaxMilliseconds: arguments.contains("--jb-max") ? option("jb-max", default: 500) : nil,
                                             repetitions: option("repeat", default: 3)))
+    case "stream":
+        try await FramesBenchmark.run(.init(calls: option("calls", default: 50), seconds: option("seconds", default: 10),
+                                            repetitions: option("repeat", default: 3),
+                                            sides: arguments.contains("--stream-only") ? [.stream] : [.swift, .c, .stream]))
     case "video":
         try await VideoBenchmark.run(.init(seconds: option("seconds", default: 10), warmup: option("warmup", default: 3),
                                            repetitions: option("repeat", default: 3), width: option("width", default: 640),

@@ -98,6 +98,13 @@ void cpjsua_frame_buffer_free(cpjsua_frame_buffer *b)
     free(b);
 }
 
+void cpjsua_frame_buffer_set_context(cpjsua_frame_buffer *b, void *ctx)
+{
+    pthread_mutex_lock(&b->lock);
+    b->ctx = ctx;
+    pthread_mutex_unlock(&b->lock);
+}
+
 void cpjsua_frame_buffer_close(cpjsua_frame_buffer *b)
 {
     pthread_mutex_lock(&b->lock);

@@ -223,6 +223,7 @@ public actor PJSUA {
         owned.0.statisticsTask?.cancel()
         for retry in run.withState({ $0.presence.takeRetries() }) { retry.cancel() }
         for source in owned.0.tones.values { source.destroy() }
+        StreamWiring.endAll(run)  // `stop` to every agent, connections dropped while pjsua exists
         for record in run.takeAllCalls() { record.releaseMedia() }
         for id in owned.1.keys { pjsua_player_destroy(id) }
         for id in owned.2.keys { pjsua_recorder_destroy(id) }

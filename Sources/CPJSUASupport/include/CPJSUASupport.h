@@ -140,6 +140,8 @@ cpjsua_frame_buffer *_Nullable cpjsua_frame_buffer_create(uint32_t samples_per_f
                                                           cpjsua_frame_notify _Nonnull notify, void *_Nullable ctx);
 /* Frees a buffer no port uses any more (its owner's deinit). */
 void cpjsua_frame_buffer_free(cpjsua_frame_buffer *_Nullable buffer);
+/* Sets the owner's context, before the buffer is used (an owner that needs itself as context). */
+void cpjsua_frame_buffer_set_context(cpjsua_frame_buffer *_Nonnull buffer, void *_Nullable ctx);
 /* No more notifications; writes fail with -1; the port sends silence until detached. */
 void cpjsua_frame_buffer_close(cpjsua_frame_buffer *_Nonnull buffer);
 /* 1: queued; 0: no room (policy wait: a SPACE event follows once it fits); -1: closed;
@@ -255,6 +257,78 @@ int32_t cpjsua_auth_challenge_answer(void *_Nonnull sess, void *_Nonnull token, 
                                      const char *_Nonnull password);
 /* Gives the challenge up (pjsip_auth_clt_async_abandon): the request fails as refused. */
 void cpjsua_auth_challenge_abandon(void *_Nonnull sess, void *_Nonnull token, cpjsua_auth_challenge *_Nonnull challenge);
+
+/* WebSocket links (WebSocketLink.c): the wire of a media stream, on pj_websock. A link belongs to
+ * its Swift owner (`ctx`, kept retained until the link's last reference goes, then released with
+ * `release`). open/close/destroy/attach/detach: the engine's thread only. send, start/stop_media
+ * and stats: any PJLIB-registered thread. `notify` runs on pjsua's worker threads (OPEN or FAILED
+ * once, then TEXT/BINARY messages, then CLOSED with the close code, 0 for a transport error) and
+ * must not block; nothing is notified after destroy. */
+enum {
+    CPJSUA_WS_EVENT_OPEN = 1,    /* the handshake is done */
+    CPJSUA_WS_EVENT_FAILED = 2,  /* status: why the connection or handshake failed */
+    CPJSUA_WS_EVENT_TEXT = 3,    /* data, length: one text message */
+    CPJSUA_WS_EVENT_BINARY = 4,  /* data, length: one binary message */
+    CPJSUA_WS_EVENT_CLOSED = 5   /* status: the close code (0: transport error); data: reason */
+};
+typedef struct cpjsua_ws_link cpjsua_ws_link;
+typedef void (*cpjsua_ws_notify)(void *_Nullable ctx, cpjsua_ws_link *_Nonnull link, int32_t event, int32_t status, const char *_Nullable data,
+                                 uint64_t length);
+typedef void (*cpjsua_ws_release)(void *_Nullable ctx);
+typedef struct cpjsua_ws_stats {
+    uint64_t sent, sent_bytes;          /* messages handed to the socket */
+    uint64_t media_sent;                /* of which media frames */
+    uint64_t received, received_bytes;  /* messages from the agent */
+    uint64_t dropped;                   /* messages dropped: the send queue was full */
+    uint64_t send_errors;               /* messages the socket refused */
+    uint32_t queued;                    /* messages waiting for the socket */
+} cpjsua_ws_stats;
+/* Starts connecting to `url` (ws:// or wss://) with extra handshake headers. Returns a
+ * pj_status_t; on failure `ctx` has been released and *out is NULL. */
+int32_t cpjsua_ws_link_open(const char *_Nonnull url, const char *_Nonnull const *_Nullable header_names,
+                            const char *_Nonnull const *_Nullable header_values, uint32_t header_count,
+                            uint32_t max_message, cpjsua_ws_notify _Nonnull notify, void *_Nullable ctx,
+                            cpjsua_ws_release _Nonnull release, cpjsua_ws_link *_Nullable *_Nonnull out);
+/* Sends head + (numbered: the next sequence number) + tail as one text message, in order with
+ * every other message; *sequence gets the number used. 0: sent or queued; -1: not open;
+ * -2: the queue is full (dropped); other: a pj_status_t from the socket. */
+int32_t cpjsua_ws_link_send(cpjsua_ws_link *_Nonnull link, const char *_Nonnull head, uint32_t head_length,
+                            const char *_Nonnull tail, uint32_t tail_length, int32_t numbered,
+                            uint64_t *_Nullable sequence);
+/* From now on every frame of the reader port goes out as a Twilio `media` message of this
+ * stream; stop_media ends that. */
+void cpjsua_ws_link_start_media(cpjsua_ws_link *_Nonnull link, const char *_Nonnull stream_sid);
+void cpjsua_ws_link_stop_media(cpjsua_ws_link *_Nonnull link);
+/* The reader port: the call's audio at 8 kHz, 20 ms, into the link. Returns a pj_status_t. */
+int32_t cpjsua_ws_link_attach_reader(cpjsua_ws_link *_Nonnull link, int32_t *_Nonnull slot);
+void cpjsua_ws_link_detach_reader(cpjsua_ws_link *_Nonnull link);
+/* Sends what is queued, then a close frame with `code` (the agent's echo arrives as CLOSED). */
+void cpjsua_ws_link_close(cpjsua_ws_link *_Nonnull link, uint16_t code);
+/* Drops the connection (no close handshake) and the owner's reference: the link is gone for the
+ * owner after this call. */
+void cpjsua_ws_link_destroy(cpjsua_ws_link *_Nonnull link);
+cpjsua_ws_stats cpjsua_ws_link_stats(cpjsua_ws_link *_Nonnull link);
+/* Decodes base64 mu-law into PCM16 samples: the number of samples, -1 for bad base64, -2 when
+ * more than `capacity`. Any thread (no PJLIB state). */
+int32_t cpjsua_ulaw_base64_decode(const char *_Nonnull base64, uint32_t length, int16_t *_Nonnull samples,
+                                  uint32_t capacity);
+
+/* Realtime streams (RealtimeStream.c): a call to OpenAI Realtime through pjmedia's AI port and
+ * its OpenAI backend (PCM16 24 kHz; the bridge resamples). open/close: the engine's thread only.
+ * `notify` runs on pjsua's worker threads with a pjmedia_ai_event_type (CONNECTED = 0,
+ * DISCONNECTED = 1 with a status, TRANSCRIPT = 2 with text, RESPONSE_START = 3, RESPONSE_DONE = 4,
+ * SPEECH_STARTED = 5, SPEECH_STOPPED = 6), never after close. `ctx` is released with `release`
+ * once the port is destroyed (or at once on failure). */
+typedef struct cpjsua_rt_stream cpjsua_rt_stream;
+typedef void (*cpjsua_rt_notify)(void *_Nullable ctx, int32_t type, int32_t status, const char *_Nullable text,
+                                 uint64_t length);
+/* Creates the port, adds it to the bridge (*slot) and starts connecting to `url` with `token`.
+ * Returns a pj_status_t. */
+int32_t cpjsua_rt_stream_open(const char *_Nonnull url, const char *_Nonnull token, cpjsua_rt_notify _Nonnull notify,
+                              void *_Nullable ctx, cpjsua_ws_release _Nonnull release, int32_t *_Nonnull slot,
+                              cpjsua_rt_stream *_Nullable *_Nonnull out);
+/* Disconnects, takes the port off the bridge and lets it go. Once. */
+void cpjsua_rt_stream_close(cpjsua_rt_stream *_Nonnull stream);
 
 #ifdef __cplusplus
 }

@@ -71,6 +71,9 @@ final class EngineRun: @unchecked Sendable {
         var certificateFailureReason: String?
         /// Buddies, subscription policies and message-waiting accounts (``PresenceState``).
         var presence = PresenceState()
+        /// Media streams that sent their close frame and wait for the agent's echo
+        /// (``StreamWiring``); the teardown drops what is left.
+        var closingStreams: [ObjectIdentifier: StreamBridge] = [:]
     }
 
     init(_ configuration: PJSUA.Configuration, hub: EventHub, executor: PJSUAExecutor) {
@@ -132,6 +135,7 @@ final class EngineRun: @unchecked Sendable {
     }
 
     func publish(_ event: PJSUA.Event) {
+        if case let .dtmf(call, digit) = event { StreamWiring.dtmf(digit, of: call) }
         hub.publish(event)
     }
 

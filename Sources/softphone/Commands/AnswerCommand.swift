@@ -12,6 +12,8 @@ enum AnswerCommand {
                             [--stun HOST[:PORT],...] [--ice] [--turn HOST[:PORT] --turn-user U --turn-password-env VAR]
                             [--header 'Name: value']... [--accept-transfer | --refuse-transfer] [--accept-notify PACKAGE,...]
                             [--presence online|busy|away|offline[:NOTE] [--publish]]
+                            [--stream ws://HOST:PORT/PATH [--stream-header 'Name: value']... [--stream-param k=v]...
+                             [--stream-timeout S] [--stream-on-close hangup|keep] [--stream-protocol twilio|openai [--stream-token-env VAR]]]
                             [--video [--video-codecs VP8,H264] [--video-device N|colorbar] [--video-size WxH] [--video-fps N] [--video-kbps N]]
       Answers every incoming call with CODE (default 200; 180/183 only ring, 4xx-6xx reject), optionally
       after MS milliseconds; plays FILE into (one looping player shared by all calls, as the pjsua app's
@@ -42,6 +44,7 @@ enum AnswerCommand {
       hiccup the audio (and an echo bot's reply) is at most about that late (e.g. 100 for a bot on
       a LAN); audio arriving later is dropped.
     \(PresenceOptions.usage)
+    \(StreamOptions.usage)
     \(VideoCLIOptions.usage)
     \(SecurityOptions.usage)
     """
@@ -49,14 +52,16 @@ enum AnswerCommand {
     static let spec = OptionSpec(
         valued: Set(["listen", "auto-answer", "answer-after", "max-calls", "exit-after", "hangup-after", "play", "record-dir", "max-cps", "echo", "accept-notify"])
             .union(AccountOptions.valued).union(NATOptions.valued).union(SecurityOptions.valued)
-            .union(MediaOptions.valued.subtracting(["dtmf-method", "redirect"])).union(VideoCLIOptions.valued).union(PresenceOptions.valued),
+            .union(MediaOptions.valued.subtracting(["dtmf-method", "redirect"])).union(VideoCLIOptions.valued).union(PresenceOptions.valued)
+            .union(StreamOptions.valued),
         flags: Set(["json", "quiet", "media-thread"]).union(AccountOptions.flags).union(NATOptions.flags).union(TransferOptions.flags)
             .union(MediaOptions.flags).union(VideoCLIOptions.flags).union(PresenceOptions.flags),
-        repeatable: ["header"])
+        repeatable: Set(["header"]).union(StreamOptions.repeatable))
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
         let output = Output(json: arguments.has("json"))
         let quiet = arguments.has("quiet")
+        let stream = try StreamOptions(arguments)
         if quiet && arguments.has("json") { throw UsageError("--quiet and --json exclude each other") }
         let listen = try arguments.string("listen").map { value throws(UsageError) in try ListenAddress(parsing: value) } ?? .loopback
         let code = PJSUA.SIPResponseCode(rawValue: try arguments.integer("auto-answer", in: 100...699, default: 200) ?? 200)
@@ -108,6 +113,7 @@ enum AnswerCommand {
         // A quiet agent that answers in the engine and has nothing else to do per call needs no
         // events at all (a load test's server): no subscription, no task wake-up per event.
         let needsEvents = !quiet || !engineAnswers || exitAfter != nil || hangupAfter != nil || play != nil || recordDirectory != nil || echo != nil
+            || stream != nil
         let events = needsEvents ? phone.events : nil
         let transport = try await phone.start(configuration)
         // Whatever fails from here on, the engine shuts down before the process exits: exit()
@@ -128,7 +134,7 @@ enum AnswerCommand {
             let player: PJSUA.Player? = if let play { try await phone.makePlayer(play, loop: true) } else { nil }
             let agent = Agent(phone: phone, output: output, quiet: quiet, code: engineAnswers ? nil : code, delay: delay, exitAfter: exitAfter,
                               hangupAfter: hangupAfter, player: player, recordDirectory: recordDirectory, headers: headers, echo: echo,
-                              video: video)
+                              video: video, stream: stream)
             let loop = Task { if let events { await agent.run(events) } }
             // Whichever comes first ends the agent: enough calls handled, or a signal.
             Task {
@@ -170,7 +176,10 @@ actor Agent {
     let echo: Int?
     /// Answers with video (`--video`).
     let video: PJSUA.VideoOptions?
+    /// Bridges every answered call to a WebSocket agent (`--stream`).
+    let stream: StreamOptions?
     private var echoing: Set<PJSUA.Call> = []
+    private var streamed: Set<PJSUA.Call> = []
     private(set) var completed = 0
     private var recorders: [PJSUA.Call: PJSUA.Recorder] = [:]
     private var ours: Set<PJSUA.Call> = []
@@ -180,7 +189,7 @@ actor Agent {
     private var recordingNumber = 0
 
     init(phone: PJSUA, output: Output, quiet: Bool, code: PJSUA.SIPResponseCode?, delay: Int, exitAfter: Int?, hangupAfter: Double?, player: PJSUA.Player?, recordDirectory: String?,
-         headers: [PJSUA.SIPHeader] = [], echo: Int? = nil, video: PJSUA.VideoOptions? = nil) {
+         headers: [PJSUA.SIPHeader] = [], echo: Int? = nil, video: PJSUA.VideoOptions? = nil, stream: StreamOptions? = nil) {
         self.phone = phone
         self.output = output
         self.quiet = quiet
@@ -193,6 +202,7 @@ actor Agent {
         self.headers = headers
         self.echo = echo
         self.video = video
+        self.stream = stream
     }
 
     private var done = false
@@ -242,6 +252,7 @@ actor Agent {
         case let .callMedia(call, .active, _) where ours.contains(call):
             if let player { try? await phone.connect(player, to: call) }
             if let echo, echoing.insert(call).inserted { await startEcho(call, delay: echo) }
+            if let stream, streamed.insert(call).inserted { await stream.start(call, phone: phone, output: output) }
             if let recordDirectory, recorders[call] == nil {
                 recordingNumber += 1
                 let path = "\(recordDirectory)/call-\(recordingNumber).wav"
@@ -260,6 +271,7 @@ actor Agent {
         case let .callState(call, .disconnected, _, _) where ours.contains(call):
             ours.remove(call)
             echoing.remove(call)
+            streamed.remove(call)
             if let recorder = recorders.removeValue(forKey: call) { try? await phone.stop(recorder) }
             if handedOver.remove(call) != nil { break }
             completed += 1

@@ -11,7 +11,7 @@ enum CallCommand {
                           [--clock-rate HZ] [--resampler fast|medium|high] [--no-device-link] [--opus-rate HZ] [--jitter-buffer-max MS]
                           [--stun HOST[:PORT],...] [--ice] [--turn HOST[:PORT] --turn-user U --turn-password-env VAR]
                           [--header 'Name: value']... [--transfer-to <sip-uri> [--transfer-after S]]
-                          [--accept-transfer | --refuse-transfer] [--video [--video-codecs VP8,H264] [--video-device N|colorbar] [--video-size WxH] [--video-fps N] [--video-kbps N]]
+                          [--accept-transfer | --refuse-transfer] [--stream ws://HOST:PORT/PATH [stream options as for answer]] [--video [--video-codecs VP8,H264] [--video-device N|colorbar] [--video-size WxH] [--video-fps N] [--video-kbps N]]
       Calls <sip-uri>, stays connected N seconds (default 5), then hangs up. Exits 0 when the call
       connected, 1 when it failed (with the SIP reason), 2 on bad input, 130 on SIGINT and 143 on
       SIGTERM (hanging up first). SIGTERM is 143, not 0, even for a connected call: the call did not
@@ -40,11 +40,12 @@ enum CallCommand {
     static let spec = OptionSpec(
         valued: Set(["listen", "play", "record", "dtmf", "seconds", "timeout", "transfer-to", "transfer-after"])
             .union(AccountOptions.valued).union(NATOptions.valued).union(SecurityOptions.valued).union(MediaOptions.valued)
-            .union(VideoCLIOptions.valued),
+            .union(VideoCLIOptions.valued).union(StreamOptions.valued),
         flags: Set(["json"]).union(AccountOptions.flags).union(NATOptions.flags).union(TransferOptions.flags).union(MediaOptions.flags)
             .union(VideoCLIOptions.flags),
         positionals: 1...1,
-        positionalNames: ["<sip-uri> (the destination to call, e.g. sip:bob@127.0.0.1:5060)"], repeatable: ["header"])
+        positionalNames: ["<sip-uri> (the destination to call, e.g. sip:bob@127.0.0.1:5060)"],
+        repeatable: Set(["header"]).union(StreamOptions.repeatable))
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
         let output = Output(json: arguments.has("json"))
@@ -56,6 +57,7 @@ enum CallCommand {
         if let play { _ = try WAVFile(contentsOf: play) }
         let record = arguments.string("record")
         let dtmf = arguments.string("dtmf")
+        let stream = try StreamOptions(arguments)
         let account = try AccountOptions(arguments, required: false)
         let transferOptions = try TransferOptions(arguments)
         let transferTarget = arguments.string("transfer-to")
@@ -105,7 +107,7 @@ enum CallCommand {
                 }
                 if let path = try? await phone.mediaPath(call) { output.emit(path: path, of: call) }
             }
-            if play != nil || record != nil || dtmf != nil {
+            if play != nil || record != nil || dtmf != nil || stream != nil {
                 _ = await watcher.first(within: 5) { event -> Void? in
                     if case let .callMedia(c, .active, _) = event, c == call { return () }
                     return nil
@@ -113,6 +115,7 @@ enum CallCommand {
                 if let play { _ = try await phone.play(play, into: call, loop: true) }
                 if let record { recorder = try await phone.record(call, to: record) }
                 if let dtmf { try await phone.sendDTMF(dtmf, on: call, method: media.dtmfMethod) }
+                if let stream { await stream.start(call, phone: phone, output: output) }
             }
             if let transferTarget {
                 return try await transfer(call, to: transferTarget, after: transferAfter, phone: phone, watcher: watcher,

@@ -1,0 +1,450 @@
+import CPJSUASupport
+import Foundation
+import PJSIP
+
+/// The engine side of one media stream: the WebSocket link to the agent (WebSocketLink.c), the
+/// reader port that sends the call's audio through it, the writer port that plays the agent's
+/// audio, and the protocol state (marks, counters, the stream's phase).
+///
+/// Threads: pj_websock's callbacks (pjsua's worker threads) bring the agent's messages here;
+/// the writer port's notify (the bridge's clock thread, or the thread of a `clear`) reports marks
+/// played or flushed; DTMF arrives on pjsua's callback threads. Each of them only copies, takes
+/// `lock` briefly and sends through the link, which never blocks. Opening, wiring and ending run
+/// on the engine's executor thread. Every one of those threads is registered with PJLIB.
+final class StreamBridge: @unchecked Sendable {
+    // @unchecked Sendable: the mutable state below is guarded by `lock`; `readerSlot`,
+    // `writerSlot` and `agentLoss`'s continuation are used on the executor thread only (and
+    // the continuation is itself thread-safe); the rest is immutable after init.
+    typealias Stream = PJSUA.MediaStream
+
+    enum Phase { case connecting, streaming, ending, ended }
+
+    let call: PJSUA.Call
+    let url: String
+    let streamProtocol: Stream.StreamProtocol
+    let streamSID: String
+    let callSID: String
+    let options: Stream.Options
+    let events: AsyncStream<Stream.Event>
+    private let eventsContinuation: AsyncStream<Stream.Event>.Continuation
+    /// Why the agent left, once, for the engine to apply ``Stream/Options/whenAgentLeaves``.
+    let agentLoss: AsyncStream<Stream.EndReason>
+    private let agentLossContinuation: AsyncStream<Stream.EndReason>.Continuation
+    /// The writer port's queue: the agent's audio at 8 kHz.
+    private let writer: OpaquePointer
+    private let capacitySamples: Int
+    private var readerSlot: Int32 = -1  // executor thread only
+    private var writerSlot: Int32 = -1  // executor thread only
+
+    private let lock = NSLock()
+    private var link: OpaquePointer?  // guarded by `lock`; nil before open and after the link is destroyed
+    /// The AI port of an OpenAI Realtime stream (instead of `link` and the two frame ports).
+    private var realtime: OpaquePointer?  // guarded by `lock`
+    private var phase = Phase.connecting  // guarded by `lock`
+    private var connectOutcome: Result<Void, PJSUAError>?  // guarded by `lock`
+    private var connectWaiter: CheckedContinuation<Void, Error>?  // guarded by `lock`
+    private var markNames: [UInt64: String] = [:]  // guarded by `lock`
+    private var lastMark: UInt64 = 0  // guarded by `lock`
+    private var invalidMessages = 0  // guarded by `lock`
+    private var flushedInClear = 0  // guarded by `lock`
+    private var clearedSamples: UInt64 = 0  // guarded by `lock`
+
+    init?(call: PJSUA.Call, url: String, streamProtocol: Stream.StreamProtocol, callSID: String, options: Stream.Options) {
+        self.call = call
+        self.url = url
+        self.streamProtocol = streamProtocol
+        self.callSID = options.callSID ?? callSID
+        self.options = options
+        streamSID = options.streamSID ?? Self.makeStreamSID()
+        (events, eventsContinuation) = AsyncStream.makeStream(of: Stream.Event.self, bufferingPolicy: .bufferingNewest(4096))
+        (agentLoss, agentLossContinuation) = AsyncStream.makeStream(of: Stream.EndReason.self, bufferingPolicy: .bufferingNewest(1))
+        let frames = max(1, Int(options.playbackCapacity.wholeMilliseconds / 20))
+        capacitySamples = frames * 160
+        guard let writer = cpjsua_frame_buffer_create(160, UInt32(frames), writerNotify, nil) else { return nil }
+        self.writer = writer
+        // The buffer's notify context is this object, unretained: the writer port keeps it alive
+        // while it can notify (cpjsua_frame_port_attach's `retained`).
+        cpjsua_frame_buffer_set_context(writer, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    deinit {
+        eventsContinuation.finish()
+        agentLossContinuation.finish()
+        cpjsua_frame_buffer_free(writer)
+    }
+
+    static func makeStreamSID() -> String {
+        "MZ" + (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+    }
+
+    // MARK: Executor thread
+
+    /// Starts connecting and puts the ports on the bridge, wired to `callSlot`.
+    func open(callSlot: Int32) throws(PJSUAError) {
+        if streamProtocol == .openAIRealtime { return try openRealtime(callSlot: callSlot) }
+        var headers = options.headers
+        if let token = options.authorizationToken, !headers.keys.contains(where: { $0.lowercased() == "authorization" }) {
+            headers["Authorization"] = "Bearer \(token)"
+        }
+        let sortedHeaders = headers.sorted { $0.key < $1.key }
+        let names = sortedHeaders.map { strdup($0.key) }
+        let values = sortedHeaders.map { strdup($0.value) }
+        defer {
+            names.forEach { free($0) }
+            values.forEach { free($0) }
+        }
+        guard !names.contains(nil), !values.contains(nil) else { throw PJSUAError(.pjsip, "out of memory") }
+        var opened: OpaquePointer?
+        let status = names.map { UnsafePointer($0!) }.withUnsafeBufferPointer { namePointers in
+            values.map { UnsafePointer($0!) }.withUnsafeBufferPointer { valuePointers in
+                cpjsua_ws_link_open(url, namePointers.baseAddress, valuePointers.baseAddress, UInt32(sortedHeaders.count),
+                                    UInt32(options.maximumMessageSize), linkNotify, Unmanaged.passRetained(self).toOpaque(),
+                                    bridgeRelease, &opened)
+            }
+        }
+        guard status == pjSuccess, let opened else {
+            throw PJSUAError(status: status, operation: "cannot connect to the agent at \(Validation.quoted(url))")
+        }
+        lock.withLock { link = opened }
+        var slot: Int32 = -1
+        var attach = cpjsua_ws_link_attach_reader(opened, &slot)
+        if attach == pjSuccess {
+            readerSlot = slot
+            attach = cpjsua_frame_port_attach(writer, 1, 8000, Unmanaged.passRetained(self).toOpaque(), bridgeRelease, &slot)
+            if attach == pjSuccess { writerSlot = slot }
+        }
+        guard attach == pjSuccess else {
+            end(.connectFailed(PJSUAError(status: attach, operation: "cannot add the stream's ports to the bridge")), action: nil, graceful: false)
+            throw PJSUAError(status: attach, operation: "cannot add the stream's ports for \(call) to the conference bridge")
+        }
+        wire(callSlot: callSlot)
+    }
+
+    /// Opens an OpenAI Realtime stream: pjmedia's AI port on the bridge, both ways.
+    private func openRealtime(callSlot: Int32) throws(PJSUAError) {
+        var slot: Int32 = -1
+        var opened: OpaquePointer?
+        let status = cpjsua_rt_stream_open(url, options.authorizationToken ?? "", realtimeNotify, Unmanaged.passRetained(self).toOpaque(),
+                                           bridgeRelease, &slot, &opened)
+        guard status == pjSuccess, let opened else {
+            throw PJSUAError(status: status, operation: "cannot connect to the realtime service at \(Validation.quoted(url))")
+        }
+        lock.withLock { realtime = opened }
+        readerSlot = slot
+        writerSlot = slot
+        wire(callSlot: callSlot)
+    }
+
+    /// Connects the ports to the call's conference slot (again, after a re-INVITE gave it a new one).
+    func wire(callSlot: Int32) {
+        if readerSlot >= 0 { pjsua_conf_connect(callSlot, readerSlot) }
+        if writerSlot >= 0 { pjsua_conf_connect(writerSlot, callSlot) }
+    }
+
+    /// Waits until the handshake is done (and `start` sent), at most `timeout`.
+    func waitUntilConnected(timeout: Duration) async throws {
+        let timer = Task {
+            try await Task.sleep(for: timeout)
+            connectFinished(.failure(PJSUAError(.timedOut, "the agent at \(Validation.quoted(url)) did not complete the WebSocket handshake within \(timeout)")))
+        }
+        defer { timer.cancel() }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
+            let outcome: Result<Void, PJSUAError>? = lock.withLock {
+                if let outcome = connectOutcome { return outcome }
+                connectWaiter = continuation
+                return nil
+            }
+            if let outcome { continuation.resume(with: outcome.mapError { $0 as Error }) }
+        }
+    }
+
+    /// Ends the stream: `stop` and a close frame to the agent when it was streaming and
+    /// `graceful`, ports off the bridge, the last event. The link goes now, or (graceful) when
+    /// the agent's close echo arrives or a second later (``finishClosing(after:)``).
+    /// Idempotent.
+    func end(_ reason: Stream.EndReason, action: Stream.AgentLossPolicy?, graceful: Bool) {
+        let ending: (wasStreaming: Bool, link: OpaquePointer?, waiter: CheckedContinuation<Void, Error>?)? = lock.withLock {
+            let previous = phase
+            guard previous == .connecting || previous == .streaming else { return nil }
+            phase = .ending
+            if connectOutcome == nil {
+                if case let .connectFailed(error) = reason {
+                    connectOutcome = .failure(error)
+                } else {
+                    connectOutcome = .failure(PJSUAError(.staleHandle, "the stream ended before the agent answered"))
+                }
+            }
+            defer { connectWaiter = nil }
+            return (previous == .streaming, self.link, connectWaiter)
+        }
+        guard let (wasStreaming, link, waiter) = ending else { return }
+        if let realtime = lock.withLock({ () -> OpaquePointer? in defer { self.realtime = nil }; return self.realtime }) {
+            cpjsua_rt_stream_close(realtime)
+            readerSlot = -1
+            writerSlot = -1
+            finishEnded(reason, action: action, waiter: waiter)
+            lock.withLock { phase = .ended }
+            return
+        }
+        guard let link else {
+            finishEnded(reason, action: action, waiter: waiter)
+            lock.withLock { phase = .ended }
+            return
+        }
+        if wasStreaming && graceful {
+            _ = lock.withLock { send(TwilioMediaStreams.stop(streamSID: streamSID, callSID: callSID, accountSID: options.accountSID), on: link) }
+            cpjsua_ws_link_close(link, 1000)
+        }
+        cpjsua_ws_link_stop_media(link)
+        cpjsua_ws_link_detach_reader(link)
+        cpjsua_frame_buffer_close(writer)
+        cpjsua_frame_port_detach(writer)
+        readerSlot = -1
+        writerSlot = -1
+        finishEnded(reason, action: action, waiter: waiter)
+        if !(wasStreaming && graceful) { destroyLink() }
+    }
+
+    private func finishEnded(_ reason: Stream.EndReason, action: Stream.AgentLossPolicy?, waiter: CheckedContinuation<Void, Error>?) {
+        if let waiter, case let .failure(error)? = lock.withLock({ connectOutcome }) { waiter.resume(throwing: error) }
+        eventsContinuation.yield(.ended(.init(reason: reason, action: action)))
+        eventsContinuation.finish()
+        agentLossContinuation.finish()
+    }
+
+    /// Whether the link still waits for the agent's close echo.
+    var isClosing: Bool { lock.withLock { phase == .ending && link != nil } }
+
+    /// Drops the connection. Executor thread; idempotent.
+    func destroyLink() {
+        let link = lock.withLock {
+            defer {
+                self.link = nil
+                phase = .ended
+            }
+            return self.link
+        }
+        if let link { cpjsua_ws_link_destroy(link) }
+    }
+
+    // MARK: Any registered thread
+
+    var hasEnded: Bool { lock.withLock { phase == .ending || phase == .ended } }
+
+    var statistics: Stream.Statistics {
+        let (link, invalid, cleared) = lock.withLock { (self.link, invalidMessages, clearedSamples) }
+        let wire = link.map { cpjsua_ws_link_stats($0) } ?? cpjsua_ws_stats()
+        let audio = cpjsua_frame_buffer_stats(writer)
+        return Stream.Statistics(messagesSent: Int(wire.sent), mediaMessagesSent: Int(wire.media_sent), messagesReceived: Int(wire.received),
+                                 invalidMessages: invalid, messagesDropped: Int(wire.dropped),
+                                 playedMilliseconds: Int(audio.played / 8), queuedMilliseconds: Int(audio.queued / 8),
+                                 droppedMilliseconds: Int((audio.dropped + cleared) / 8), underruns: Int(audio.underruns))
+    }
+
+    /// A digit the caller keyed (pjsua's DTMF callback): sent to the agent as `dtmf`.
+    func sendDTMF(_ digit: PJSUA.DTMFDigit) {
+        let sent = lock.withLock { () -> Bool in
+            guard phase == .streaming, let link else { return false }
+            return send(TwilioMediaStreams.dtmf(streamSID: streamSID, digit: digit.digit), on: link) == 0
+        }
+        if sent { eventsContinuation.yield(.dtmfSent(digit)) }
+    }
+
+    /// Sends a message through `link`. Under `lock` (which keeps the link from being destroyed
+    /// meanwhile) or from the link's own callback.
+    @discardableResult
+    private func send(_ message: TwilioMediaStreams.Outgoing, on link: OpaquePointer) -> Int32 {
+        message.head.withCString { head in
+            message.tail.withCString { tail in
+                cpjsua_ws_link_send(link, head, UInt32(message.head.utf8.count), tail, UInt32(message.tail.utf8.count),
+                                    message.numbered ? 1 : 0, nil)
+            }
+        }
+    }
+
+    // MARK: The link's callbacks (pjsua's worker threads)
+
+    fileprivate func linkEvent(_ link: OpaquePointer, _ event: Int32, _ status: Int32, _ data: UnsafeRawBufferPointer) {
+        switch Int(event) {
+        case CPJSUA_WS_EVENT_OPEN:
+            let streaming = lock.withLock { () -> Bool in
+                guard phase == .connecting else { return false }
+                phase = .streaming
+                return true
+            }
+            guard streaming else { return }
+            send(TwilioMediaStreams.connected(), on: link)
+            send(TwilioMediaStreams.start(streamSID: streamSID, callSID: callSID, accountSID: options.accountSID,
+                                          customParameters: options.customParameters), on: link)
+            cpjsua_ws_link_start_media(link, streamSID)
+            connectFinished(.success(()))
+        case CPJSUA_WS_EVENT_FAILED:
+            connectFinished(.failure(PJSUAError(status: status, operation: "cannot connect to the agent at \(Validation.quoted(url))")))
+        case CPJSUA_WS_EVENT_TEXT:
+            guard lock.withLock({ phase == .streaming }) else { return }
+            handle(TwilioMediaStreams.parse(data))
+        case CPJSUA_WS_EVENT_BINARY:
+            guard lock.withLock({ phase == .streaming }) else { return }
+            handle(.invalid(.binaryMessage, detail: "a binary message of \(data.count) bytes"))
+        case CPJSUA_WS_EVENT_CLOSED:
+            let previous = lock.withLock { phase }
+            switch previous {
+            case .connecting:
+                connectFinished(.failure(PJSUAError(.pjsip, "the agent at \(Validation.quoted(url)) closed the connection during the handshake")))
+            case .streaming:
+                let reason = status == 0 ? Stream.EndReason.connectionLost
+                    : .agentClosed(code: Int(status), reason: String(decoding: data, as: UTF8.self))
+                agentLossContinuation.yield(reason)
+            case .ending:
+                EngineRun.current?.onEngineThread { [self] in StreamWiring.closed(self) }
+            case .ended:
+                break
+            }
+        default:
+            break
+        }
+    }
+
+    /// An event of the AI port (pjsua's worker threads): pjmedia_ai_event_type values.
+    fileprivate func realtimeEvent(_ type: Int32, _ status: Int32, _ text: UnsafeRawBufferPointer) {
+        switch type {
+        case 0:  // CONNECTED
+            let streaming = lock.withLock { () -> Bool in
+                guard phase == .connecting else { return false }
+                phase = .streaming
+                return true
+            }
+            if streaming { connectFinished(.success(())) }
+        case 1:  // DISCONNECTED
+            switch lock.withLock({ phase }) {
+            case .connecting:
+                connectFinished(.failure(PJSUAError(status: status == 0 ? cpjsua_status_etimedout : status,
+                                                    operation: "cannot connect to the realtime service at \(Validation.quoted(url))")))
+            case .streaming:
+                agentLossContinuation.yield(status == 0 ? .agentClosed(code: 1000, reason: "") : .connectionLost)
+            case .ending, .ended:
+                break
+            }
+        case 2: eventsContinuation.yield(.realtime(.transcript(String(decoding: text, as: UTF8.self))))
+        case 3: eventsContinuation.yield(.realtime(.responseStarted))
+        case 4: eventsContinuation.yield(.realtime(.responseDone))
+        case 5: eventsContinuation.yield(.realtime(.speechStarted))
+        case 6: eventsContinuation.yield(.realtime(.speechStopped))
+        default: break
+        }
+    }
+
+    /// The connection attempt ended: wakes ``waitUntilConnected(timeout:)``.
+    private func connectFinished(_ outcome: Result<Void, PJSUAError>) {
+        let waiter = lock.withLock { () -> CheckedContinuation<Void, Error>? in
+            guard connectOutcome == nil else { return nil }
+            connectOutcome = outcome
+            defer { connectWaiter = nil }
+            return connectWaiter
+        }
+        waiter?.resume(with: outcome.mapError { $0 as Error })
+    }
+
+    private func handle(_ message: TwilioMediaStreams.AgentMessage) {
+        switch message {
+        case let .media(payload):
+            play(payload)
+        case let .mark(name):
+            let outcome: Int32 = lock.withLock {
+                lastMark += 1
+                markNames[lastMark] = name
+                let result = cpjsua_frame_buffer_mark(writer, lastMark)
+                if result != 0 { markNames[lastMark] = nil }
+                return result
+            }
+            if outcome == -2 { handle(.invalid(.tooManyMarks, detail: "mark \"\(name.prefix(64))\" with \(CPJSUA_FRAME_MAX_MARKS) waiting")) }
+        case .clear:
+            lock.withLock { flushedInClear = 0 }
+            let discarded = cpjsua_frame_buffer_flush(writer)
+            let marks = lock.withLock {
+                clearedSamples += discarded
+                return flushedInClear
+            }
+            eventsContinuation.yield(.cleared(.init(discardedMilliseconds: Int(discarded / 8), marksCleared: marks)))
+        case let .invalid(reason, detail):
+            let count = lock.withLock {
+                invalidMessages += 1
+                return invalidMessages
+            }
+            eventsContinuation.yield(.invalidMessage(.init(reason: reason, detail: detail, count: count)))
+        }
+    }
+
+    /// Decodes a `media` payload into the writer's queue; beyond the queue's capacity the oldest
+    /// audio goes (the newest is what the agent wants heard now).
+    private func play(_ payload: Substring) {
+        var text = String(payload)
+        let bytes = text.utf8.count
+        guard bytes > 0 else { return }
+        let capacity = bytes / 4 * 3 + 3
+        let decoded: Int32 = text.withUTF8 { base64 in
+            guard let base = base64.baseAddress else { return -1 }
+            return withUnsafeTemporaryAllocation(of: Int16.self, capacity: capacity) { samples in
+                guard let out = samples.baseAddress else { return -1 }
+                let count = base.withMemoryRebound(to: CChar.self, capacity: bytes) {
+                    cpjsua_ulaw_base64_decode($0, UInt32(bytes), out, UInt32(capacity))
+                }
+                guard count > 0 else { return count }
+                let kept = min(Int(count), capacitySamples)
+                _ = cpjsua_frame_buffer_write(writer, out + (Int(count) - kept), UInt32(kept), 1)
+                if kept < Int(count) { lock.withLock { clearedSamples += UInt64(Int(count) - kept) } }
+                return count
+            }
+        }
+        if decoded < 0 { handle(.invalid(.badPayload, detail: "a media payload that is not base64 (\(bytes) bytes)")) }
+    }
+
+    // MARK: The writer port's callbacks (clock thread, or the thread of a `clear`)
+
+    fileprivate func writerEvent(_ event: Int32, mark id: UInt64, played: UInt64) {
+        let cleared: Bool
+        switch Int(event) {
+        case CPJSUA_FRAME_EVENT_MARK_PLAYED: cleared = false
+        case CPJSUA_FRAME_EVENT_MARK_FLUSHED: cleared = true
+        default: return
+        }
+        let name: String? = lock.withLock {
+            guard let name = markNames.removeValue(forKey: id) else { return nil }
+            if cleared { flushedInClear += 1 }
+            if let link, phase == .streaming {
+                send(TwilioMediaStreams.mark(streamSID: streamSID, name: name, cleared: cleared), on: link)
+            }
+            return name
+        }
+        guard let name else { return }
+        let report = Stream.MarkReport(name: name, playedMilliseconds: Int(played / 8))
+        eventsContinuation.yield(cleared ? .markCleared(report) : .markPlayed(report))
+    }
+}
+
+/// The link's notify function: `ctx` is the bridge, kept alive by the link.
+private let linkNotify: cpjsua_ws_notify = { ctx, link, event, status, data, length in
+    guard let ctx else { return }
+    let bytes = UnsafeRawBufferPointer(start: data, count: data == nil ? 0 : Int(length))
+    Unmanaged<StreamBridge>.fromOpaque(ctx).takeUnretainedValue().linkEvent(link, event, status, bytes)
+}
+
+/// The AI port's notify function: `ctx` is the bridge, kept alive until the port is destroyed.
+private let realtimeNotify: cpjsua_rt_notify = { ctx, type, status, text, length in
+    guard let ctx else { return }
+    let bytes = UnsafeRawBufferPointer(start: text, count: text == nil ? 0 : Int(length))
+    Unmanaged<StreamBridge>.fromOpaque(ctx).takeUnretainedValue().realtimeEvent(type, status, bytes)
+}
+
+/// The writer port's notify function: `ctx` is the bridge, kept alive by the port.
+private let writerNotify: cpjsua_frame_notify = { ctx, event, _, _, value, played in
+    guard let ctx else { return }
+    Unmanaged<StreamBridge>.fromOpaque(ctx).takeUnretainedValue().writerEvent(event, mark: value, played: played)
+}
+
+/// Releases a retained bridge: the link's when its last reference goes, the writer port's when
+/// the bridge destroys it.
+private let bridgeRelease: @convention(c) (UnsafeMutableRawPointer?) -> Void = { retained in
+    guard let retained else { return }
+    Unmanaged<StreamBridge>.fromOpaque(retained).release()
+}

@@ -1,0 +1,99 @@
+import PJSIP
+
+extension PJSUA {
+    /// Connects a call's audio to a WebSocket agent (a voice bot: pipecat, Vocode, a hosted model)
+    /// speaking `protocol`, and returns once the agent has accepted the connection and got the
+    /// protocol's opening messages (`connected`, `start`).
+    ///
+    /// From then on the caller's audio goes to the agent every 20 ms, paced by the conference
+    /// bridge's clock, and the agent's audio plays into the call through a bounded queue; marks,
+    /// clears and DTMF follow the protocol (see <doc:MediaStreams>). The stream ends when the call
+    /// ends (`stop` is sent), on ``stopStream(_:)``, at shutdown, or when the agent leaves
+    /// (``MediaStream/Options/whenAgentLeaves`` says what happens to the call then).
+    ///
+    /// Built on pjproject's WebSocket client (`pj_websock_connect()`) and two pjmedia ports on the
+    /// bridge (`pjsua_conf_add_port()`, `pjsua_conf_connect()`).
+    /// - Parameters:
+    ///   - call: a call whose audio is active, not streamed yet.
+    ///   - url: the agent's `ws://` URL (`wss://` is refused for now: KL-40).
+    ///   - streamProtocol: what the agent speaks.
+    ///   - options: handshake headers, custom parameters, timeouts, the playback queue and what
+    ///     happens when the agent leaves.
+    /// - Throws: ``PJSUAError/Code/mediaNotActive`` before the call's audio is up,
+    ///   ``PJSUAError/Code/tooMany`` when the call is streamed already,
+    ///   ``PJSUAError/Code/invalidArgument`` for a bad URL or option,
+    ///   ``PJSUAError/Code/unsupported`` for `wss://` or another protocol,
+    ///   ``PJSUAError/Code/timedOut`` when the handshake did not finish within
+    ///   ``MediaStream/Options/connectTimeout``, ``PJSUAError/Code/pjsip`` when the connection
+    ///   or the handshake failed.
+    public func stream(_ call: Call, to url: String, protocol streamProtocol: MediaStream.StreamProtocol = .twilioMediaStreams,
+                       options: MediaStream.Options = MediaStream.Options()) async throws -> MediaStream {
+        let run = try requireRunning()
+        try options.validate()
+        guard streamProtocol == .twilioMediaStreams || streamProtocol == .openAIRealtime else {
+            throw PJSUAError(.unsupported, "the stream protocol \(streamProtocol) is not implemented")
+        }
+        if streamProtocol == .openAIRealtime, options.authorizationToken?.isEmpty ?? true {
+            throw PJSUAError(.invalidArgument, "OpenAI Realtime needs options.authorizationToken (the API key)")
+        }
+        try Self.validateStreamURL(url)
+        let callSlot = try audioPort(of: call)
+        let sipCallID = try withLiveCallInfo(call) { String(pj: $0.pointee.call_id) }
+        guard StreamWiring.stream(of: call) == nil else {
+            throw PJSUAError(.tooMany, "\(call) is streamed already")
+        }
+        guard let bridge = StreamBridge(call: call, url: url, streamProtocol: streamProtocol, callSID: sipCallID, options: options) else {
+            throw PJSUAError(.invalidArgument, "cannot make a playback queue of \(options.playbackCapacity)")
+        }
+        try bridge.open(callSlot: callSlot)
+        run.withCall(call) { $0.mediaStream = bridge }
+        do {
+            try await bridge.waitUntilConnected(timeout: options.connectTimeout)
+        } catch {
+            let failure = error as? PJSUAError ?? PJSUAError(.pjsip, "\(error)")
+            StreamWiring.end(bridge, .connectFailed(failure), graceful: false)
+            throw failure
+        }
+        Task { [weak self] in
+            for await reason in bridge.agentLoss {
+                await self?.agentLeft(bridge, reason)
+                return
+            }
+        }
+        return MediaStream(bridge: bridge)
+    }
+
+    /// Ends a media stream: `stop` and a close frame go to the agent, the ports leave the bridge;
+    /// the call goes on. Does nothing for a stream that has ended.
+    ///
+    /// Drives `pj_websock_close()` and `pjsua_conf_remove_port()`.
+    public func stopStream(_ stream: MediaStream) {
+        guard run != nil else { return }
+        StreamWiring.end(stream.bridge, .stoppedByApp)
+    }
+
+    /// The agent closed the WebSocket or the connection broke: the stream ends and the call gets
+    /// what the stream's options say.
+    private func agentLeft(_ bridge: StreamBridge, _ reason: MediaStream.EndReason) {
+        guard run != nil, !bridge.hasEnded else { return }
+        let policy = bridge.options.whenAgentLeaves
+        StreamWiring.end(bridge, reason, action: policy, graceful: false)
+        switch policy {
+        case .hangUp: try? hangUp(bridge.call)
+        case .keepCall: break
+        case let .play(path): _ = try? play(path, into: bridge.call, loop: false)
+        case let .transfer(target): try? transfer(bridge.call, to: target)
+        }
+    }
+
+    private static func validateStreamURL(_ url: String) throws(PJSUAError) {
+        try Validation.headerValue(url, what: "the stream URL", maxLength: 2048)
+        let lowered = url.lowercased()
+        if lowered.hasPrefix("wss://") {
+            throw PJSUAError(.unsupported, "wss:// is not supported yet: pjproject's WebSocket client cannot verify the agent's certificate (KL-40)")
+        }
+        guard lowered.hasPrefix("ws://"), url.utf8.count > 5, !url.contains(" ") else {
+            throw PJSUAError(.invalidArgument, "\(Validation.quoted(url)) is not a ws:// URL")
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+
+/// The media-stream tests' WebSocket agent (Tests/Peers/stream_agent.py, on PyPI `websockets` in
+/// the venv scripts/install-peers.sh makes) on a free loopback port, and what it logged.
+public final class StreamAgent: @unchecked Sendable {
+    // @unchecked Sendable: immutable after init; ChildProcess is Sendable.
+    public let port: Int
+    public let process: ChildProcess
+
+    /// The venv's Python (SWIFT_PJSUA_PEERS_VENV overrides the venv).
+    public static var python: String {
+        (ProcessInfo.processInfo.environment["SWIFT_PJSUA_PEERS_VENV"] ?? "/opt/swift-pjsua-peers/venv") + "/bin/python"
+    }
+
+    /// Whether pipecat-ai is installed next to `websockets`.
+    public static var hasPipecat: Bool {
+        FileManager.default.fileExists(atPath: (ProcessInfo.processInfo.environment["SWIFT_PJSUA_PEERS_VENV"] ?? "/opt/swift-pjsua-peers/venv")
+            + "/lib/python3.11/site-packages/pipecat/serializers/twilio.py")
+    }
+
+    /// Starts the agent with `script` (a JSON array of actions, see the script's header).
+    public init(name: String = "stream-agent", script: String = "[]", silent: Bool = false, pipecat: Bool = false,
+                echo: Bool = false, realtime: Bool = false) async throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.python) else {
+            throw ChildProcessError("no \(Self.python): run scripts/install-peers.sh")
+        }
+        var arguments = ["-u", peersDirectory + "/stream_agent.py", "--script", script]
+        if silent { arguments.append("--silent") }
+        if pipecat { arguments.append("--pipecat") }
+        if echo { arguments.append("--echo") }
+        if realtime { arguments.append("--realtime") }
+        process = try ChildProcess(Self.python, arguments, name: name)
+        try await process.waitUntilStarted(printing: "LISTENING ")
+        let line = process.output.split(separator: "\n").first { $0.hasPrefix("LISTENING ") }
+        guard let line, let port = Int(line.dropFirst("LISTENING ".count).trimmingCharacters(in: .whitespaces)) else {
+            throw ChildProcessError("\(name) printed no port:\n\(process.output)")
+        }
+        self.port = port
+    }
+
+    /// `ws://127.0.0.1:<port><path>`.
+    public func url(path: String = "/media") -> String { "ws://127.0.0.1:\(port)\(path)" }
+
+    /// Every JSON line the agent printed.
+    public var records: [[String: Any]] { jsonLines(process.output) }
+
+    /// The messages it received (parsed), with when (its monotonic clock, seconds).
+    public var received: [(t: Double, message: [String: Any])] {
+        records.compactMap { record in
+            guard let message = record["received"] as? [String: Any], let t = record["t"] as? Double else { return nil }
+            return (t, message)
+        }
+    }
+
+    /// When it finished an action whose key is `key` (and value `value`, when given).
+    public func sentTime(_ key: String, _ value: String? = nil) -> Double? {
+        records.first { record in
+            guard let sent = record["sent"] as? [String: Any], let got = sent[key] else { return false }
+            return value == nil || "\(got)" == value
+        }?["t"] as? Double
+    }
+
+    /// Waits until the agent logged a line containing `text`.
+    public func waitFor(_ text: String, timeout: Duration = .seconds(10)) async throws {
+        try await process.waitForOutput(text, timeout: timeout)
+    }
+
+    public func stop() { process.stop() }
+}

@@ -1,0 +1,285 @@
+"""A Twilio Media Streams agent for the media-stream tests: a WebSocket server (PyPI `websockets`)
+on 127.0.0.1 that logs every message it receives and plays a script once `start` arrived.
+
+Usage: stream_agent.py [--script JSON] [--silent] [--pipecat]
+Prints `LISTENING <port>` once bound (port 0: a free one), then one JSON line per event:
+  {"t": <monotonic s>, "handshake": {"path": ..., "headers": {...}}}
+  {"t": ..., "received": <the message, parsed>}   (or "receivedRaw" for what is not JSON)
+  {"t": ..., "sent": <action>}
+  {"t": ..., "closed": <code>}
+The script is a JSON list of actions, run in order after `start`:
+  {"tone": {"hz": 1000, "ms": 1000, "chunkMs": 20}}  agent media: a sine as base64 mu-law 8 kHz
+  {"mark": "name"}  {"clear": true}  {"sleep": 0.5}  {"text": "raw text"}  {"binary": 12}
+  {"big": 1048576}  (one text message of that many bytes)  {"close": 1000}
+  {"waitFor": "stop"}  (waits until a message with that event arrived)
+--silent accepts TCP connections and never answers the WebSocket upgrade.
+--pipecat also decodes every message with pipecat's TwilioFrameSerializer and logs what it made
+of it ({"pipecat": "InputAudioRawFrame" ...}), and encodes the script's audio and clears through it
+(OutputAudioRawFrame, InterruptionFrame); --echo (implies --pipecat) sends every audio frame
+pipecat decoded back through the serializer.
+"""
+import argparse
+import asyncio
+import base64
+import json
+import math
+import socket
+import sys
+import time
+
+from websockets.asyncio.server import serve
+
+
+def ulaw(sample):
+    """G.711 mu-law encoding of one 16-bit sample."""
+    bias, clip = 0x84, 32635
+    sign = 0x80 if sample < 0 else 0
+    if sample < 0:
+        sample = -sample
+    sample = min(sample, clip) + bias
+    exponent = 7
+    mask = 0x4000
+    while exponent > 0 and not sample & mask:
+        exponent -= 1
+        mask >>= 1
+    mantissa = (sample >> (exponent + 3)) & 0x0F
+    return ~(sign | (exponent << 4) | mantissa) & 0xFF
+
+
+def emit(record):
+    record["t"] = time.monotonic()
+    sys.stdout.write(json.dumps(record) + "\n")
+    sys.stdout.flush()
+
+
+class Agent:
+    def __init__(self, script, pipecat, echo):
+        self.script = script
+        self.pipecat = pipecat
+        self.echo = echo
+        self.phase = 0.0
+        self.events = {}
+        self.serializer = None
+
+    async def handler(self, ws):
+        emit({"handshake": {"path": ws.request.path, "headers": dict(ws.request.headers.raw_items())}})
+        started = asyncio.Event()
+        stream_sid = {"sid": ""}
+
+        async def receive():
+            try:
+                async for message in ws:
+                    if isinstance(message, bytes):
+                        emit({"receivedBinary": len(message)})
+                        continue
+                    try:
+                        parsed = json.loads(message)
+                    except ValueError:
+                        emit({"receivedRaw": message[:200]})
+                        continue
+                    emit({"received": parsed})
+                    event = parsed.get("event")
+                    self.events.setdefault(event, asyncio.Event()).set()
+                    if event == "start":
+                        stream_sid["sid"] = parsed.get("streamSid", "")
+                        if self.pipecat:
+                            await self.make_serializer(parsed)
+                        started.set()
+                    if self.serializer is not None:
+                        frame = await self.serializer.deserialize(message)
+                        if frame is not None:
+                            detail = {"pipecat": type(frame).__name__}
+                            if hasattr(frame, "button"):
+                                detail["digit"] = frame.button.value
+                            if hasattr(frame, "audio"):
+                                detail["bytes"] = len(frame.audio)
+                                detail["sampleRate"] = frame.sample_rate
+                            emit(detail)
+                            if self.echo and type(frame).__name__ == "InputAudioRawFrame":
+                                await self.pipecat_audio(ws, frame.audio)
+            finally:
+                emit({"closed": ws.close_code})
+
+        receiver = asyncio.create_task(receive())
+        try:
+            await asyncio.wait_for(started.wait(), 10)
+            for action in self.script:
+                await self.run(ws, action, stream_sid["sid"])
+        except Exception as error:  # the call side may close first; log it and end
+            emit({"error": repr(error)})
+        await receiver
+
+    async def make_serializer(self, start):
+        from types import SimpleNamespace
+        from pipecat.serializers.twilio import TwilioFrameSerializer
+        params = TwilioFrameSerializer.InputParams(auto_hang_up=False, sample_rate=8000)
+        self.serializer = TwilioFrameSerializer(start["start"]["streamSid"], start["start"].get("callSid"), params=params)
+        # setup() reads only the pipeline's input rate.
+        await self.serializer.setup(SimpleNamespace(audio_in_sample_rate=8000, audio_out_sample_rate=8000))
+
+    async def pipecat_audio(self, ws, pcm):
+        """Sends PCM16 8 kHz through pipecat's serializer (an OutputAudioRawFrame)."""
+        from pipecat.frames.frames import OutputAudioRawFrame
+        message = await self.serializer.serialize(OutputAudioRawFrame(audio=pcm, sample_rate=8000, num_channels=1))
+        if message:
+            await ws.send(message)
+
+    async def run(self, ws, action, sid):
+        if "tone" in action:
+            tone = action["tone"]
+            rate = 8000
+            chunk = int(rate * tone.get("chunkMs", 20) / 1000)
+            total = int(rate * tone["ms"] / 1000)
+            step = 2 * math.pi * tone["hz"] / rate
+            sent = 0
+            while sent < total:
+                count = min(chunk, total - sent)
+                samples = []
+                for _ in range(count):
+                    samples.append(int(0.5 * 32767 * math.sin(self.phase)))
+                    self.phase += step
+                if self.serializer is not None:
+                    await self.pipecat_audio(ws, b"".join(s.to_bytes(2, "little", signed=True) for s in samples))
+                else:
+                    payload = base64.b64encode(bytes(ulaw(s) for s in samples)).decode()
+                    await ws.send(json.dumps({"event": "media", "streamSid": sid, "media": {"payload": payload}}))
+                sent += count
+        elif "mark" in action:
+            await ws.send(json.dumps({"event": "mark", "streamSid": sid, "mark": {"name": action["mark"]}}))
+        elif "clear" in action:
+            if self.serializer is not None:
+                from pipecat.frames.frames import InterruptionFrame
+                await ws.send(await self.serializer.serialize(InterruptionFrame()))
+            else:
+                await ws.send(json.dumps({"event": "clear", "streamSid": sid}))
+        elif "sleep" in action:
+            await asyncio.sleep(action["sleep"])
+        elif "text" in action:
+            await ws.send(action["text"])
+        elif "binary" in action:
+            await ws.send(bytes(action["binary"]))
+        elif "big" in action:
+            await ws.send("x" * action["big"])
+        elif "close" in action:
+            await ws.close(action["close"], "agent done")
+        elif "waitFor" in action:
+            await asyncio.wait_for(self.events.setdefault(action["waitFor"], asyncio.Event()).wait(), 15)
+        emit({"sent": action if "tone" not in action else {"tone": action["tone"]}})
+
+
+async def bench(ws):
+    """--bench: echoes every media payload back at once and prints a `click` line for each click
+    onset it saw (pjsua-bench stream): callSid, 0, received and sent (CLOCK_MONOTONIC ns, the
+    clock the callers use) and the onset frame's sign changes."""
+    import audioop  # C speed for 50 frames a second per call (Python 3.11 still has it)
+    call_sid, was_loud = "?", False
+    async for message in ws:
+        received = time.monotonic_ns()
+        parsed = json.loads(message)
+        event = parsed.get("event")
+        if event == "start":
+            call_sid = parsed["start"].get("callSid", "?")
+        elif event == "media":
+            payload = parsed["media"]["payload"]
+            await ws.send('{"event":"media","streamSid":"%s","media":{"payload":"%s"}}' % (parsed.get("streamSid", ""), payload))
+            sent = time.monotonic_ns()
+            pcm = audioop.ulaw2lin(base64.b64decode(payload), 2)
+            loud = audioop.rms(pcm, 2) / 32767 > 0.15
+            if loud and not was_loud:
+                samples = memoryview(pcm).cast("h")
+                crossings = sum(1 for a, b in zip(samples, samples[1:]) if (a < 0) != (b < 0))
+                print(f"click {call_sid} 0 {received} {sent} {crossings}", flush=True)
+            was_loud = loud
+
+
+async def realtime(ws):
+    """--realtime: a local stand-in for OpenAI Realtime, speaking its documented events: sends
+    session.created, answers session.update, and after half a second of the caller's audio
+    (input_audio_buffer.append, PCM16 24 kHz) reports the caller's tone frequency ({"heard": Hz})
+    and answers: speech_started/stopped, response.created, half a second of 1000 Hz as
+    response.audio.delta, two transcript deltas, response.done."""
+    emit({"handshake": {"path": ws.request.path, "headers": dict(ws.request.headers.raw_items())}})
+    await ws.send(json.dumps({"type": "session.created", "session": {"id": "sess_local"}}))
+    samples, answered = [], False
+    try:
+        async for message in ws:
+            parsed = json.loads(message)
+            kind = parsed.get("type")
+            if kind != "input_audio_buffer.append":
+                emit({"received": parsed})
+            if kind == "session.update":
+                await ws.send(json.dumps({"type": "session.updated", "session": parsed.get("session", {})}))
+            elif kind == "input_audio_buffer.append":
+                pcm = base64.b64decode(parsed.get("audio", ""))
+                samples.extend(memoryview(pcm).cast("h"))
+                if len(samples) >= 24000 and not answered:
+                    answered = True
+                    tail = samples[-12000:]
+                    crossings = sum(1 for a, b in zip(tail, tail[1:]) if (a < 0) != (b < 0))
+                    emit({"heard": crossings / 2 / 0.5})
+                    for event in ("input_audio_buffer.speech_started", "input_audio_buffer.speech_stopped", "response.created"):
+                        await ws.send(json.dumps({"type": event}))
+                    phase = 0.0
+                    for _ in range(25):
+                        chunk = []
+                        for _ in range(480):
+                            chunk.append(int(0.5 * 32767 * math.sin(phase)))
+                            phase += 2 * math.pi * 1000 / 24000
+                        audio = base64.b64encode(b"".join(x.to_bytes(2, "little", signed=True) for x in chunk)).decode()
+                        await ws.send(json.dumps({"type": "response.audio.delta", "delta": audio}))
+                    for text in ("Hello", " there"):
+                        await ws.send(json.dumps({"type": "response.audio_transcript.delta", "delta": text}))
+                    await ws.send(json.dumps({"type": "response.done", "response": {"status": "completed"}}))
+                    emit({"sent": {"response": True}})
+    finally:
+        emit({"closed": ws.close_code})
+
+
+async def silent(listener):
+    async def hold(reader, writer):
+        await asyncio.sleep(30)
+        writer.close()
+    server = await asyncio.start_server(hold, sock=listener)
+    async with server:
+        await server.serve_forever()
+
+
+async def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--script", default="[]")
+    parser.add_argument("--silent", action="store_true")
+    parser.add_argument("--pipecat", action="store_true")
+    parser.add_argument("--echo", action="store_true")
+    parser.add_argument("--bench", action="store_true")
+    parser.add_argument("--realtime", action="store_true")
+    options = parser.parse_args()
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    print(f"LISTENING {listener.getsockname()[1]}", flush=True)
+    if options.silent:
+        await silent(listener)
+        return
+    if options.realtime:
+        async with serve(realtime, sock=listener, ping_interval=None, max_size=2 ** 24):
+            await asyncio.Future()
+        return
+    if options.bench:
+        async with serve(bench, sock=listener, ping_interval=None, compression=None):
+            await asyncio.Future()
+        return
+    if options.pipecat or options.echo:
+        # pipecat takes a second or more to import: before LISTENING, not while the call streams.
+        import pipecat.serializers.twilio  # noqa: F401
+        import pipecat.frames.frames  # noqa: F401
+    agent = Agent(json.loads(options.script), options.pipecat or options.echo, options.echo)
+    async with serve(agent.handler, sock=listener, max_size=2 ** 24, ping_interval=None):
+        await asyncio.Future()
+
+
+if __name__ == "__main__":
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        pass
