@@ -5,15 +5,16 @@
 # (xwininfo): the virtual display, screenshot and window lookup of the video demo's test.
 # Idempotent: does nothing (and says so) when they are already installed.
 set -euo pipefail
-PACKAGES=(sip-tester kamailio kamailio-tls-modules kamailio-presence-modules baresip coturn openssl iproute2 xvfb x11-apps x11-utils)
+PACKAGES=(sip-tester kamailio kamailio-tls-modules kamailio-presence-modules baresip coturn openssl iproute2 xvfb x11-apps x11-utils
+    python3-venv)
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 missing=()
 for p in "${PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 # The media-stream tests' WebSocket agent (Tests/Peers/stream_agent.py) runs on PyPI's
-# `websockets`, in a venv of its own so the system Python stays untouched; pipecat-ai (optional:
-# the interop test skips without it) provides TwilioFrameSerializer. Versions pinned; idempotent.
+# `websockets`, in a venv of its own so the system Python stays untouched; pipecat-ai provides
+# TwilioFrameSerializer and the example bot's pipeline. Versions pinned; idempotent.
 PEERS_VENV="${SWIFT_PJSUA_PEERS_VENV:-/opt/swift-pjsua-peers/venv}"
 WEBSOCKETS_VERSION=17.4
 PIPECAT_VERSION=1.14.0
@@ -26,15 +27,15 @@ install_agent_venv() {
         as_root python3 -m venv "$PEERS_VENV"
         as_root "$PEERS_VENV/bin/pip" install --quiet "websockets==$WEBSOCKETS_VERSION"
     fi
-    if [ "${SWIFT_PJSUA_SKIP_PIPECAT:-0}" != 1 ] && ! "$PEERS_VENV/bin/python" -c "import pipecat.serializers.twilio" 2>/dev/null; then
-        echo "==> installing pipecat-ai $PIPECAT_VERSION into $PEERS_VENV (optional; its interop test skips without it)"
+    if ! "$PEERS_VENV/bin/python" -c "import pipecat.serializers.twilio" 2>/dev/null; then
+        echo "==> installing pipecat-ai $PIPECAT_VERSION into $PEERS_VENV"
         as_root "$PEERS_VENV/bin/pip" install --quiet "pipecat-ai==$PIPECAT_VERSION" "websockets==$WEBSOCKETS_VERSION" \
-            || echo "install-peers: warning: pipecat-ai did not install; the pipecat interop test will skip" >&2
+            || { echo "install-peers: error: pip could not install pipecat-ai $PIPECAT_VERSION into $PEERS_VENV" >&2; exit 1; }
     fi
 }
-install_agent_venv
 if [ ${#missing[@]} -eq 0 ]; then
     echo "==> test peers already installed (${PACKAGES[*]}); nothing to do"
+    install_agent_venv
     exit 0
 fi
 LOG="${TMPDIR:-/tmp}/swift-pjsua-peers.log"
@@ -51,4 +52,5 @@ for service in kamailio coturn; do
         as_root systemctl stop "$service" >/dev/null 2>&1 || true
     fi
 done
+install_agent_venv  # after apt: a fresh Debian needs python3-venv for it
 echo "==> test peers installed"

@@ -15,7 +15,7 @@ extension PJSUA {
     /// bridge (`pjsua_conf_add_port()`, `pjsua_conf_connect()`).
     /// - Parameters:
     ///   - call: a call whose audio is active, not streamed yet.
-    ///   - url: the agent's `ws://` URL (`wss://` is refused for now: KL-40).
+    ///   - url: the agent's `ws://` URL (`wss://` is refused for now: KL-39).
     ///   - streamProtocol: what the agent speaks.
     ///   - options: handshake headers, custom parameters, timeouts, the playback queue and what
     ///     happens when the agent leaves.
@@ -90,7 +90,7 @@ extension PJSUA {
         try Validation.headerValue(url, what: "the stream URL", maxLength: 2048)
         let lowered = url.lowercased()
         if lowered.hasPrefix("wss://") {
-            throw PJSUAError(.unsupported, "wss:// is not supported yet: pjproject's WebSocket client cannot verify the agent's certificate (KL-40)")
+            throw PJSUAError(.unsupported, "wss:// is not supported yet: pjproject's WebSocket client cannot verify the agent's certificate (KL-39)")
         }
         guard lowered.hasPrefix("ws://"), url.utf8.count > 5, !url.contains(" ") else {
             throw PJSUAError(.invalidArgument, "\(Validation.quoted(url)) is not a ws:// URL")

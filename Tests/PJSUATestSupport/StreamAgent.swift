@@ -12,12 +12,6 @@ public final class StreamAgent: @unchecked Sendable {
         (ProcessInfo.processInfo.environment["SWIFT_PJSUA_PEERS_VENV"] ?? "/opt/swift-pjsua-peers/venv") + "/bin/python"
     }
 
-    /// Whether pipecat-ai is installed next to `websockets`.
-    public static var hasPipecat: Bool {
-        FileManager.default.fileExists(atPath: (ProcessInfo.processInfo.environment["SWIFT_PJSUA_PEERS_VENV"] ?? "/opt/swift-pjsua-peers/venv")
-            + "/lib/python3.11/site-packages/pipecat/serializers/twilio.py")
-    }
-
     /// Starts the agent with `script` (a JSON array of actions, see the script's header).
     public init(name: String = "stream-agent", script: String = "[]", silent: Bool = false, pipecat: Bool = false,
                 echo: Bool = false, realtime: Bool = false) async throws {

@@ -50,7 +50,7 @@ extension PJSUA.MediaStream {
         /// What happens to the call when the agent leaves.
         public var whenAgentLeaves: AgentLossPolicy
         /// The largest message accepted from the agent, in bytes (1 KiB to 16 MiB); a larger one
-        /// is dropped by the WebSocket client before it reaches the stream (KL-40).
+        /// is dropped by the WebSocket client before it reaches the stream (KL-39).
         public var maximumMessageSize: Int
         /// The stream's identifier; nil: a new `MZ` + 32 hex digits.
         public var streamSID: String?

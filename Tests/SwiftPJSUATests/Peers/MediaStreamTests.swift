@@ -262,7 +262,7 @@ struct MediaStreamTests {
                 if case let .invalidMessage(message) = event { return message }
                 return nil
             }
-            // The 1 MiB message is over the 256 KiB limit: pj_websock drops it unseen (KL-40).
+            // The 1 MiB message is over the 256 KiB limit: pj_websock drops it unseen (KL-39).
             #expect(invalid.map(\.reason) == [.notJSON, .unknownEvent, .missingField, .badPayload, .binaryMessage, .notJSON], "\(invalid)")
             #expect(invalid.map(\.count) == Array(1...6))
             #expect(stream.statistics.invalidMessages == 6 && stream.statistics.playedMilliseconds == 200, "\(stream.statistics)")
@@ -414,10 +414,10 @@ struct MediaStreamTests {
     }
 }
 
-/// Against pipecat (PyPI pipecat-ai, skipped when it is not installed): in the same serialized
+/// Against pipecat (PyPI pipecat-ai, installed by scripts/install-peers.sh): in the same serialized
 /// suite as the others, so that no two streaming tests load the machine at once.
 extension MediaStreamTests {
-    @Test(.enabled(if: StreamAgent.hasPipecat)) func pipecatDecodesTheCallersAudioAndDigitsAndItsEchoAndInterruptionBehaveAsTheProtocolSays() async throws {
+    @Test func pipecatDecodesTheCallersAudioAndDigitsAndItsEchoAndInterruptionBehaveAsTheProtocolSays() async throws {
         let directory = try temporaryDirectory()
         // pipecat echoes every audio frame it decoded; the script adds 3 s of its own 1000 Hz
         // tone, then interrupts (InterruptionFrame -> `clear`) a second later.
@@ -459,7 +459,7 @@ extension MediaStreamTests {
 }
 
 extension MediaStreamTests {
-    @Test(.enabled(if: StreamAgent.hasPipecat)) func aPipecatPipelineAnswersThroughSoftphoneAnswerStreamTheCallerHearsItAndDigitsAndInterruptionsReachIt() async throws {
+    @Test func aPipecatPipelineAnswersThroughSoftphoneAnswerStreamTheCallerHearsItAndDigitsAndInterruptionsReachIt() async throws {
         let wsPort = freeLoopbackPort(udp: false)
         let bot = try ChildProcess(StreamAgent.python, ["-u", packageRoot + "/Examples/PipecatAgent/bot.py", "--port", "\(wsPort)"], name: "pipecat-bot")
         defer { bot.stop() }
@@ -486,7 +486,7 @@ extension MediaStreamTests {
         #expect(abs(heard.frequency - 600) <= 10 && heard.milliseconds >= 800, "the caller heard \(heard) back through pipecat")
     }
 
-    @Test(.enabled(if: StreamAgent.hasPipecat)) func digitsTheCallerKeysBecomePipecatDTMFFrames() async throws {
+    @Test func digitsTheCallerKeysBecomePipecatDTMFFrames() async throws {
         let agent = try await StreamAgent(name: "stream-agent-pipecat-dtmf", pipecat: true)
         defer { agent.stop() }
         let app = try tonePlayingPjsuaApp("pjsua-app-stream-pipecat-dtmf", console: digitRounds("4#"))
