@@ -171,7 +171,7 @@ final class EngineRun: @unchecked Sendable {
 // claim on pjsua across engines, which outlives the run being torn down), `PJLibrary` (PJLIB's
 // init count, shared with C code), `ReferWatcher.module` (C memory PJSIP keeps a pointer to
 // across runs), `FrameWakeUps` (the null clock's tick-end hook is a C function with no context
-// argument) and `AudioWiring.Probe` (a test counter).
+// argument) and `AudioWiring.Probe` (a test counter, compiled into debug builds only).
 extension EngineRun {
     /// Guards `running`.
     private static let anchorLock = NSLock()
