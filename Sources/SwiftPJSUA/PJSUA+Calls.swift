@@ -109,7 +109,7 @@ extension PJSUA {
         let slot = try resolve(call)
         try code?.require(Self.refusalCodes, for: "hang-up", "a final error status")
         // A call waiting for its credential provider ends by giving the challenge up (401).
-        if CredentialRequests.abandon(call: call) { return }
+        if try currentRun().credentials.abandon(call: call) { return }
         try withMessageData(headers) { data throws(PJSUAError) in
             try check(pjsua_call_hangup(slot, UInt32(code?.rawValue ?? 0), nil, data), "cannot hang up \(call)")
         }
