@@ -342,10 +342,26 @@ extension PJSUA {
 
     /// Removes an account, unregistering it first when it is registered.
     ///
-    /// Drives `pjsua_acc_del()`.
-    public func removeAccount(_ account: Account) throws {
-        let slot = try resolve(account)
-        let run = try currentRun()
+    /// An account with a ``CredentialProvider`` is unregistered before it is removed, and this
+    /// waits for that (at most ``Configuration/unregisterTimeout``), so that the provider can
+    /// answer the registrar's challenge to the un-REGISTER: the one `pjsua_acc_del()` sends
+    /// goes out after the account is gone, when pjsua asks no one (a stored password still
+    /// answers it).
+    ///
+    /// Drives `pjsua_acc_set_registration()` (provider accounts) and `pjsua_acc_del()`.
+    public func removeAccount(_ account: Account) async throws {
+        var slot = try resolve(account)
+        var run = try currentRun()
+        if run.credentials.provider(forAccount: account.token) != nil, Self.isRegistered(slot) {
+            let watch = hub.subscribe()
+            run.credentials.registrationRestarts(account.token)
+            if pjsua_acc_set_registration(slot, 0) == pjSuccess {
+                await Self.waitForUnregistration(of: [slot], in: watch, timeout: run.settings.unregisterTimeout)
+            }
+            // The actor ran other work meanwhile: the account (or the engine) may be gone.
+            guard let again = try? resolve(account), let current = self.run else { return }
+            (slot, run) = (again, current)
+        }
         run.withState { if $0.localAccount == account { $0.localAccount = nil } }
         run.credentials.accountRemoved(account.token)
         try check(pjsua_acc_del(slot), "cannot remove \(account)")

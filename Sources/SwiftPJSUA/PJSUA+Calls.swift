@@ -174,10 +174,18 @@ extension PJSUA {
     /// A call while a change is still being handled is folded into it (pjsua answers busy,
     /// pjproject #3696).
     ///
+    /// Challenges still waiting for a ``CredentialProvider`` are given up first, because the
+    /// change replaces what they would answer through (pjsua sends every account's REGISTER
+    /// afresh, and may hang calls up or shut their connections down): such a registration
+    /// fails with 401 and pjsua's change then leaves the account alone (call
+    /// ``reRegister(_:updatingPush:)`` once the change has completed), and such a call ends,
+    /// as when its provider declines.
+    ///
     /// Drives `pjsua_handle_ip_change()`.
     public func handleIPChange(_ options: IPChangeOptions = IPChangeOptions()) throws {
-        try requireRunning()
+        let run = try requireRunning()
         try Validation.duration(options.listenerRestartDelay, in: .zero ... .seconds(60), what: "listenerRestartDelay")
+        run.credentials.abandonAll()
         var parameters = pjsua_ip_change_param()
         pjsua_ip_change_param_default(&parameters)
         parameters.restart_listener = options.restartListener ? 1 : 0

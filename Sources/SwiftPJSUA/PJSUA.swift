@@ -176,17 +176,20 @@ public actor PJSUA {
         var count = UInt32(ids.count)
         guard pjsua_enum_accs(&ids, &count) == pjSuccess else { return [] }
         var pending = Set<Int32>()
-        for id in ids.prefix(Int(count)) {
-            var info = pjsua_acc_info()
-            guard pjsua_acc_get_info(id, &info) == pjSuccess, info.has_registration != 0,
-                  info.status.rawValue / 100 == 2, info.expires > 0, info.expires != UInt32.max
-            else { continue }
+        for id in ids.prefix(Int(count)) where Self.isRegistered(id) {
             if pjsua_acc_set_registration(id, 0) == pjSuccess { pending.insert(id) }
         }
         return pending
     }
 
-    private static func waitForUnregistration(of slots: Set<Int32>, in events: Events, timeout: Duration) async {
+    /// Whether the account in `slot` holds a registration that an un-REGISTER would remove.
+    static func isRegistered(_ slot: pjsua_acc_id) -> Bool {
+        var info = pjsua_acc_info()
+        return pjsua_acc_get_info(slot, &info) == pjSuccess && info.has_registration != 0
+            && info.status.rawValue / 100 == 2 && info.expires > 0 && info.expires != UInt32.max
+    }
+
+    static func waitForUnregistration(of slots: Set<Int32>, in events: Events, timeout: Duration) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 var pending = slots

@@ -209,8 +209,9 @@ final class CredentialRequests: @unchecked Sendable {
         abandon(where: { $0.account == token && $0.call == nil && $0.method == "REGISTER" })
     }
 
-    /// Gives up every pending challenge (before `pjsua_call_hangup_all`); providers stay, so
-    /// the un-REGISTERs of shutdown are still answered.
+    /// Gives up every pending challenge (before `pjsua_call_hangup_all` and
+    /// `pjsua_handle_ip_change`); providers stay, so the un-REGISTERs of shutdown and the
+    /// REGISTERs after a network change are still answered.
     func abandonAll() {
         abandon(where: { _ in true })
     }
