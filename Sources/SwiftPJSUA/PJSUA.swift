@@ -86,13 +86,16 @@ public actor PJSUA {
     /// Drives `pjsua_create()`, `pjsua_init()`, `pjsua_transport_create()`, `pjsua_start()`.
     /// - Returns: the transport opened, with the port actually bound.
     /// - Throws: ``PJSUAError/Code/alreadyRunning`` if an engine already runs in this process,
-    ///   ``PJSUAError/Code/invalidArgument`` for bad configuration values, or PJSIP's error.
+    ///   ``PJSUAError/Code/invalidArgument`` for bad configuration values,
+    ///   ``PJSUAError/Code/incompatibleLibrary`` when the loaded PJSIP library is not the one the
+    ///   engine was compiled against, or PJSIP's error.
     @discardableResult
     public func start(_ configuration: Configuration = Configuration()) throws -> Transport {
         guard phase == .idle else {
             throw PJSUAError(.alreadyRunning, phase == .stopping ? "this engine is still shutting down" : "this engine is already started")
         }
         try Self.validate(configuration)
+        if let mismatch = LibraryCheck.beforeCreate { throw mismatch }
         switch EngineSlot.claim() {
         case .claimed: break
         case .running:
@@ -113,6 +116,7 @@ public actor PJSUA {
         self.run = run
         do {
             try initialise(configuration)
+            if let mismatch = LibraryCheck.afterInit() { throw mismatch }
             let transport = try openTransport(kind: configuration.transport, ipv6: configuration.ipv6,
                                               port: configuration.port, bindAddress: configuration.bindAddress)
             try installAdmission(configuration.admission)
