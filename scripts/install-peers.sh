@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Installs the real SIP peers the tests talk to, from Debian: sipp (sip-tester), kamailio (with
-# its TLS module), baresip, coturn (TURN), openssl (the tests' throwaway CA) and iproute2 (the
+# Installs the real SIP peers the tests talk to, from Debian: sipp (sip-tester), kamailio (with its
+# TLS and presence modules), baresip, coturn (TURN), openssl (the tests' throwaway CA) and iproute2 (the
 # network namespaces of the network-change tests), and xvfb, x11-apps (xwd) and x11-utils
 # (xwininfo): the virtual display, screenshot and window lookup of the video demo's test.
 # Idempotent: does nothing (and says so) when they are already installed.
 set -euo pipefail
-PACKAGES=(sip-tester kamailio kamailio-tls-modules baresip coturn openssl iproute2 xvfb x11-apps x11-utils)
+PACKAGES=(sip-tester kamailio kamailio-tls-modules kamailio-presence-modules baresip coturn openssl iproute2 xvfb x11-apps x11-utils)
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 missing=()
 for p in "${PACKAGES[@]}"; do

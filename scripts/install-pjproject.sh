@@ -292,6 +292,48 @@ C
         -e 's|^        len = BIO_read(ds->ossl_wbio\[idx\], ds->buf\[idx\], sizeof(ds->buf));$|        len = swift_pjsua_dtls_datagram(ds->ossl_wbio[idx], ds->buf[idx], sizeof(ds->buf[idx]));|' "$DTLS"
 fi
 
+# swift-pjsua: KL-37. pjmedia_srtp_init_lib (every pjsua_init with SRTP in the build) makes the
+# DTLS-SRTP certificate, an RSA-2048 key (0.2-0.7 s of CPU here), and pjmedia_srtp_deinit_lib frees
+# it: every engine start paid it, DTLS used or not (most of a start's ~0.4 s; every restart of a
+# bot, every test). Make it once per process at the first DTLS-SRTP transport (dtls_create, under
+# OpenSSL's run-once, so two threads creating media at once make one), and keep it until exit.
+if ! grep -q "swift-pjsua: KL-37" "$DTLS"; then
+    [ "$(grep -c '^    if (!dtls_cert) {$' "$DTLS")" = 1 ] \
+        && [ "$(grep -c '^    if (dtls_cert) {$' "$DTLS")" = 1 ] \
+        && [ "$(grep -c '^/\* Create DTLS-SRTP keying instance \*/$' "$DTLS")" = 1 ] \
+        && [ "$(grep -c '^    pool = pj_pool_create(srtp->pool->factory, "dtls%p",$' "$DTLS")" = 1 ] \
+        || die "transport_srtp_dtls.c changed: review the KL-37 certificate at first use"
+    first_use=$(cat <<'C'
+/* swift-pjsua: KL-37, the certificate is made once per process, at the first DTLS-SRTP
+ * transport, and kept until exit (dtls_init no longer makes it, dtls_deinit no longer frees it). */
+static CRYPTO_ONCE swift_pjsua_dtls_cert_once = CRYPTO_ONCE_STATIC_INIT;
+static pj_status_t swift_pjsua_dtls_cert_status = PJ_EUNKNOWN;
+
+static void swift_pjsua_dtls_make_cert(void)
+{
+    swift_pjsua_dtls_cert_status = ssl_generate_cert(&dtls_cert, &dtls_priv_key);
+    if (swift_pjsua_dtls_cert_status != PJ_SUCCESS) {
+        pj_perror(4, "DTLS-SRTP", swift_pjsua_dtls_cert_status,
+                  "Failed generating DTLS certificate");
+    }
+}
+
+static pj_status_t swift_pjsua_dtls_cert(void)
+{
+    if (!CRYPTO_THREAD_run_once(&swift_pjsua_dtls_cert_once, &swift_pjsua_dtls_make_cert))
+        return PJ_EUNKNOWN;
+    return swift_pjsua_dtls_cert_status;
+}
+
+C
+)
+    awk -v block="$first_use" '/^\/\* Create DTLS-SRTP keying instance \*\/$/ { print block } { print }' "$DTLS" > "$DTLS.new" \
+        && mv "$DTLS.new" "$DTLS"
+    sed -i -e 's|^    if (!dtls_cert) {$|    if (0) {  /* swift-pjsua: KL-37, made at first use (swift_pjsua_dtls_cert) */|' \
+        -e 's|^    if (dtls_cert) {$|    if (0) {  /* swift-pjsua: KL-37, kept until the process exits */|' \
+        -e 's|^    pool = pj_pool_create(srtp->pool->factory, "dtls%p",$|    status = swift_pjsua_dtls_cert();  /* swift-pjsua: KL-37 */\n    if (status != PJ_SUCCESS)\n        return status;\n\n&|' "$DTLS"
+fi
+
 cd "$SRC"
 step "configuring (log: $LOG)"
 # --with-external-*: the DFSG tree has no bundled GSM/Speex/SRTP/libyuv, so Debian's are linked.
@@ -331,7 +373,19 @@ step "building with $(nproc) jobs (about a minute on 2 cores)"
 make dep >>"$LOG" 2>&1 || die "make dep failed"
 make -j"$(nproc)" >>"$LOG" 2>&1 || die "make failed"
 step "installing into $PREFIX"
-as_root make install >>"$LOG" 2>&1 || die "make install failed"
+# pjproject's install copies its libraries over the installed ones in place (cp -f), which
+# rewrites the pages of every running process that has them mapped (a test peer, a bot): they
+# crash. So it installs into a staging directory, and each file is then renamed into the prefix:
+# a running process keeps its old copy, a new one loads the new copy, none sees half of one.
+STAGE="$WORK/stage"
+rm -rf "$STAGE"
+make install DESTDIR="$STAGE" >>"$LOG" 2>&1 || die "make install failed"
+[ -d "$STAGE$PREFIX" ] || die "make install wrote nothing under $STAGE$PREFIX"
+(cd "$STAGE$PREFIX" && find . \( -type f -o -type l \) -print) | while read -r file; do
+    as_root mkdir -p "$PREFIX/$(dirname "$file")"
+    as_root mv -f "$STAGE$PREFIX/$file" "$PREFIX/$file" || die "cannot move $file into $PREFIX"
+done
+rm -rf "$STAGE"
 app=$(ls pjsip-apps/bin/pjsua-* 2>/dev/null | head -n1 || true)
 [ -n "$app" ] || die "the reference pjsua application was not built"
 as_root install -D -m 0755 "$app" "$PREFIX/bin/pjsua"  # -D: a fresh prefix has no bin/

@@ -6,10 +6,11 @@ import Foundation
 /// pjsua-bench: speed and memory of the Swift engine against baselines measured in the same run.
 /// Each subcommand prints human-readable lines and, last, one JSON object.
 let usage = """
-usage: pjsua-bench <hop|events|setup|load|media|idle|soak|frames|video|check> [options]
+usage: pjsua-bench <hop|events|setup|lifecycle|load|media|idle|soak|frames|video|check> [options]
   hop    [--iterations N]          awaited engine round trip vs default actor vs DispatchQueue
   events [--iterations N]          callback -> for-await consumer latency, 1 and 4 subscribers
   setup  [--calls N]               self-call cycles, Swift engine vs the same loop in C
+  lifecycle [--cycles N]           engine start and shutdown times, one engine reused and a new one each time
   load   [--rate R] [--seconds T] [--hold-ms H] [--repeat N]
          [--find-max [--ramp-from R] [--step-seconds T]] [--overload [--overload-seconds T] [--no-rate-limit]] [--pin] [--clock-rate HZ]
                                    sipp UAC against softphone answer and the pjsua app:
@@ -67,6 +68,7 @@ do {
     case "hop": try await HopBenchmark.run(iterations: option("iterations", default: 100_000))
     case "events": try await EventsBenchmark.run(iterations: option("iterations", default: 20_000))
     case "setup": try await SetupBenchmark.run(calls: option("calls", default: 200))
+    case "lifecycle": try await LifecycleBenchmark.run(cycles: option("cycles", default: 50))
     case "load":
         let rate = option("rate", default: 20)
         try await LoadBenchmark.run(.init(rate: rate, seconds: option("seconds", default: 10),

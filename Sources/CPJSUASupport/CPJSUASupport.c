@@ -29,6 +29,7 @@ const int32_t cpjsua_status_sip_esessionterminated = PJSIP_ESESSIONTERMINATED;
 const int32_t cpjsua_status_einval = PJ_EINVAL;
 const int32_t cpjsua_status_tls_ecertverif = PJSIP_TLS_ECERTVERIF;
 const int32_t cpjsua_status_esessioninsecure = PJSIP_ESESSIONINSECURE;
+const int32_t cpjsua_status_esessionstate = PJSIP_ESESSIONSTATE;
 const int32_t cpjsua_status_eeof = PJ_EEOF;
 
 const int32_t cpjsua_snd_default_capture_dev = PJSUA_SND_DEFAULT_CAPTURE_DEV;

@@ -120,6 +120,7 @@ public actor PJSUA {
             let transport = try openTransport(kind: configuration.transport, ipv6: configuration.ipv6,
                                               port: configuration.port, bindAddress: configuration.bindAddress)
             try installAdmission(configuration.admission)
+            run.withState { $0.presence.configuredNotifyEvents = configuration.unsolicitedNotifyEvents }
             try installUnhandledRequests(accepting: configuration.unsolicitedNotifyEvents)
             try ReferWatcher.install()
             try check(pjsua_start(), "pjsua_start")
@@ -225,6 +226,7 @@ public actor PJSUA {
             return (state.callMedia, state.players, state.recorders)
         }
         owned.0.statisticsTask?.cancel()
+        for retry in run.withState({ $0.presence.takeRetries() }) { retry.cancel() }
         for source in owned.0.tones.values { source.destroy() }
         for record in run.takeAllCalls() { record.releaseMedia() }
         for id in owned.1.keys { pjsua_player_destroy(id) }

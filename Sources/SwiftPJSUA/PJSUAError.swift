@@ -37,6 +37,11 @@ public struct PJSUAError: Error, Sendable, Hashable, CustomStringConvertible {
         /// A SIP header the app wanted to send was malformed (not a token name, a line break or
         /// NUL in the value) or one the SIP stack writes itself; nothing was sent.
         public static let invalidHeader = Code(rawValue: 12)
+        /// The call's INVITE session cannot take this request now: the call is not confirmed yet,
+        /// or an offer/answer of its own (a hold, resume, re-INVITE or UPDATE, ours or the far
+        /// end's) is still in progress (`PJSIP_ESESSIONSTATE`). Nothing was sent; retry after the
+        /// call's next ``PJSUA/Event/callMedia(call:state:hasVideo:)`` event.
+        public static let invalidCallState = Code(rawValue: 13)
         /// The PJSIP build lacks the feature asked for (for example DTLS-SRTP).
         public static let unsupported = Code(rawValue: 40)
         /// A TLS peer's certificate is not signed by an authority we trust (self-signed, unknown
@@ -55,7 +60,7 @@ public struct PJSUAError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidFrame = Code(rawValue: 20)
         /// The loaded PJSIP library is not the one the engine was compiled against (another
         /// version, or structs of another size): ``PJSUA/start(_:)`` refuses to run on it.
-        public static let incompatibleLibrary = Code(rawValue: 13)
+        public static let incompatibleLibrary = Code(rawValue: 14)
 
         public var description: String {
             switch self {
@@ -79,6 +84,7 @@ public struct PJSUAError: Error, Sendable, Hashable, CustomStringConvertible {
             case .insecureSignaling: "insecureSignaling"
             case .invalidFrame: "invalidFrame"
             case .incompatibleLibrary: "incompatibleLibrary"
+            case .invalidCallState: "invalidCallState"
             default: "code(\(rawValue))"
             }
         }
@@ -111,6 +117,7 @@ public struct PJSUAError: Error, Sendable, Hashable, CustomStringConvertible {
         case cpjsua_status_einvaliduri, cpjsua_status_einvalidrequri, cpjsua_status_einvalidscheme:
             code = .invalidURI
         case cpjsua_status_esessioninsecure: code = .insecureSignaling
+        case cpjsua_status_esessionstate: code = .invalidCallState
         case cpjsua_status_tls_ecertverif: code = .certificateRejected
         default: code = .pjsip
         }
@@ -152,6 +159,8 @@ public struct PJSUAError: Error, Sendable, Hashable, CustomStringConvertible {
     public static let certificateVerificationStatus = cpjsua_status_tls_ecertverif
     /// Invalid audio frame.
     public static var invalidFrame: Code { .invalidFrame }
+    /// The call cannot take this request in its present state.
+    public static var invalidCallState: Code { .invalidCallState }
 }
 
 /// Lets `catch PJSUAError.invalidURI` match a thrown ``PJSUAError`` by its code.

@@ -90,6 +90,16 @@ struct Output: Sendable {
             emit("redirected", ["call": redirect.call.description, "target": redirect.target, "code": redirect.status.code.rawValue,
                                 "reason": redirect.status.reason, "followed": redirect.isFollowed],
                  human: "\(redirect.call) redirected (\(redirect.status)) to \(redirect.target)\(redirect.isFollowed ? ", following" : "")")
+        case let .presence(update):
+            emit(presence: update)
+        case let .lineState(line):
+            emit(line: line)
+        case let .subscriptionState(state):
+            emit(subscription: state)
+        case let .incomingSubscription(subscription):
+            emit(incoming: subscription)
+        case let .messageWaiting(summary):
+            emit(messageWaiting: summary)
         }
     }
 

@@ -10,13 +10,14 @@ commands:
   call       place a call
   register   register an account with a registrar
   message    send an instant message (SIP MESSAGE)
+  watch      print the presence or line state (BLF) of SIP URIs until stopped
   version    print the versions of softphone, swift-pjsua and PJSIP (also --version)
 Run `softphone <command> --help` for a command's options.
 Exit codes: 0 success, 1 call or registration failed, 2 usage or bad input.
 Signals: the first SIGINT or SIGTERM shuts down cleanly (hangs up calls, unregisters); a second
   one exits at once with 128 + the first one's number. After the clean shutdown:
   SIGINT (Ctrl-C) exits 130 for every command;
-  SIGTERM exits 0 for answer (a service manager's stop: systemd and Kubernetes read 143 as a
+  SIGTERM exits 0 for answer and watch (a service manager's stop: systemd and Kubernetes read 143 as a
   failure), and 143 for the others (call, register, message), whose work it cut short.
 SIGUSR1 tells answer, call and register that the network changed (re-register, re-INVITE on the
   new address).
@@ -37,6 +38,7 @@ let commands: [String: Command] = [
     "call": Command(usage: CallCommand.usage, spec: CallCommand.spec, run: CallCommand.run),
     "register": Command(usage: RegisterCommand.usage, spec: RegisterCommand.spec, run: RegisterCommand.run),
     "message": Command(usage: MessageCommand.usage, spec: MessageCommand.spec, run: MessageCommand.run),
+    "watch": Command(usage: WatchCommand.usage, spec: WatchCommand.spec, run: WatchCommand.run, servesUntilStopped: true),
 ]
 
 /// Prints `message` as one error line (and, when asked, the command's usage line) and exits 2.

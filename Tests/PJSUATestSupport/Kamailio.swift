@@ -56,6 +56,30 @@ public final class Kamailio: @unchecked Sendable {
         try await Task.sleep(for: .milliseconds(500))
     }
 
+    /// Starts kamailio with Tests/Peers/kamailio/presence.cfg on a free loopback UDP port: a
+    /// registrar without authentication, a proxy, and a presence server (PUBLISH, SUBSCRIBE to
+    /// `presence`, and `dialog` state of the calls it proxies). Its database is a copy of
+    /// Debian's db_text tables (from the kamailio package) in its runtime directory.
+    public init(presenceServer: Void) async throws {
+        port = freeLoopbackPort()
+        transport = "udp"
+        host = "127.0.0.1"
+        tlsPort = nil
+        runtimeDirectory = NSTemporaryDirectory() + "swift-pjsua-kamailio-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: runtimeDirectory, withIntermediateDirectories: true)
+        let tables = "/usr/share/kamailio/dbtext/kamailio"
+        guard FileManager.default.fileExists(atPath: tables + "/presentity") else {
+            throw ChildProcessError("\(tables) has no presence tables: install kamailio (scripts/install-peers.sh)")
+        }
+        try FileManager.default.copyItem(atPath: tables, toPath: runtimeDirectory + "/db")
+        peer = try ChildProcess("kamailio", ["-f", peersDirectory + "/kamailio/presence.cfg", "-l", "udp:127.0.0.1:\(port)",
+                                            "-A", "DBURL=\"text://\(runtimeDirectory)/db\"", "-A", "SELF=\"sip:127.0.0.1:\(port)\"",
+                                            "-DD", "-E", "-Y", runtimeDirectory, "-m", "64", "-M", "8"],
+                               name: "kamailio-presence")
+        try await peer.waitForOutput("udp: 127.0.0.1 [127.0.0.1]:\(port)")
+        try await Task.sleep(for: .milliseconds(300))
+    }
+
     /// The registrar's TLS URI, `sip:127.0.0.1:<tls port>;transport=tls` (nil without TLS).
     public var tlsURI: String? { tlsPort.map { "sip:127.0.0.1:\($0);transport=tls" } }
 

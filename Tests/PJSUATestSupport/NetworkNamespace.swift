@@ -60,14 +60,30 @@ public final class NetworkNamespace: @unchecked Sendable {
         name = "swpj-\(getpid())-\(tag)"
         interface = "swpjn\(tag)"
         hostInterface = "swpjh\(tag)"
-        prefix = try await Self.freePrefix()
+        // Other test processes (a second shard, another checkout's run) pick subnets too: the
+        // choice and the address that marks it taken are made under a lock file all of them share.
+        let machineLock = try await MachineLock.acquire("netns")
+        let prefix: String
+        do {
+            prefix = try await Self.freePrefix()
+        } catch {
+            machineLock.release()
+            throw error
+        }
+        self.prefix = prefix
         reservedPrefix = prefix
         hostAddress = prefix + ".1"
         do {
+            defer { machineLock.release() }
             try await Self.ip(["netns", "add", name])
             try await Self.ip(["link", "add", hostInterface, "type", "veth", "peer", "name", interface])
             try await Self.ip(["link", "set", interface, "netns", name])
             try await Self.ip(["addr", "add", hostAddress + "/24", "dev", hostInterface])
+        } catch {
+            remove()
+            throw error
+        }
+        do {
             try await Self.ip(["link", "set", hostInterface, "up"])
             try await inside(["ip", "link", "set", "lo", "up"])
             try await inside(["ip", "link", "set", interface, "up"])

@@ -72,6 +72,25 @@ struct HoldAndMuteTests {
         }
     }
 
+    /// A hold the call's INVITE session cannot take yet (the call still ringing) is refused with
+    /// invalidCallState, which names what to wait for; nothing is sent and the call goes on.
+    @Test func holdingARingingCallIsRefusedWithInvalidCallState() async throws {
+        try await withEngine { phone, transport, log in
+            let caller = try await phone.makeCall(to: transport.uri(user: "early-hold"))
+            let callee = try await log.incomingCall().call
+            try await phone.ring(callee)
+            try await log.state(caller, .early)
+            let refusal = await #expect(throws: PJSUAError.self) { try await phone.hold(caller) }
+            #expect(refusal?.code == .invalidCallState, "\(String(describing: refusal))")
+            try await phone.answer(callee)
+            try await log.state(caller, .confirmed)
+            try await phone.hold(caller)
+            try await waitUntil("held") { try await phone.info(caller).media == .localHold }
+            try await phone.hangUp(caller)
+            try await log.state(caller, .disconnected)
+        }
+    }
+
     /// A mute racing media updates: the far end holds and resumes the muted call over and over
     /// (each a media update on pjsua's worker) while the app toggles mute. Every wiring runs on
     /// the engine's thread, so the two never interleave, and once the last mute is in place the
@@ -89,20 +108,30 @@ struct HoldAndMuteTests {
                     try await Task.sleep(for: .milliseconds(2))
                 }
             }
+            // The media states change when the far end's 200 arrives, a little before its
+            // re-INVITE transaction is over; a hold or resume sent in between is refused with
+            // invalidCallState (nothing sent), and is sent again until the session takes it.
+            func retryingWhileTheSessionIsBusy(_ operation: () async throws -> Void) async throws {
+                let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+                while true {
+                    do {
+                        return try await operation()
+                    } catch PJSUAError.invalidCallState where ContinuousClock.now < deadline {
+                        try await Task.sleep(for: .milliseconds(5))
+                    }
+                }
+            }
             func holdAndResume() async throws {
-                try await phone.hold(callee)
+                try await retryingWhileTheSessionIsBusy { try await phone.hold(callee) }
                 try await waitUntil("held by the far end") {
                     let near = try await phone.info(caller), far = try await phone.info(callee)
                     return near.media == .remoteHold && far.media == .localHold
                 }
-                // The re-INVITE transaction must be over before the next one.
-                try await Task.sleep(for: .milliseconds(20))
-                try await phone.resume(callee)
+                try await retryingWhileTheSessionIsBusy { try await phone.resume(callee) }
                 try await waitUntil("active again") {
                     let near = try await phone.info(caller), far = try await phone.info(callee)
                     return near.media == .active && far.media == .active
                 }
-                try await Task.sleep(for: .milliseconds(20))
             }
             for _ in 0..<10 { try await holdAndResume() }
             try await toggling.value

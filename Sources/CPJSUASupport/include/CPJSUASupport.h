@@ -38,6 +38,7 @@ extern const int32_t cpjsua_status_sip_esessionterminated; /* PJSIP_ESESSIONTERM
 extern const int32_t cpjsua_status_einval;           /* PJ_EINVAL */
 extern const int32_t cpjsua_status_tls_ecertverif;   /* PJSIP_TLS_ECERTVERIF: a peer's certificate was refused */
 extern const int32_t cpjsua_status_esessioninsecure; /* PJSIP_ESESSIONINSECURE: SRTP needs secure signalling */
+extern const int32_t cpjsua_status_esessionstate;    /* PJSIP_ESESSIONSTATE: the INVITE session cannot take this now */
 extern const int32_t cpjsua_status_eeof;             /* PJ_EEOF: the peer closed the connection */
 
 /* Default sound device ids (PJSUA_SND_DEFAULT_CAPTURE_DEV / _PLAYBACK_DEV). */

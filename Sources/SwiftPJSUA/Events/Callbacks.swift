@@ -30,6 +30,7 @@ extension PJSUA {
         config.cb.on_dtmf_event = onDTMFEvent
         config.cb.on_call_redirected = onCallRedirected
         CredentialRequests.install(into: &config)
+        Self.installPresenceCallbacks(into: &config)
         logging.cb = onLog
     }
 }

@@ -72,5 +72,20 @@ extension PJSUA {
         /// the INVITE there (``RedirectPolicy/follow``); with ``RedirectPolicy/ask`` it is false
         /// and the call waits for ``PJSUA/decideRedirect(_:follow:)``.
         case redirected(Redirect)
+        /// A buddy's presence changed (`on_buddy_state`): a NOTIFY of its `presence`
+        /// subscription said something new (``PJSUA/addBuddy(_:account:watching:)``).
+        case presence(PresenceUpdate)
+        /// A buddy's line changed (`on_buddy_dlg_event_state`): a NOTIFY of its `dialog`
+        /// subscription (RFC 4235) said something new, for a busy-lamp field.
+        case lineState(LineState)
+        /// One of our subscriptions (a buddy's, or an account's message summary) changed state:
+        /// sent, active, or ended with the reason and when it is tried again.
+        case subscriptionState(SubscriptionState)
+        /// A watcher subscribed to an account's presence (`on_incoming_subscribe`), and the
+        /// ``SubscriptionPolicy`` answered.
+        case incomingSubscription(IncomingSubscription)
+        /// Voicemail counts for an account changed or were repeated (`on_mwi_info`, or an
+        /// unsolicited `message-summary` NOTIFY).
+        case messageWaiting(MessageWaiting)
     }
 }

@@ -49,7 +49,14 @@ private func onUnsolicitedNotify(_ raw: UnsafeRawPointer, _ accountSlot: Int32) 
         to: printedURI(rdata.pointee.msg_info.to.map { UnsafeRawPointer($0.pointee.uri) }),
         contentType: headers.value(named: "Content-Type") ?? "",
         body: body, headers: headers)
-    EngineRun.current?.publish(.unsolicitedNotify(notify))
+    let run = EngineRun.current
+    let listed = run?.withState { $0.presence.configuredNotifyEvents.contains { $0.lowercased() == package.lowercased() } } ?? false
+    if listed { run?.publish(.unsolicitedNotify(notify)) }
+    // An unsolicited voicemail summary is a message-waiting indication too (pjsua's own
+    // enable_unsolicited_mwi is off: this module answers them).
+    if package.lowercased() == "message-summary" {
+        run?.publish(.messageWaiting(PJSUA.MessageWaiting(account: notify.account, isSolicited: false, body: notify.text ?? "")))
+    }
 }
 
 /// A From or To URI as it appears in the header (display name included), or "".

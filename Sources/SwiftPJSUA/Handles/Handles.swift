@@ -42,3 +42,20 @@ extension PJSUA {
         public var description: String { "recorder#\(id).\(token)" }
     }
 }
+
+extension PJSUA {
+    /// A handle to one buddy: a URI whose presence or line state (BLF) the engine watches
+    /// (`pjsua_buddy_id` plus a unique token). Stale once removed or after the engine stops.
+    public struct Buddy: Hashable, Sendable, CustomStringConvertible {
+        /// pjsua's buddy slot (`pjsua_buddy_id`).
+        public let slot: Int32
+        let token: UInt
+
+        init(slot: Int32, token: UInt) {
+            self.slot = slot
+            self.token = token
+        }
+
+        public var description: String { "buddy#\(slot).\(token)" }
+    }
+}

@@ -123,6 +123,9 @@ extension PJSUA {
         /// `["message-summary", "check-sync"]`: each is answered 200 OK and published as
         /// ``Event/unsolicitedNotify(_:)``. Others are answered 489 Bad Event. Empty by default
         /// (pjsua's own `enable_unsolicited_mwi` is off: the engine answers these itself).
+        /// `message-summary` is also accepted while an account has message-waiting indication on
+        /// (``PJSUA/setMessageWaitingIndication(enabled:for:)``), and every accepted one is
+        /// published as ``Event/messageWaiting(_:)`` too.
         public var unsolicitedNotifyEvents: Set<String> = []
         /// Certificates, authorities and verification of every TLS transport; by default servers
         /// are verified against no authority (set ``TLSConfiguration/caFile``).

@@ -90,6 +90,8 @@ final class EngineRun: @unchecked Sendable {
         /// that failed because of one (``CertificateRefusals``).
         var certificateRefusal: (error: PJSUAError, at: ContinuousClock.Instant)?
         var certificateFailureReason: String?
+        /// Buddies, subscription policies and message-waiting accounts (``PresenceState``).
+        var presence = PresenceState()
     }
 
     init(_ configuration: PJSUA.Configuration, hub: EventHub, executor: PJSUAExecutor) {

@@ -172,7 +172,8 @@ public struct PJSUACallEngine: CallEngine {
         case let .callMedia(call, _, hasVideo):
             return .mediaChanged(call: call, hasVideo: hasVideo)
         case .registration, .dtmf, .ipChange, .message, .unsolicitedNotify, .messageStatus, .tlsConnection,
-             .transferStatus, .transferRequested, .transferCallPlaced, .callReplaced, .stats, .redirected:
+             .transferStatus, .transferRequested, .transferCallPlaced, .callReplaced, .stats, .redirected,
+             .presence, .lineState, .subscriptionState, .incomingSubscription, .messageWaiting:
             return nil
         case .videoMedia:
             // `callMedia`, published just before, already carries whether video is active.

@@ -11,6 +11,7 @@ enum AnswerCommand {
                             [--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR] [--json | --quiet]
                             [--stun HOST[:PORT],...] [--ice] [--turn HOST[:PORT] --turn-user U --turn-password-env VAR]
                             [--header 'Name: value']... [--accept-transfer | --refuse-transfer] [--accept-notify PACKAGE,...]
+                            [--presence online|busy|away|offline[:NOTE] [--publish]]
                             [--video [--video-codecs VP8,H264] [--video-device N|colorbar] [--video-size WxH] [--video-fps N] [--video-kbps N]]
       Answers every incoming call with CODE (default 200; 180/183 only ring, 4xx-6xx reject), optionally
       after MS milliseconds; plays FILE into (one looping player shared by all calls, as the pjsua app's
@@ -40,6 +41,7 @@ enum AnswerCommand {
       --jitter-buffer-max MS (40...5000) bounds each call's receive jitter buffer: after a network
       hiccup the audio (and an echo bot's reply) is at most about that late (e.g. 100 for a bot on
       a LAN); audio arriving later is dropped.
+    \(PresenceOptions.usage)
     \(VideoCLIOptions.usage)
     \(SecurityOptions.usage)
     """
@@ -47,9 +49,9 @@ enum AnswerCommand {
     static let spec = OptionSpec(
         valued: Set(["listen", "auto-answer", "answer-after", "max-calls", "exit-after", "hangup-after", "play", "record-dir", "max-cps", "echo", "accept-notify"])
             .union(AccountOptions.valued).union(NATOptions.valued).union(SecurityOptions.valued)
-            .union(MediaOptions.valued.subtracting(["dtmf-method", "redirect"])).union(VideoCLIOptions.valued),
+            .union(MediaOptions.valued.subtracting(["dtmf-method", "redirect"])).union(VideoCLIOptions.valued).union(PresenceOptions.valued),
         flags: Set(["json", "quiet", "media-thread"]).union(AccountOptions.flags).union(NATOptions.flags).union(TransferOptions.flags)
-            .union(MediaOptions.flags).union(VideoCLIOptions.flags),
+            .union(MediaOptions.flags).union(VideoCLIOptions.flags).union(PresenceOptions.flags),
         repeatable: ["header"])
 
     static func run(_ arguments: Arguments) async throws -> Int32 {
@@ -83,6 +85,7 @@ enum AnswerCommand {
         }
         let media = try MediaOptions(arguments)
         let videoOptions = try VideoCLIOptions(arguments)
+        let presence = try PresenceOptions(arguments)
         let acceptedNotify = Set(arguments.string("accept-notify").map { $0.split(separator: ",").map(String.init) } ?? [])
 
         let signals = Signals.shared
@@ -116,9 +119,11 @@ enum AnswerCommand {
             let video = try await videoOptions.apply(to: phone, output: output)
             output.emit("listening", ["uri": transport.uri(), "transport": transport.kind.rawValue, "host": transport.host, "port": transport.port],
                         human: "listening on \(transport.uri())")
+            var added: PJSUA.Account?
             if let configuration = account.configuration {
-                try await phone.addAccount(configuration)
+                added = try await phone.addAccount(configuration)
             }
+            try await presence.apply(to: phone, account: added)
             // One player for every call: one file reader and resampler however many calls there are.
             let player: PJSUA.Player? = if let play { try await phone.makePlayer(play, loop: true) } else { nil }
             let agent = Agent(phone: phone, output: output, quiet: quiet, code: engineAnswers ? nil : code, delay: delay, exitAfter: exitAfter,

@@ -83,9 +83,12 @@ struct DispatcherTests {
         }
     }
 
-    /// One bot is killed mid-run and started again: the dispatcher stops sending to it within
-    /// its probing interval (failing over the calls that found it dead), calls keep succeeding on
-    /// the other, and the restarted bot gets calls again.
+    /// One bot is killed mid-run and started again: the dispatcher takes it out of the rotation
+    /// (failing over the calls that found it dead), calls keep succeeding on the other, and the
+    /// restarted bot is taken back and gets calls again. Each step waits for the previous one to
+    /// have happened (calls counted, kamailio's down/up lines) rather than for a fixed time, and
+    /// sipp is stopped (SIGUSR1: no new calls, the ones up finish) once the restarted bot has
+    /// taken calls, so a slow machine makes the test longer, not red.
     @Test func aKilledBotLeavesTheRotationAndARestartedOneComesBack() async throws {
         let (first, firstPort) = try await Self.bot(name: "bot-a")
         let (survivor, survivorPort) = try await Self.bot(name: "bot-b")
@@ -93,23 +96,39 @@ struct DispatcherTests {
         defer { survivor.stop() }
         let dispatcher = try await Dispatcher(bots: ports)
         defer { dispatcher.stop() }
-        let (sipp, statistics) = try Self.sipp(calls: 200, rate: 20, through: dispatcher, name: "sipp-failover")
+        // More calls than the test needs at 20 per second (at most 100 s); stopped below.
+        let (sipp, statistics) = try Self.sipp(calls: 2000, rate: 20, through: dispatcher, name: "sipp-failover")
+        defer { sipp.stop() }
 
-        try await Task.sleep(for: .seconds(3))
+        try await Self.wait("the first bot to take 10 calls", within: .seconds(30)) { Self.calls(first) >= 10 }
         first.signal(SIGKILL)
         _ = try await first.waitForExit(timeout: .seconds(5))
-        let callsBeforeDeath = Self.calls(first)
-        try await Task.sleep(for: .seconds(3))
+        let survivorBeforeDeath = Self.calls(survivor)
+        try await dispatcher.peer.waitForOutput("bot sip:127.0.0.1:\(ports[0]) is down", timeout: .seconds(20))
+        try await Self.wait("the survivor to take 20 calls alone", within: .seconds(30)) {
+            Self.calls(survivor) >= survivorBeforeDeath + 20
+        }
         let restarted = try await Self.bot(port: ports[0], name: "bot-a-restarted").process
         defer { restarted.stop() }
+        try await dispatcher.peer.waitForOutput("bot sip:127.0.0.1:\(ports[0]) is up", timeout: .seconds(20))
+        try await Self.wait("the restarted bot to take 10 calls", within: .seconds(30)) { Self.calls(restarted) >= 10 }
+        sipp.signal(SIGUSR1)
 
-        let status = try await sipp.waitForExit(timeout: .seconds(90))
+        let status = try await sipp.waitForExit(timeout: .seconds(30))
         let result = Self.outcome(statistics)
         // Only calls already up on the killed bot can fail (20 calls/s held 100 ms: a few);
         // every INVITE that found it dead went on to the survivor.
-        #expect(result.succeeded >= 195 && result.succeeded + result.failed == 200, "\(result), sipp \(status)")
-        #expect(callsBeforeDeath > 10, "the first bot got \(callsBeforeDeath) calls before it died")
-        #expect(Self.calls(survivor) > 80, "survivor: \(Self.calls(survivor))")
-        #expect(Self.calls(restarted) > 10, "the restarted bot was not taken back: \(Self.calls(restarted)) calls\n\(dispatcher.peer.output.suffix(1500))")
+        #expect(result.succeeded >= 40 && (0...5).contains(result.failed), "\(result), sipp \(status)")
+        #expect(status == 0 || result.failed > 0, "sipp \(status):\n\(sipp.output.suffix(1500))")
     }
+
+    /// Waits until `condition` holds, checking every 50 ms, for at most `limit`.
+    private static func wait(_ what: String, within limit: Duration, until condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now.advanced(by: limit)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { throw ChildProcessError("timed out after \(limit) waiting for \(what)") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
 }

@@ -168,6 +168,35 @@ struct SRTPTests {
         }
     }
 
+    /// The DTLS-SRTP certificate is made once per process and kept across engine runs (KL-37:
+    /// pjmedia made a new RSA-2048 key at every start, 0.2-0.7 s of CPU, DTLS used or not). Two
+    /// runs, each with a DTLS-SRTP self-call, offer the same fingerprint.
+    @Test func theDTLSCertificateOutlivesAnEngineRun() async throws {
+        var fingerprints: [Set<String>] = []
+        for run in 0..<2 {
+            var configuration = srtpEngine(.mandatory)
+            configuration.srtp.keying = [.dtls]
+            configuration.logLevel = .trace
+            configuration.logSIPMessages = true
+            let lines = LineLog()
+            configuration.logHandler = { _, line in lines.append(line) }
+            try await withEngine(configuration) { phone, transport, log in
+                let caller = try await phone.makeCall(to: transport.uri(user: "dtls-run-\(run)"))
+                let callee = try await log.incomingCall().call
+                try await phone.answer(callee)
+                try await log.mediaActive(caller)
+                try await phone.hangUp(caller)
+                try await log.state(caller, .disconnected)
+            }
+            // SIP messages end their lines with CRLF, one Character in Swift.
+            let found = lines.values.flatMap { $0.split(whereSeparator: \.isNewline) }
+                .filter { $0.hasPrefix("a=fingerprint:") }.map(String.init)
+            fingerprints.append(Set(found))
+        }
+        #expect(fingerprints[0].count == 1, "one certificate in the first run: \(fingerprints[0])")
+        #expect(fingerprints[0] == fingerprints[1], "the second run offered another certificate: \(fingerprints)")
+    }
+
     /// DTLS-SRTP (RFC 5764) engine to engine: no key in the SDP (a=fingerprint instead of
     /// a=crypto), keys agreed by a DTLS handshake on the media path, and the tone arrives.
     @Test func mandatoryDTLSSRTPEngineToEngineCarriesTheToneWithNoKeyInTheSDP() async throws {

@@ -7,9 +7,10 @@ import Testing
 /// and an event log subscribed before anything happens on it; always shuts the engine down.
 func withEngine<T>(
     _ configuration: PJSUA.Configuration = .init(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null),
+    file: String = #fileID, function: String = #function,
     _ body: (PJSUA, PJSUA.Transport, EventLog) async throws -> T
 ) async throws -> T {
-    try await withStartedEngine(configuration) { phone, transport in
+    try await withStartedEngine(configuration, file: file, function: function) { phone, transport in
         try await body(phone, transport, EventLog(phone.events))
     }
 }

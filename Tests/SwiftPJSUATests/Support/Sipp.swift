@@ -13,7 +13,12 @@ func sipp(_ arguments: [String], name: String) async throws -> ChildProcess {
                                             "-timeout_error", "-trace_err", "-error_file", NSTemporaryDirectory() + "sipp-\(name)-\(port)-errors.log",
                                             "-max_recv_loops", "1000"] + arguments,
                                    name: name)
-    try await process.waitUntilBound(port: port)
+    do {
+        try await process.waitUntilBound(port: port)
+    } catch where !process.isRunning {
+        // A client scenario (one MESSAGE, one call) can run to its end before its port shows in
+        // /proc/net on a busy machine: that is not a failure to bind; the test reads how it ended.
+    }
     return process
 }
 
