@@ -21,6 +21,11 @@ import sys
 IMPLICIT = {"Swift.Copyable", "Swift.Escapable", "Swift.SendableMetatype", "Swift.BitwiseCopyable"}
 
 
+def constraint(c):
+    """One generic constraint as Swift spells it: `T : P` or `T == U`."""
+    return f"{c['lhs']} {'==' if c['kind'] == 'sameType' else ':'} {c['rhs']}"
+
+
 def text(fragments):
     return " ".join("".join(fragment["spelling"] for fragment in fragments).split())
 
@@ -43,14 +48,24 @@ def digest(directory, module):
             if relation.get("targetFallback"):
                 names.setdefault(relation["target"], relation["targetFallback"])
     public = set()
+    # The constraints a generic type declares on its own parameters: the symbol graph repeats
+    # them on every member of every extension of the type, where they say nothing new (only a
+    # constraint an extension adds, `extension T where ...`, is worth printing).
+    declared = {}
+    for graph in graphs:
+        for symbol in graph["symbols"]:
+            generics = symbol.get("swiftGenerics", {})
+            if generics.get("parameters"):
+                declared[".".join(symbol["pathComponents"])] = {
+                    constraint(c) for c in generics.get("constraints", [])}
     for graph in graphs:
         for symbol in graph["symbols"]:
             if symbol.get("accessLevel") not in ("public", "open") or symbol.get("spi"):
                 continue
             name = ".".join(symbol["pathComponents"])
             extension = symbol.get("swiftExtension", {})
-            constraints = [f"{c['lhs']} {'==' if c['kind'] == 'sameType' else ':'} {c['rhs']}"
-                           for c in extension.get("constraints", [])]
+            owner = declared.get(".".join(symbol["pathComponents"][:-1]), set())
+            constraints = [constraint(c) for c in extension.get("constraints", []) if constraint(c) not in owner]
             if extension.get("extendedModule", module) != module:
                 name = f"{extension['extendedModule']}.{name}"
             names[symbol["identifier"]["precise"]] = name

@@ -165,7 +165,7 @@ extension PJSUA {
     /// Drives `pjsua_acc_add()`.
     @discardableResult
     public func addAccount(_ configuration: Account.Configuration) throws -> Account {
-        try requireRunning()
+        let run = try requireRunning()
         try Validation.sipURI(configuration.id, what: "account id")
         if let registrar = configuration.registrar { try Validation.sipURI(registrar, what: "registrar") }
         for proxy in configuration.proxies { try Validation.sipURI(proxy, what: "proxy") }
@@ -202,28 +202,28 @@ extension PJSUA {
         // Known before pjsua_acc_add sends the first REGISTER, whose challenge may come back
         // before pjsua_acc_add returns.
         if case let .provider(provider) = configuration.credentials {
-            CredentialRequests.register(provider, forAccount: token)
+            run.credentials.register(provider, forAccount: token)
         }
         let slot: pjsua_acc_id
         do {
             slot = try addAccountSlot(configuration, token: token, pushParameters: pushParameters,
-                                      registrationHeaders: registrationHeaders)
+                                      registrationHeaders: registrationHeaders, in: run)
         } catch {
-            CredentialRequests.accountRemoved(token)
+            run.credentials.accountRemoved(token)
             throw error
         }
         return Account(slot: slot, token: token)
     }
 
     private func addAccountSlot(_ configuration: Account.Configuration, token: UInt, pushParameters: String?,
-                                registrationHeaders: HeaderList) throws(PJSUAError) -> pjsua_acc_id {
-        let pjsuaAnswersMessages = run?.pjsuaAnswersMessages ?? 1
+                                registrationHeaders: HeaderList, in run: EngineRun) throws(PJSUAError) -> pjsua_acc_id {
+        let (pjsuaAnswersMessages, settings) = (run.pjsuaAnswersMessages, run.settings)
         return try withCStringArena { arena throws(PJSUAError) in
             var config = pjsua_acc_config()
             pjsua_acc_config_default(&config)
             config.id = arena.pj(configuration.id)
             config.user_data = HandleToken.pointer(token)
-            config.unreg_timeout = UInt32(unregisterTimeout.wholeMilliseconds)
+            config.unreg_timeout = UInt32(settings.unregisterTimeout.wholeMilliseconds)
             config.reg_timeout = UInt32(configuration.registrationExpiry.wholeSeconds)
             config.register_on_acc_add = configuration.registerOnAdd ? 1 : 0
             config.reg_first_retry_interval = UInt32(configuration.registrationRetry.firstAfter.wholeSeconds)
@@ -233,7 +233,7 @@ extension PJSUA {
             Self.setNATTraversal(&config, configuration, arena)
             config.auto_repond_sip_message = pjsuaAnswersMessages
             if let srtp = configuration.srtp { Self.apply(srtp, to: &config) }
-            Self.setMediaBinding(&config, port: rtpPort, address: mediaBindAddress, arena)
+            Self.setMediaBinding(&config, port: settings.rtpPort, address: settings.mediaBindAddress, arena)
             if let registrar = configuration.registrar { config.reg_uri = arena.pj(registrar) }
             if let pushParameters { config.reg_contact_uri_params = arena.pj(pushParameters) }
             withUnsafeMutableBytes(of: &config.proxy) { raw in
@@ -275,8 +275,9 @@ extension PJSUA {
         }
         defer { pj_pool_release(pool) }
         var config = pjsua_acc_config()
-        let (port, address) = (rtpPort, mediaBindAddress)
-        let pjsuaAnswersMessages = run?.pjsuaAnswersMessages ?? 1
+        let run = try currentRun()
+        let (port, address) = (run.settings.rtpPort, run.settings.mediaBindAddress)
+        let pjsuaAnswersMessages = run.pjsuaAnswersMessages
         try withCStringArena { arena throws(PJSUAError) in
             // One pointer from get to modify or add: the copied header lists link back to their
             // heads inside the struct.
@@ -341,11 +342,28 @@ extension PJSUA {
 
     /// Removes an account, unregistering it first when it is registered.
     ///
-    /// Drives `pjsua_acc_del()`.
-    public func removeAccount(_ account: Account) throws {
-        let slot = try resolve(account)
-        if account == defaultAccount { defaultAccount = nil }
-        CredentialRequests.accountRemoved(account.token)
+    /// An account with a ``CredentialProvider`` is unregistered before it is removed, and this
+    /// waits for that (at most ``Configuration/unregisterTimeout``), so that the provider can
+    /// answer the registrar's challenge to the un-REGISTER: the one `pjsua_acc_del()` sends
+    /// goes out after the account is gone, when pjsua asks no one (a stored password still
+    /// answers it).
+    ///
+    /// Drives `pjsua_acc_set_registration()` (provider accounts) and `pjsua_acc_del()`.
+    public func removeAccount(_ account: Account) async throws {
+        var slot = try resolve(account)
+        var run = try currentRun()
+        if run.credentials.provider(forAccount: account.token) != nil, Self.isRegistered(slot) {
+            let watch = hub.subscribe()
+            run.credentials.registrationRestarts(account.token)
+            if pjsua_acc_set_registration(slot, 0) == pjSuccess {
+                await Self.waitForUnregistration(of: [slot], in: watch, timeout: run.settings.unregisterTimeout)
+            }
+            // The actor ran other work meanwhile: the account (or the engine) may be gone.
+            guard let again = try? resolve(account), let current = self.run else { return }
+            (slot, run) = (again, current)
+        }
+        run.withState { if $0.localAccount == account { $0.localAccount = nil } }
+        run.credentials.accountRemoved(account.token)
         try check(pjsua_acc_del(slot), "cannot remove \(account)")
     }
 
@@ -354,7 +372,7 @@ extension PJSUA {
     /// Drives `pjsua_acc_set_registration()`. The outcome arrives as ``Event/registration(account:state:)``.
     public func setRegistration(_ account: Account, enabled: Bool) throws {
         let slot = try resolve(account)
-        CredentialRequests.registrationRestarts(account.token)
+        try currentRun().credentials.registrationRestarts(account.token)
         try check(pjsua_acc_set_registration(slot, enabled ? 1 : 0),
                   "cannot \(enabled ? "register" : "unregister") \(account)")
     }
@@ -364,7 +382,7 @@ extension PJSUA {
     /// Drives `pjsua_acc_modify()` (when `push` is given) and `pjsua_acc_set_registration()`.
     public func reRegister(_ account: Account, updatingPush push: PushParameters? = nil) throws {
         let slot = try resolve(account)
-        CredentialRequests.registrationRestarts(account.token)
+        try currentRun().credentials.registrationRestarts(account.token)
         if let push {
             let parameters = try push.contactParameters()
             guard let pool = pjsua_pool_create("acc-modify", 1024, 1024) else {

@@ -4,9 +4,9 @@ extension PJSUA {
     /// Replaces the admission policy of the running engine (see ``AdmissionControl``); takes
     /// effect for the next INVITE.
     public func setAdmissionControl(_ policy: AdmissionControl) throws {
-        try requireRunning()
+        let run = try requireRunning()
         try policy.validate()
-        applyAdmission(policy)
+        applyAdmission(policy, maxCalls: run.settings.maxCalls)
     }
 
     /// How many new calls admission control has refused with 503 in this process.
@@ -17,10 +17,10 @@ extension PJSUA {
     /// Installs the admission module (once per pjsua instance) and its policy.
     func installAdmission(_ policy: AdmissionControl) throws(PJSUAError) {
         try check(cpjsua_admission_install(), "cannot install admission control")
-        applyAdmission(policy)
+        applyAdmission(policy, maxCalls: try currentRun().settings.maxCalls)
     }
 
-    private func applyAdmission(_ policy: AdmissionControl) {
+    private func applyAdmission(_ policy: AdmissionControl, maxCalls: Int) {
         var c = cpjsua_admission_policy(
             max_calls: Int32(policy.maxCallsInProgress ?? maxCalls),
             max_rate: policy.maxNewCallsPerSecond ?? 0,

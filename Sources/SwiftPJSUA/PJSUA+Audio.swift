@@ -83,7 +83,7 @@ extension PJSUA {
         case .none: detachSoundDevice()
         case .null:
             try check(cpjsua_null_clock_start(FrameWakeUps.tickEnded), "starting the null audio device")
-            nullDeviceActive = true
+            run?.withState { $0.nullDeviceActive = true }
         }
     }
 
@@ -92,7 +92,7 @@ extension PJSUA {
     private func detachSoundDevice() {
         cpjsua_null_clock_stop()
         pjsua_set_no_snd_dev()
-        nullDeviceActive = false
+        run?.withState { $0.nullDeviceActive = false }
     }
 
     private func reconnectCallsToDevice() {

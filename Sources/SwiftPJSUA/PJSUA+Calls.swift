@@ -109,7 +109,7 @@ extension PJSUA {
         let slot = try resolve(call)
         try code?.require(Self.refusalCodes, for: "hang-up", "a final error status")
         // A call waiting for its credential provider ends by giving the challenge up (401).
-        if CredentialRequests.abandon(call: call) { return }
+        if try currentRun().credentials.abandon(call: call) { return }
         try withMessageData(headers) { data throws(PJSUAError) in
             try check(pjsua_call_hangup(slot, UInt32(code?.rawValue ?? 0), nil, data), "cannot hang up \(call)")
         }
@@ -174,10 +174,18 @@ extension PJSUA {
     /// A call while a change is still being handled is folded into it (pjsua answers busy,
     /// pjproject #3696).
     ///
+    /// Challenges still waiting for a ``CredentialProvider`` are given up first, because the
+    /// change replaces what they would answer through (pjsua sends every account's REGISTER
+    /// afresh, and may hang calls up or shut their connections down): such a registration
+    /// fails with 401 and pjsua's change then leaves the account alone (call
+    /// ``reRegister(_:updatingPush:)`` once the change has completed), and such a call ends,
+    /// as when its provider declines.
+    ///
     /// Drives `pjsua_handle_ip_change()`.
     public func handleIPChange(_ options: IPChangeOptions = IPChangeOptions()) throws {
-        try requireRunning()
+        let run = try requireRunning()
         try Validation.duration(options.listenerRestartDelay, in: .zero ... .seconds(60), what: "listenerRestartDelay")
+        run.credentials.abandonAll()
         var parameters = pjsua_ip_change_param()
         pjsua_ip_change_param_default(&parameters)
         parameters.restart_listener = options.restartListener ? 1 : 0

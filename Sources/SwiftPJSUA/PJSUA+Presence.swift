@@ -143,7 +143,7 @@ extension PJSUA {
         let slot = try resolve(account)
         // Turning publication on re-registers (a new registration client): challenges pending
         // on the old one go first (KL-35).
-        if enabled { CredentialRequests.registrationRestarts(account.token) }
+        if enabled { try currentRun().credentials.registrationRestarts(account.token) }
         let flag: pj_bool_t = enabled ? 1 : 0
         let result: Result<Void, PJSUAError> = Result { () throws(PJSUAError) in try modifyAccount(slot) { $0.publish_enabled = flag } }
         // PJSIP_EBUSY: pjsua_acc_modify took the setting, then could not re-register because a

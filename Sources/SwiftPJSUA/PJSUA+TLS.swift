@@ -65,7 +65,8 @@ extension PJSUA {
     ///   `pjsua_acc_add` here rather than `pjsua_acc_add_local` and a modification.
     func addLocalTLSAccount(on transport: Transport) throws(PJSUAError) -> Account {
         let token = HandleToken.next()
-        let (port, address) = (rtpPort, mediaBindAddress)
+        let settings = try currentRun().settings
+        let (port, address) = (settings.rtpPort, settings.mediaBindAddress)
         let slot: pjsua_acc_id = try withCStringArena { arena throws(PJSUAError) in
             var config = pjsua_acc_config()
             pjsua_acc_config_default(&config)

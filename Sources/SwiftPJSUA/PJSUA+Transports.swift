@@ -20,12 +20,13 @@ extension PJSUA {
     }
 
     func openTransport(kind: TransportKind, ipv6: Bool, port: Int, bindAddress: String?) throws(PJSUAError) -> Transport {
-        try withCStringArena { arena throws(PJSUAError) in
+        let run = try currentRun()
+        return try withCStringArena { arena throws(PJSUAError) in
             var config = pjsua_transport_config()
             pjsua_transport_config_default(&config)
             config.port = UInt32(port)
             if let bindAddress { config.bound_addr = arena.pj(bindAddress) }
-            if kind == .tls { Self.apply(tlsConfiguration, to: &config.tls_setting, arena) }
+            if kind == .tls { Self.apply(run.settings.tls, to: &config.tls_setting, arena) }
             var type: pjsip_transport_type_e
             switch kind {
             case .udp: type = PJSIP_TRANSPORT_UDP
@@ -41,7 +42,7 @@ extension PJSUA {
             var host = String(pj: info.local_name.host)
             if let bindAddress, host.isEmpty { host = bindAddress }
             let transport = Transport(id: id, kind: kind, ipv6: ipv6, host: host, port: Int(info.local_name.port))
-            transports.append(transport)
+            run.withState { $0.transports.append(transport) }
             return transport
         }
     }

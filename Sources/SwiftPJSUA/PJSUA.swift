@@ -20,10 +20,12 @@ public actor PJSUA {
 
     enum Phase { case idle, starting, running, stopping }
     var phase: Phase = .idle
-    var transports: [Transport] = []
-    var defaultAccount: Account?
     /// What this run owns (nil while idle): made by ``start(_:)``, ended by ``tearDown(_:flags:endingSubscriptions:)``.
+    /// Every per-run value lives in it, so the next start begins clean by construction.
     var run: EngineRun?
+    /// Callers of ``shutdown()`` that arrived while another shutdown was under way. On the actor,
+    /// not the run: they are resumed after the run has ended.
+    var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// The number of pjsua worker threads. Invariant 1: pjsua's worker threads pump SIP and media
     /// events; the executor thread does not poll. With 0, no callback would ever fire. Not a knob.
@@ -84,13 +86,16 @@ public actor PJSUA {
     /// Drives `pjsua_create()`, `pjsua_init()`, `pjsua_transport_create()`, `pjsua_start()`.
     /// - Returns: the transport opened, with the port actually bound.
     /// - Throws: ``PJSUAError/Code/alreadyRunning`` if an engine already runs in this process,
-    ///   ``PJSUAError/Code/invalidArgument`` for bad configuration values, or PJSIP's error.
+    ///   ``PJSUAError/Code/invalidArgument`` for bad configuration values,
+    ///   ``PJSUAError/Code/incompatibleLibrary`` when the loaded PJSIP library is not the one the
+    ///   engine was compiled against, or PJSIP's error.
     @discardableResult
     public func start(_ configuration: Configuration = Configuration()) throws -> Transport {
         guard phase == .idle else {
             throw PJSUAError(.alreadyRunning, phase == .stopping ? "this engine is still shutting down" : "this engine is already started")
         }
         try Self.validate(configuration)
+        if let mismatch = LibraryCheck.beforeCreate { throw mismatch }
         switch EngineSlot.claim() {
         case .claimed: break
         case .running:
@@ -111,6 +116,7 @@ public actor PJSUA {
         self.run = run
         do {
             try initialise(configuration)
+            if let mismatch = LibraryCheck.afterInit() { throw mismatch }
             let transport = try openTransport(kind: configuration.transport, ipv6: configuration.ipv6,
                                               port: configuration.port, bindAddress: configuration.bindAddress)
             try installAdmission(configuration.admission)
@@ -120,15 +126,14 @@ public actor PJSUA {
             try check(pjsua_start(), "pjsua_start")
             try setAudioDevice(configuration.audioDevice)
             try startCallMedia(configuration)
-            defaultAccount = try addLocalAccount(on: transport)
+            let local = try addLocalAccount(on: transport)
+            run.withState { $0.localAccount = local }
             phase = .running
             return transport
         } catch {
             // A failed start is not a shutdown: subscribers keep waiting for the next run.
             Self.tearDown(run, flags: PJSUA_DESTROY_NO_NETWORK, endingSubscriptions: false)
             self.run = nil
-            transports = []
-            defaultAccount = nil
             phase = .idle
             throw error
         }
@@ -146,14 +151,14 @@ public actor PJSUA {
             await withCheckedContinuation { shutdownWaiters.append($0) }
             return
         }
-        guard phase == .running else { return }
+        guard phase == .running, let run else { return }
         phase = .stopping
         let watch = hub.subscribe()
-        CredentialRequests.abandonAll()  // their INVITE sessions are about to go
+        run.credentials.abandonAll()  // their INVITE sessions are about to go
         pjsua_call_hangup_all()
         let unregistering = unregisterAll()
         if !unregistering.isEmpty {
-            await Self.waitForUnregistration(of: unregistering, in: watch, timeout: unregisterTimeout)
+            await Self.waitForUnregistration(of: unregistering, in: watch, timeout: run.settings.unregisterTimeout)
         }
         // Calls hung up before an answer end when the CANCEL is answered; give them a moment.
         let deadline = ContinuousClock.now.advanced(by: .seconds(1))
@@ -162,11 +167,8 @@ public actor PJSUA {
         }
         // We waited for the unregistrations ourselves; NO_RX_MSG skips pjsua's fixed one-second
         // grace sleep. Remaining calls are still hung up (transmission stays on).
-        if let run { Self.tearDown(run, flags: PJSUA_DESTROY_NO_RX_MSG) }
-        run = nil
-        transports = []
-        defaultAccount = nil
-        nullDeviceActive = false
+        Self.tearDown(run, flags: PJSUA_DESTROY_NO_RX_MSG)
+        self.run = nil
         phase = .idle
         let waiters = shutdownWaiters
         shutdownWaiters = []
@@ -179,17 +181,20 @@ public actor PJSUA {
         var count = UInt32(ids.count)
         guard pjsua_enum_accs(&ids, &count) == pjSuccess else { return [] }
         var pending = Set<Int32>()
-        for id in ids.prefix(Int(count)) {
-            var info = pjsua_acc_info()
-            guard pjsua_acc_get_info(id, &info) == pjSuccess, info.has_registration != 0,
-                  info.status.rawValue / 100 == 2, info.expires > 0, info.expires != UInt32.max
-            else { continue }
+        for id in ids.prefix(Int(count)) where Self.isRegistered(id) {
             if pjsua_acc_set_registration(id, 0) == pjSuccess { pending.insert(id) }
         }
         return pending
     }
 
-    private static func waitForUnregistration(of slots: Set<Int32>, in events: Events, timeout: Duration) async {
+    /// Whether the account in `slot` holds a registration that an un-REGISTER would remove.
+    static func isRegistered(_ slot: pjsua_acc_id) -> Bool {
+        var info = pjsua_acc_info()
+        return pjsua_acc_get_info(slot, &info) == pjSuccess && info.has_registration != 0
+            && info.status.rawValue / 100 == 2 && info.expires > 0 && info.expires != UInt32.max
+    }
+
+    static func waitForUnregistration(of slots: Set<Int32>, in events: Events, timeout: Duration) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 var pending = slots
@@ -227,7 +232,7 @@ public actor PJSUA {
         for record in run.takeAllCalls() { record.releaseMedia() }
         for id in owned.1.keys { pjsua_player_destroy(id) }
         for id in owned.2.keys { pjsua_recorder_destroy(id) }
-        CredentialRequests.close()  // challenges still pending are dropped before pjsua goes
+        run.credentials.close()  // challenges still pending are dropped before pjsua goes
         PJLibrary.destroyPJSUA(flags: flags)
         EngineRun.end()
         if endingSubscriptions { run.hub.finishAll() }
@@ -305,11 +310,6 @@ public actor PJSUA {
             media.has_ioqueue = configuration.dedicatedMediaThread ? 1 : 0
             media.thread_cnt = configuration.dedicatedMediaThread ? 1 : 0
             configuration.nat.apply(to: &config, media: &media, arena)
-            self.rtpPort = configuration.rtpPort
-            self.maxCalls = configuration.maxCalls
-            self.mediaBindAddress = configuration.bindAddress
-            self.unregisterTimeout = configuration.unregisterTimeout
-            self.tlsConfiguration = configuration.tls
             _ = cpjsua_sdl_set_hints()  // before pjsua_init opens SDL: no signal handlers, no display probe (KL-8)
             try check(pjsua_init(&config, &logging, &media), "pjsua_init")
         }
@@ -320,16 +320,19 @@ public actor PJSUA {
         (executor.isCurrent, pj_thread_is_registered() != 0)
     }
 
-    /// Whether the clocked null device is the bridge's device (pjsua_snd_is_active() does not
-    /// count it).
-    var nullDeviceActive = false
-    var rtpPort = 4000
-    var maxCalls = PJSUA.maxCallsLimit
-    /// The address RTP binds to and the SDP advertises: the configured bind address, if any.
-    var mediaBindAddress: String?
-    var unregisterTimeout = Duration.seconds(2)
-    /// The TLS settings of every TLS transport this run opens.
-    var tlsConfiguration = TLSConfiguration()
-    /// Callers of ``shutdown()`` that arrived while another shutdown was under way.
-    var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
+    /// The run's listeners, in creation order (none while idle).
+    var transports: [Transport] { run?.withState { $0.transports } ?? [] }
+
+    /// The run's local account, until the app removes it (nil while idle).
+    var defaultAccount: Account? { run?.withState { $0.localAccount } }
+
+    /// Whether the run's null device clocks the bridge (pjsua_snd_is_active() does not count it).
+    var nullDeviceActive: Bool { run?.withState { $0.nullDeviceActive } ?? false }
+
+    /// The run being started or running, for the steps of `start` (which run before the phase
+    /// is `.running`) and the methods behind ``requireRunning()``.
+    func currentRun() throws(PJSUAError) -> EngineRun {
+        guard let run else { throw PJSUAError(.notStarted, "the engine is not started") }
+        return run
+    }
 }

@@ -58,6 +58,9 @@ public struct PJSUAError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let insecureSignaling = Code(rawValue: 45)
         /// An audio frame did not have the size its format requires (see ``PJSUA/AudioFormat``).
         public static let invalidFrame = Code(rawValue: 20)
+        /// The loaded PJSIP library is not the one the engine was compiled against (another
+        /// version, or structs of another size): ``PJSUA/start(_:)`` refuses to run on it.
+        public static let incompatibleLibrary = Code(rawValue: 14)
 
         public var description: String {
             switch self {
@@ -80,6 +83,7 @@ public struct PJSUAError: Error, Sendable, Hashable, CustomStringConvertible {
             case .certificateRejected: "certificateRejected"
             case .insecureSignaling: "insecureSignaling"
             case .invalidFrame: "invalidFrame"
+            case .incompatibleLibrary: "incompatibleLibrary"
             case .invalidCallState: "invalidCallState"
             default: "code(\(rawValue))"
             }

@@ -40,7 +40,7 @@ struct Output: Sendable {
             emit("media", ["call": call.description, "state": state.rawValue], human: "\(call) media \(state)")
         case let .registration(account, state):
             emit("registration", ["account": account.description, "code": state.status.code.rawValue, "reason": state.status.reason,
-                                  "expires": state.expires, "registered": state.isRegistered,
+                                  "expires": Int(state.expires.components.seconds), "registered": state.isRegistered,
                                   "unregistration": state.isUnregistration],
                  human: "\(account) \(state)")
         case let .dtmf(call, digit):

@@ -330,6 +330,22 @@ int32_t cpjsua_rt_stream_open(const char *_Nonnull url, const char *_Nonnull tok
 /* Disconnects, takes the port off the bridge and lets it go. Once. */
 void cpjsua_rt_stream_close(cpjsua_rt_stream *_Nonnull stream);
 
+/* Header/binary agreement (LibraryCheck.c). The version the headers here describe ("2.17",
+ * built from PJ_VERSION_NUM_*), and the one the loaded libpj reports (pj_get_version()). */
+const char *_Nonnull cpjsua_header_version(void);
+const char *_Nonnull cpjsua_library_version(void);
+typedef enum cpjsua_struct {
+    CPJSUA_STRUCT_CONFIG,         /* pjsua_config: measurable any time */
+    CPJSUA_STRUCT_ACC_CONFIG,     /* pjsua_acc_config: measurable any time */
+    CPJSUA_STRUCT_MEDIA_CONFIG,   /* pjsua_media_config: measurable any time */
+    CPJSUA_STRUCT_CONF_PORT_INFO  /* pjsua_conf_port_info: after pjsua_init (bridge slot 0) */
+} cpjsua_struct;
+typedef struct cpjsua_struct_size {
+    uint64_t header;   /* sizeof in the headers this target was compiled against */
+    uint64_t library;  /* bytes the loaded library's function clears; 0 when it failed */
+} cpjsua_struct_size;
+cpjsua_struct_size cpjsua_struct_size_of(cpjsua_struct which);
+
 #ifdef __cplusplus
 }
 #endif

@@ -12,7 +12,7 @@ import PJSIP
 ///    and returns. It never waits and never enters the actor.
 /// 2. The Swift concurrency pool: the provider runs; its result, or the timer, is handed to the
 ///    engine's executor thread (`EngineRun.onEngineThread(_:)`).
-/// 3. The executor thread (registered with PJLIB), in ``finish(_:_:)``: the first outcome takes
+/// 3. The executor thread (registered with PJLIB), in ``finish(_:_:in:)``: the first outcome takes
 ///    the record and answers (`pjsip_auth_clt_async_send_req`) or gives up
 ///    (`pjsip_auth_clt_async_abandon`); later ones find nothing.
 ///
@@ -21,17 +21,21 @@ import PJSIP
 /// owner), an account's before `pjsua_acc_del` (its registration client is), and all of them
 /// before `pjsua_destroy` (``close()``), after which challenges fall back to pjsua's own path.
 ///
-/// A run-scoped table behind a static: pjsua's callback has no context pointer to carry it.
-enum CredentialRequests {
-    /// Guards every static below; never held across a pjsip call or a provider.
-    private static let lock = NSLock()
-    /// The providers of the running engine's accounts, by account token (the account's
-    /// `user_data`, known before `pjsua_acc_add` sends its first REGISTER).
-    nonisolated(unsafe) private static var providers: [UInt: PJSUA.CredentialProvider] = [:]  // guarded by `lock`
-    nonisolated(unsafe) private static var pending: [UInt64: Pending] = [:]  // guarded by `lock`
+/// One per run (``EngineRun/credentials``): pjsua's callback finds it through the run's anchor,
+/// ``EngineRun/current``, so a run's providers, pending challenges and refusal counts go with the
+/// run, and the next `start` begins with none.
+final class CredentialRequests: @unchecked Sendable {
+    // @unchecked Sendable: every `var` below is guarded by `lock`.
+
+    /// Guards the four tables below; never held across a pjsip call or a provider.
+    private let lock = NSLock()
+    /// The providers of the run's accounts, by account token (the account's `user_data`, known
+    /// before `pjsua_acc_add` sends its first REGISTER).
+    private var providers: [UInt: PJSUA.CredentialProvider] = [:]  // guarded by `lock`
+    private var pending: [UInt64: Pending] = [:]  // guarded by `lock`
     /// Refused answers in a row per account, call and realm (see ``PJSUA/CredentialProvider``).
-    nonisolated(unsafe) private static var refusals: [RefusalKey: Int] = [:]  // guarded by `lock`
-    nonisolated(unsafe) private static var nextID: UInt64 = 0  // guarded by `lock`
+    private var refusals: [RefusalKey: Int] = [:]  // guarded by `lock`
+    private var nextID: UInt64 = 0  // guarded by `lock`
 
     /// How many refused answers in a row a provider is asked about (with `isRetry`).
     static let retriesAfterRefusal = 1
@@ -78,18 +82,19 @@ enum CredentialRequests {
     }
 
     /// Gives the account with `token` a provider, before `pjsua_acc_add` can send a REGISTER.
-    static func register(_ provider: PJSUA.CredentialProvider, forAccount token: UInt) {
+    func register(_ provider: PJSUA.CredentialProvider, forAccount token: UInt) {
         lock.withLock { providers[token] = provider }
     }
 
-    static func provider(forAccount token: UInt) -> PJSUA.CredentialProvider? {
+    func provider(forAccount token: UInt) -> PJSUA.CredentialProvider? {
         lock.withLock { providers[token] }
     }
 
-    /// Called in `onAuthChallenge`: records the challenge and starts its provider and timer.
-    fileprivate static func begin(_ captured: cpjsua_auth_challenge, session: UnsafeMutableRawPointer,
-                                  token: UnsafeMutableRawPointer, challenge: PJSUA.CredentialChallenge,
-                                  provider: PJSUA.CredentialProvider) {
+    /// Called in `onAuthChallenge`: records the challenge and starts its provider and timer,
+    /// whose outcome goes back to `run` (this table's run).
+    fileprivate func begin(_ captured: cpjsua_auth_challenge, session: UnsafeMutableRawPointer,
+                           token: UnsafeMutableRawPointer, challenge: PJSUA.CredentialChallenge,
+                           provider: PJSUA.CredentialProvider, of run: EngineRun) {
         let key = RefusalKey(account: challenge.account.token, call: challenge.call?.slot ?? -1, realm: challenge.realm)
         let (id, refusedAgain) = lock.withLock {
             nextID += 1
@@ -99,43 +104,44 @@ enum CredentialRequests {
             if challenge.isRetry {
                 let count = refusals[key, default: 0] + 1
                 refusals[key] = count
-                refusedAgain = count > retriesAfterRefusal
+                refusedAgain = count > Self.retriesAfterRefusal
             } else {
                 refusals[key] = nil
             }
             return (nextID, refusedAgain)
         }
         if refusedAgain {
-            settle(id, .refusedAgain)
+            Self.settle(id, .refusedAgain, in: run)
             return
         }
-        let work = Task.detached {
+        // Weak: a provider that ignores cancellation must not keep an ended run alive.
+        let work = Task.detached { [weak run] in
             let outcome: Outcome
             do {
                 outcome = try await provider.answer(challenge).map(Outcome.answer) ?? .declined
             } catch {
                 outcome = .failed(String(describing: error))
             }
-            settle(id, outcome)
+            if let run { Self.settle(id, outcome, in: run) }
         }
-        let timer = Task.detached {
+        let timer = Task.detached { [weak run] in
             try? await Task.sleep(for: provider.timeout)
-            if !Task.isCancelled { settle(id, .timedOut) }
+            if !Task.isCancelled, let run { Self.settle(id, .timedOut, in: run) }
         }
         lock.withLock { pending[id]?.tasks = [work, timer] }
     }
 
-    /// Hands an outcome to the engine's thread; nothing happens if the engine has stopped
-    /// (its teardown gave every pending challenge up already).
-    private static func settle(_ id: UInt64, _ outcome: Outcome) {
-        EngineRun.current?.onEngineThread { finish(id, outcome) }
+    /// Hands an outcome to the engine's thread; nothing happens if `run` has ended (its
+    /// teardown gave every pending challenge up already, and a later run has its own table).
+    private static func settle(_ id: UInt64, _ outcome: Outcome, in run: EngineRun) {
+        run.onEngineThread { run.credentials.finish(id, outcome, in: run) }
     }
 
     /// Answers or gives up challenge `id`, if nothing did so before. Engine thread only.
-    static func finish(_ id: UInt64, _ outcome: Outcome) {
+    private func finish(_ id: UInt64, _ outcome: Outcome, in run: EngineRun) {
         guard var entry = lock.withLock({ pending.removeValue(forKey: id) }) else { return }
         for task in entry.tasks { task.cancel() }
-        if case let .answer(credential) = outcome, isUsable(credential) {
+        if case let .answer(credential) = outcome, Self.isUsable(credential) {
             let status = entry.realm.withCString { realm in
                 credential.username.withCString { username in
                     credential.password.withCString { password in
@@ -144,13 +150,13 @@ enum CredentialRequests {
                 }
             }
             if status != pjSuccess {
-                EngineRun.current?.log(level: PJSUA.LogLevel.warning.rawValue,
+                run.log(level: PJSUA.LogLevel.warning.rawValue,
                                     message: "credentials: \(outcome.reason): \(PJSUAError(status: status, operation: "answer").message)")
             }
             return
         }
-        EngineRun.current?.log(level: PJSUA.LogLevel.info.rawValue,
-                            message: "credentials: gave up a challenge for realm \"\(entry.realm)\": \(isAnswer(outcome) ? "the provider's credential is not usable (at most 255 bytes each, no NUL or line break)" : outcome.reason)")
+        run.log(level: PJSUA.LogLevel.info.rawValue,
+                message: "credentials: gave up a challenge for realm \"\(entry.realm)\": \(Self.isAnswer(outcome) ? "the provider's credential is not usable (at most 255 bytes each, no NUL or line break)" : outcome.reason)")
         cpjsua_auth_challenge_abandon(entry.session, entry.token, &entry.captured)
     }
 
@@ -169,7 +175,7 @@ enum CredentialRequests {
 
     /// Gives up every pending challenge `matching` (engine thread only); returns how many.
     @discardableResult
-    private static func abandon(where matching: (Pending) -> Bool) -> Int {
+    private func abandon(where matching: (Pending) -> Bool) -> Int {
         let taken = lock.withLock {
             let taken = pending.filter { matching($0.value) }
             for id in taken.keys { pending[id] = nil }
@@ -184,12 +190,12 @@ enum CredentialRequests {
 
     /// Before a call is hung up (its INVITE session owns a pending token). Returns whether a
     /// challenge was given up: that ends the call by itself (`DISCONNECTED`, 401).
-    static func abandon(call: PJSUA.Call) -> Bool {
+    func abandon(call: PJSUA.Call) -> Bool {
         abandon(where: { $0.call == call }) > 0
     }
 
     /// Before `pjsua_acc_del`: gives up the account's challenges and forgets its provider.
-    static func accountRemoved(_ token: UInt) {
+    func accountRemoved(_ token: UInt) {
         lock.withLock {
             providers[token] = nil
             refusals = refusals.filter { $0.key.account != token }
@@ -199,19 +205,20 @@ enum CredentialRequests {
 
     /// Before pjsua replaces the account's registration client (`pjsua_acc_set_registration`,
     /// `pjsua_acc_modify`), the owner of its pending REGISTER challenges: gives those up.
-    static func registrationRestarts(_ token: UInt) {
+    func registrationRestarts(_ token: UInt) {
         abandon(where: { $0.account == token && $0.call == nil && $0.method == "REGISTER" })
     }
 
-    /// Gives up every pending challenge (before `pjsua_call_hangup_all`); providers stay, so
-    /// the un-REGISTERs of shutdown are still answered.
-    static func abandonAll() {
+    /// Gives up every pending challenge (before `pjsua_call_hangup_all` and
+    /// `pjsua_handle_ip_change`); providers stay, so the un-REGISTERs of shutdown and the
+    /// REGISTERs after a network change are still answered.
+    func abandonAll() {
         abandon(where: { _ in true })
     }
 
     /// Before `pjsua_destroy`: gives up every pending challenge and forgets every provider, so
     /// that a challenge arriving later falls back to pjsua's own (password-less) path.
-    static func close() {
+    func close() {
         lock.withLock {
             providers = [:]
             refusals = [:]
@@ -220,7 +227,7 @@ enum CredentialRequests {
     }
 
     /// Challenges waiting for a provider (for tests).
-    static var pendingCount: Int {
+    var pendingCount: Int {
         lock.withLock { pending.count }
     }
 }
@@ -231,7 +238,7 @@ private func onAuthChallenge(_ param: UnsafeMutablePointer<pjsua_on_auth_challen
     guard let param, let session = param.pointee.auth_sess, let token = param.pointee.token,
           let rdata = param.pointee.rdata, let tdata = param.pointee.tdata else { return }
     let accountToken = HandleToken.token(pjsua_acc_get_user_data(param.pointee.acc_id))
-    guard let provider = CredentialRequests.provider(forAccount: accountToken) else { return }
+    guard let run = EngineRun.current, let provider = run.credentials.provider(forAccount: accountToken) else { return }
     var captured = cpjsua_auth_challenge()
     // Not capturable (no digest challenge, no memory): pjsua's path refuses it, with no password.
     guard cpjsua_auth_challenge_capture(rdata, tdata, &captured) == pjSuccess else { return }
@@ -244,8 +251,8 @@ private func onAuthChallenge(_ param: UnsafeMutablePointer<pjsua_on_auth_challen
         method: String(captured.method), isProxyChallenge: captured.status_code == 407,
         isRetry: captured.is_retry != 0)
     param.pointee.handled = 1
-    CredentialRequests.begin(captured, session: UnsafeMutableRawPointer(session), token: token,
-                             challenge: challenge, provider: provider)
+    run.credentials.begin(captured, session: UnsafeMutableRawPointer(session), token: token,
+                          challenge: challenge, provider: provider, of: run)
 }
 
 extension String {

@@ -13,8 +13,8 @@ public struct DTMFDetector: Sendable {
     public struct Detection: Sendable, Hashable {
         /// The digit.
         public let digit: Character
-        /// How long it was heard, in milliseconds.
-        public let milliseconds: Int
+        /// How long it was heard.
+        public let duration: Duration
     }
 
     private static let rows: [Double] = [697, 770, 852, 941]
@@ -74,7 +74,7 @@ public struct DTMFDetector: Sendable {
             gap = 0
         }
         guard let current, currentMilliseconds >= 40 else { return nil }
-        return Detection(digit: current, milliseconds: currentMilliseconds)
+        return Detection(digit: current, duration: .milliseconds(currentMilliseconds))
     }
 
     /// The digit one block holds, if any.

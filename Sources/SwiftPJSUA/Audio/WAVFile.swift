@@ -121,8 +121,10 @@ public struct WAVFile: Sendable, Equatable {
         }
     }
 
-    /// The duration in seconds.
-    public var duration: Double { Double(samples.count) / Double(sampleRate) }
+    /// How long the file plays (its samples at its sample rate).
+    public var duration: Duration {
+        sampleRate > 0 ? .seconds(Double(samples.count) / Double(sampleRate)) : .zero
+    }
 
     /// Root-mean-square level, 0...1 of full scale.
     public var rmsLevel: Double {

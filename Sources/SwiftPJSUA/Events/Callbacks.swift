@@ -117,7 +117,7 @@ private func onRegState(_ accID: pjsua_acc_id, _ info: UnsafeMutablePointer<pjsu
     guard let info, let param = info.pointee.cbparam?.pointee else { return }
     var state = PJSUA.RegistrationState(
         status: PJSUA.SIPStatus(code: .init(rawValue: Int(param.code)), reason: String(pj: param.reason)),
-        expires: Int(param.expiration == UInt32.max ? 0 : param.expiration),
+        expires: .seconds(param.expiration == UInt32.max ? 0 : Int(param.expiration)),
         isUnregistration: info.pointee.renew == 0,
         transportStatus: param.status)
     state.certificateError = CertificateRefusals.error(status: param.status, code: state.status.code, reason: state.status.reason)

@@ -37,8 +37,12 @@ extension PJSUA {
         /// The number of samples in one frame (e.g. 320 for 16 kHz, 20 ms).
         public var samplesPerFrame: Int { sampleRate.rawValue * frameDuration.rawValue / 1000 }
 
-        /// The duration of `samples` samples in this format, in whole milliseconds (rounded down).
-        public func milliseconds(ofSamples samples: UInt64) -> Int {
+        /// How long `samples` samples last in this format, in whole milliseconds (rounded down).
+        public func duration(ofSamples samples: UInt64) -> Duration {
+            .milliseconds(milliseconds(ofSamples: samples))
+        }
+
+        func milliseconds(ofSamples samples: UInt64) -> Int {
             Int(samples * 1000 / UInt64(sampleRate.rawValue))
         }
 

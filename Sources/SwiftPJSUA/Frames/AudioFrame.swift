@@ -46,8 +46,8 @@ extension PJSUA {
             AudioFrame(unchecked: [Int16](repeating: 0, count: format.samplesPerFrame), format: format, timestamp: 0)
         }
 
-        /// The frame's start in milliseconds since its stream began.
-        public var milliseconds: Int { format.milliseconds(ofSamples: timestamp) }
+        /// When the frame starts, counted from the start of its stream (whole milliseconds).
+        public var start: Duration { format.duration(ofSamples: timestamp) }
 
         /// Root-mean-square level, 0...1 of full scale.
         public var rmsLevel: Double {

@@ -28,24 +28,24 @@ extension PJSUA {
         public enum Event: Sendable, Hashable {
             /// All audio queued before the mark has gone to the network; the app's audio played so
             /// far (silence and dropped audio not counted).
-            case markPlayed(Mark, playedMilliseconds: Int)
+            case markPlayed(Mark, played: Duration)
             /// ``flush()`` discarded the audio before the mark; what had been played by then.
-            case markFlushed(Mark, playedMilliseconds: Int)
+            case markFlushed(Mark, played: Duration)
             /// The queue ran dry while audio was flowing: the far end hears silence from here on,
             /// until the next frame.
-            case underrun(playedMilliseconds: Int)
+            case underrun(played: Duration)
         }
 
         /// Counters of the output stream.
         public struct Statistics: Sendable, Hashable {
             /// The app's audio sent so far.
-            public var playedMilliseconds: Int
+            public var played: Duration
             /// Dry spells while audio was flowing.
             public var underruns: Int
             /// Frames sent as silence because the queue was empty.
             public var silentFrames: Int
             /// Audio dropped to make room (``OverflowPolicy/dropOldest``).
-            public var droppedMilliseconds: Int
+            public var dropped: Duration
         }
 
         /// The call the audio goes to.
@@ -91,12 +91,12 @@ extension PJSUA {
         /// reported flushed. Returns how much audio was discarded.
         @discardableResult
         public func flush() -> Duration {
-            .milliseconds(format.milliseconds(ofSamples: channel.flush()))
+            format.duration(ofSamples: channel.flush())
         }
 
         /// How much audio waits in the queue.
         public var queuedDuration: Duration {
-            .milliseconds(format.milliseconds(ofSamples: UInt64(channel.stats.queued)))
+            format.duration(ofSamples: UInt64(channel.stats.queued))
         }
 
         /// Places a mark after the audio queued so far; it comes back in ``events``.
@@ -107,17 +107,17 @@ extension PJSUA {
         }
 
         /// Waits until the audio queued before `mark` has gone to the network; returns the app's
-        /// audio played by then, in milliseconds, or nil when ``flush()`` discarded it, the writer
+        /// audio played by then (whole milliseconds), or nil when ``flush()`` discarded it, the writer
         /// closed first, or the mark is not one of this writer's most recent 1024.
-        public func waitUntilPlayed(_ mark: Mark) async -> Int? {
-            await channel.waitUntilPlayed(mark.id)
+        public func waitUntilPlayed(_ mark: Mark) async -> Duration? {
+            await channel.waitUntilPlayed(mark.id).map { .milliseconds($0) }
         }
 
         /// The counters so far.
         public var statistics: Statistics {
             let stats = channel.stats
-            return Statistics(playedMilliseconds: format.milliseconds(ofSamples: stats.played), underruns: Int(stats.underruns),
-                              silentFrames: Int(stats.silent_frames), droppedMilliseconds: format.milliseconds(ofSamples: stats.dropped))
+            return Statistics(played: format.duration(ofSamples: stats.played), underruns: Int(stats.underruns),
+                              silentFrames: Int(stats.silent_frames), dropped: format.duration(ofSamples: stats.dropped))
         }
 
         /// Whether the writer is stopped (by ``PJSUA/stopSending(_:)``, its call's end or the

@@ -211,12 +211,12 @@ final class FrameChannel: @unchecked Sendable {
         case CPJSUA_FRAME_EVENT_MARK_PLAYED:
             let milliseconds = format.milliseconds(ofSamples: played)
             resolveMark(value, played: milliseconds)
-            eventsContinuation.yield(.markPlayed(.init(id: value), playedMilliseconds: milliseconds))
+            eventsContinuation.yield(.markPlayed(.init(id: value), played: .milliseconds(milliseconds)))
         case CPJSUA_FRAME_EVENT_MARK_FLUSHED:
             resolveMark(value, played: nil)
-            eventsContinuation.yield(.markFlushed(.init(id: value), playedMilliseconds: format.milliseconds(ofSamples: played)))
+            eventsContinuation.yield(.markFlushed(.init(id: value), played: format.duration(ofSamples: played)))
         case CPJSUA_FRAME_EVENT_UNDERRUN:
-            eventsContinuation.yield(.underrun(playedMilliseconds: format.milliseconds(ofSamples: played)))
+            eventsContinuation.yield(.underrun(played: format.duration(ofSamples: played)))
         case CPJSUA_FRAME_EVENT_SPACE:
             let waiters = lock.withLock {
                 let waiters = spaceWaiters

@@ -14,7 +14,9 @@ enum AudioWiring {
     /// Rewires `call` from its current media if it is still the call in its slot. Executor
     /// thread only.
     static func rewire(_ call: PJSUA.Call) {
+        #if DEBUG
         Probe.note(onExecutor: (EngineRun.current?.isOnEngineThread ?? false))
+        #endif
         guard let run = EngineRun.current, isLive(call) else { return }
         let wiresCallsToSlotZero = run.wiresCallsToSlotZero
         let muted = run.record(of: call) { $0.isMuted } ?? false
@@ -35,7 +37,10 @@ enum AudioWiring {
         ConferenceWiring.link(call)
     }
 
-    /// Counts of wirings by thread, for the test that holds this type to its rule.
+    #if DEBUG
+    /// Counts of wirings by thread, for the test that holds this type to its rule
+    /// (`HoldAndMuteTests`). Debug builds only (SwiftPM defines `DEBUG` there, and the tests are
+    /// built that way): a release build has neither the counter nor its lock on the wiring path.
     enum Probe {
         private static let lock = NSLock()
         nonisolated(unsafe) private static var onExecutor = 0  // guarded by `lock`
@@ -50,6 +55,7 @@ enum AudioWiring {
             lock.withLock { (onExecutor, elsewhere) }
         }
     }
+    #endif
 
     /// Rewires every call pjsua holds (after the sound device changed). Executor thread only.
     static func rewireAll(_ slots: [pjsua_call_id]) {

@@ -113,7 +113,7 @@ private func detectorPutFrame(_ port: UnsafeMutablePointer<pjmedia_port>?, _ fra
         detection = box.detector.process(repeatElement(Int16(0), count: max(frameSamples, 1)))
     }
     if let detection {
-        let digit = PJSUA.DTMFDigit(digit: detection.digit, method: .inband, duration: .milliseconds(detection.milliseconds))
+        let digit = PJSUA.DTMFDigit(digit: detection.digit, method: .inband, duration: detection.duration)
         EngineRun.current?.publish(.dtmf(call: box.call, digit: digit))
     }
     return pjSuccess

@@ -82,13 +82,14 @@ extension PJSUA {
             }
             let delay = milliseconds(roundTripTime) / 2 + 2 * milliseconds(received.meanJitter) + 20
             let lossPercent = 100 * max(sent.lossFraction, received.lossFraction)
-            let r = Self.rFactor(oneWayDelayMilliseconds: delay, lossPercent: lossPercent, codec: codec)
+            let r = Self.rFactor(oneWayDelay: .milliseconds(delay), lossPercent: lossPercent, codec: codec)
             rFactor = r
             mos = Self.mos(rFactor: r)
         }
 
         /// The E-model's R for a one-way delay, a packet loss and a codec (see ``mos``).
-        public static func rFactor(oneWayDelayMilliseconds d: Double, lossPercent: Double, codec: String) -> Double {
+        public static func rFactor(oneWayDelay: Duration, lossPercent: Double, codec: String) -> Double {
+            let d = Double(oneWayDelay.components.seconds) * 1000 + Double(oneWayDelay.components.attoseconds) / 1e15
             let delayImpairment = 0.024 * d + (d > 177.3 ? 0.11 * (d - 177.3) : 0)
             let (ie, bpl) = impairment(of: codec)
             let loss = min(max(lossPercent, 0), 100)

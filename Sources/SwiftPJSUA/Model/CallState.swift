@@ -79,8 +79,8 @@ extension PJSUA {
     public struct RegistrationState: Hashable, Sendable, CustomStringConvertible {
         /// The SIP status of the response (e.g. 200, 401, 403, 408 on timeout).
         public let status: SIPStatus
-        /// The registration's expiry in seconds as granted by the registrar (0 when unregistered).
-        public let expires: Int
+        /// The registration's expiry as granted by the registrar (zero when unregistered).
+        public let expires: Duration
         /// Whether this was an unregistration.
         public let isUnregistration: Bool
         /// The transport-level `pj_status_t` (0 when a response arrived).
@@ -91,11 +91,11 @@ extension PJSUA {
 
         /// Whether the account is now registered.
         public var isRegistered: Bool {
-            !isUnregistration && status.code.isSuccess && expires > 0
+            !isUnregistration && status.code.isSuccess && expires > .zero
         }
 
         public var description: String {
-            "\(isUnregistration ? "unregister" : "register") \(status) expires=\(expires)"
+            "\(isUnregistration ? "unregister" : "register") \(status) expires=\(expires.wholeSeconds)s"
         }
     }
 }

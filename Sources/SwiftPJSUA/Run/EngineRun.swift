@@ -27,6 +27,21 @@ final class EngineRun: @unchecked Sendable {
     let detectsInbandDTMF: Bool
     /// ``PJSUA/MediaSettings/connectsCallsToAudioDevice``: whether calls are wired to slot 0.
     let wiresCallsToSlotZero: Bool
+    /// What the actor's methods read of the configuration while the run lasts.
+    let settings: Settings
+    /// The credential providers of the run's accounts and their pending challenges.
+    let credentials = CredentialRequests()
+
+    /// The configuration values the actor applies after `start` (to accounts and transports).
+    struct Settings {
+        let rtpPort: Int
+        let maxCalls: Int
+        /// The address RTP binds to and the SDP advertises: the configured bind address, if any.
+        let mediaBindAddress: String?
+        let unregisterTimeout: Duration
+        /// The TLS settings of every TLS transport the run opens.
+        let tls: PJSUA.TLSConfiguration
+    }
 
     /// Guards `state`. Held only to read or write it: never across a call into pjsua, a
     /// publication, a continuation or anything else that takes a lock, so it nests inside any
@@ -38,6 +53,12 @@ final class EngineRun: @unchecked Sendable {
     struct State {
         /// How incoming REFERs are answered (``PJSUA/setTransferPolicy(_:)``).
         var transferPolicy: PJSUA.TransferPolicy
+        /// The actor's view of the run: its listeners in creation order, the local account
+        /// made at start, and whether our null device clocks the bridge (pjsua_snd_is_active()
+        /// does not count it). Here, not on the actor, so nothing of them outlives the run.
+        var transports: [PJSUA.Transport] = []
+        var localAccount: PJSUA.Account?
+        var nullDeviceActive = false
         /// Players by id, with their handle's token.
         var players: [Int32: UInt] = [:]
         /// Recorders by id, with their handle's token.
@@ -86,6 +107,9 @@ final class EngineRun: @unchecked Sendable {
         redirectPolicy = configuration.redirectPolicy
         detectsInbandDTMF = configuration.detectsInbandDTMF
         wiresCallsToSlotZero = configuration.media.connectsCallsToAudioDevice
+        settings = Settings(rtpPort: configuration.rtpPort, maxCalls: configuration.maxCalls,
+                            mediaBindAddress: configuration.bindAddress,
+                            unregisterTimeout: configuration.unregisterTimeout, tls: configuration.tls)
         state = State(transferPolicy: configuration.transferPolicy)
     }
 
@@ -177,7 +201,7 @@ final class EngineRun: @unchecked Sendable {
 // claim on pjsua across engines, which outlives the run being torn down), `PJLibrary` (PJLIB's
 // init count, shared with C code), `ReferWatcher.module` (C memory PJSIP keeps a pointer to
 // across runs), `FrameWakeUps` (the null clock's tick-end hook is a C function with no context
-// argument) and `AudioWiring.Probe` (a test counter).
+// argument) and `AudioWiring.Probe` (a test counter, compiled into debug builds only).
 extension EngineRun {
     /// Guards `running`.
     private static let anchorLock = NSLock()

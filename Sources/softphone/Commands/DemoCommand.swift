@@ -74,10 +74,11 @@ enum DemoCommand {
         let level = steady.rmsLevel
         let detected = abs(frequency - toneFrequency) <= 20 && level > 0.05
         let decibels = level > 0 ? 20 * log10(level) : -120
+        let recordedSeconds = Double(recording.samples.count) / Double(max(recording.sampleRate, 1))
         output.emit("tone", ["detected": detected, "frequency": frequency, "levelDBFS": (decibels * 10).rounded() / 10,
-                             "recordedSeconds": (recording.duration * 10).rounded() / 10],
+                             "recordedSeconds": (recordedSeconds * 10).rounded() / 10],
                     human: String(format: "demo: far end recorded %.1f s; dominant %.0f Hz at %.1f dBFS: tone %@",
-                                  recording.duration, frequency, decibels, detected ? "DETECTED" : "NOT detected"))
+                                  recordedSeconds, frequency, decibels, detected ? "DETECTED" : "NOT detected"))
         return detected ? 0 : 1
     }
 }

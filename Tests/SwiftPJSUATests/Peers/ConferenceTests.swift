@@ -61,7 +61,7 @@ struct ConferenceTests {
             let frames = loudFrames(recording)
             let heard = tones[1 - index].frequency
             let loud = frames.filter { $0 }.count
-            let summary = "\(tones[index].name) heard \(frames.map { $0 ? "#" : "." }.joined()) over \(recording.duration) s"
+            let summary = "\(tones[index].name) heard \(frames.map { $0 ? "#" : "." }.joined()) over \(recording.duration)"
             // Quiet (about 1.5 s), then loud in one stretch (about 2.5 s), then quiet (about 2 s);
             // the margins absorb a busy machine starting a recording or a wait late.
             let runs = frames.runs

@@ -27,6 +27,11 @@ private final class ProviderProbe: @unchecked Sendable {
 
 private struct KeychainLocked: Error {}
 
+/// The running engine's credential table (each run has its own).
+private func runningCredentials() throws -> CredentialRequests {
+    try #require(EngineRun.current?.credentials, "no engine is running")
+}
+
 @Suite("Credential providers against kamailio's digest registrar and proxy")
 struct CredentialProviderTests {
     @Test func theProviderIsAskedWithTheRealmAndItsAnswerRegisters() async throws {
@@ -49,7 +54,7 @@ struct CredentialProviderTests {
             try await waitUntil("a second question") { probe.challenges.count == 2 }
             try await waitUntil("a second registration") { log.registrations(of: account).count >= 2 }
             #expect(log.registrations(of: account).allSatisfy { $0.isRegistered })
-            #expect(CredentialRequests.pendingCount == 0)
+            #expect(try runningCredentials().pendingCount == 0)
         }
     }
 
@@ -82,7 +87,7 @@ struct CredentialProviderTests {
             #expect(failed.status.code == 401, "\(failed)")
             #expect(ContinuousClock.now - started < .seconds(2))
             #expect(probe.challenges.count == 1)
-            #expect(CredentialRequests.pendingCount == 0)
+            #expect(try runningCredentials().pendingCount == 0)
         }
     }
 
@@ -144,7 +149,7 @@ struct CredentialProviderTests {
             let ended = try await log.state(call, .disconnected, timeout: .seconds(3))
             #expect([401, 407].contains(ended.status.code.rawValue), "\(ended.status)")
             #expect(probe.challenges.map(\.method) == ["INVITE"])
-            #expect(CredentialRequests.pendingCount == 0)
+            #expect(try runningCredentials().pendingCount == 0)
         }
     }
 
@@ -152,7 +157,7 @@ struct CredentialProviderTests {
         let kamailio = try await Kamailio()
         defer { kamailio.stop() }
         let probe = ProviderProbe()
-        try await withEngine { phone, _, log in
+        let held = try await withEngine { phone, _, log in
             let waiting = probe.provider(timeout: .seconds(60)) { _ in
                 try await Task.sleep(for: .seconds(3600))
                 return nil
@@ -160,18 +165,123 @@ struct CredentialProviderTests {
             let alice = try await phone.addAccount(id: "sip:alice@127.0.0.1", credentials: waiting)
             let call = try await phone.makeCall(to: "sip:bob@127.0.0.1:\(kamailio.port)", from: alice)
             try await waitUntil("the provider asked") { probe.challenges.count == 1 }
-            #expect(CredentialRequests.pendingCount == 1)
+            let credentials = try runningCredentials()
+            #expect(credentials.pendingCount == 1)
             try await phone.hangUp(call)
             try await log.state(call, .disconnected, timeout: .seconds(3))
-            #expect(CredentialRequests.pendingCount == 0)
+            #expect(try runningCredentials().pendingCount == 0)
 
             // A registration still waiting at shutdown is given up before pjsua is destroyed.
             let carol = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: kamailio.uri, credentials: waiting)
             try await waitUntil("the provider asked for the REGISTER") { probe.challenges.count == 2 }
             #expect(probe.challenges.last?.account == carol)
-            #expect(CredentialRequests.pendingCount == 1)
+            #expect(credentials.pendingCount == 1)
+            return credentials
         }
-        #expect(CredentialRequests.pendingCount == 0)
+        #expect(held.pendingCount == 0)
+    }
+
+    /// A registrar that refuses every answer with a nonce it never sent before: pjsip alone
+    /// would answer for ever (no nonce repeats), so only the engine's limit
+    /// (``CredentialRequests/retriesAfterRefusal``) stops it: the provider is asked for the first
+    /// challenge and once more as a retry, then the registration fails with 401 and nothing more
+    /// is sent (sipp ends once no REGISTER has come for 3 s).
+    @Test func aRegistrarRefusingEveryAnswerWithFreshNoncesIsAskedABoundedNumberOfTimes() async throws {
+        let probe = ProviderProbe()
+        try await withEngine { phone, _, log in
+            let registrar = try await sipp(["-sf", scenario("uas-register-401-fresh-nonce.xml")], name: "sipp-register-401")
+            defer { registrar.stop() }
+            var configuration = PJSUA.Account.Configuration(
+                id: "sip:alice@127.0.0.1", registrar: "sip:127.0.0.1:\(registrar.sippPort)",
+                credentials: probe.provider { _ in .init(username: "alice", password: "refused-anyway") })
+            configuration.registrationRetry = .init(firstAfter: .seconds(600), interval: .seconds(600), jitter: .zero)
+            let account = try await phone.addAccount(configuration)
+            let failed = try await log.registration(account, "the registration given up", timeout: .seconds(10))
+            #expect(!failed.isRegistered)
+            #expect(failed.status.code == .unauthorized, "\(failed)")
+            #expect(probe.challenges.map(\.isRetry) == [false, true])
+            #expect(probe.challenges.allSatisfy { $0.realm == "sipp.test" && $0.method == "REGISTER" })
+            // Nothing more: sipp sees its 3 s of quiet and ends its scenario successfully.
+            #expect(try await registrar.waitForExit(timeout: .seconds(15)) == 0, "\(registrar.output.suffix(1500))")
+            #expect(probe.challenges.count == 2)
+            #expect(log.registrations(of: account).count == 1)
+            #expect(try runningCredentials().pendingCount == 0)
+        }
+    }
+
+    /// `handleIPChange` while a REGISTER challenge waits for its provider: the challenge is
+    /// given up first (its registration fails with 401 and the provider's task is cancelled), the
+    /// change completes, and the account registers again when asked, with the provider's answer.
+    @Test func anIPChangeWithAChallengePendingGivesItUpAndTheAccountRegistersAgain() async throws {
+        let kamailio = try await Kamailio()
+        defer { kamailio.stop() }
+        let probe = ProviderProbe()
+        try await withEngine { phone, _, log in
+            let credentials = probe.provider(timeout: .seconds(60)) { challenge in
+                if probe.challenges.count == 1 {
+                    do { try await Task.sleep(for: .seconds(3600)) } catch { probe.recordCancellation() }
+                }
+                return .init(username: "alice", password: "alice-secret")
+            }
+            let account = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: kamailio.uri, credentials: credentials)
+            try await waitUntil("the provider asked") { probe.challenges.count == 1 }
+            #expect(try runningCredentials().pendingCount == 1)
+            try await phone.handleIPChange()
+            #expect(try runningCredentials().pendingCount == 0, "a challenge outlived the IP change's start")
+            let failed = try await log.registration(account, "the pending registration given up")
+            #expect(failed.status.code == .unauthorized, "\(failed)")
+            try await waitUntil("the provider's task cancelled") { probe.cancellations == 1 }
+            let completion = try await log.first("the IP change completed") { event -> Result<Void, PJSUAError>? in
+                guard case let .ipChange(.completed, error) = event else { return nil }
+                return error.map { .failure($0) } ?? .success(())
+            }
+            #expect(throws: Never.self, "the IP change") { try completion.get() }
+            try await phone.reRegister(account)
+            try await log.registration(account, "alice registered again", where: \.isRegistered)
+            #expect(probe.challenges.count >= 2)
+        }
+    }
+
+    /// Removing a registered provider account un-REGISTERs it with the provider's answer to the
+    /// registrar's challenge, so kamailio drops the binding: a call to alice then finds no one.
+    @Test func removingAProviderAccountUnregistersItWithTheProvidersAnswer() async throws {
+        let kamailio = try await Kamailio()
+        defer { kamailio.stop() }
+        let probe = ProviderProbe()
+        try await withEngine { phone, _, log in
+            let alice = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: kamailio.uri,
+                                                   credentials: probe.provider { _ in .init(username: "alice", password: "alice-secret") })
+            try await log.registration(alice, "alice registered", where: \.isRegistered)
+            let bob = try await phone.addAccount(id: "sip:bob@127.0.0.1", registrar: kamailio.uri,
+                                                 username: "bob", password: "bob-secret")
+            try await log.registration(bob, "bob registered", where: \.isRegistered)
+            try await phone.removeAccount(alice)
+            let unregistered = try await log.registration(alice, "alice unregistered", where: \.isUnregistration)
+            #expect(unregistered.isUnregistration && unregistered.status.code == .ok, "\(unregistered)")
+            #expect(probe.challenges.map(\.method) == ["REGISTER", "REGISTER"])
+            let call = try await phone.makeCall(to: "sip:alice@127.0.0.1:\(kamailio.port)", from: bob)
+            let ended = try await log.state(call, .disconnected)
+            #expect(ended.status.code == .notFound, "\(ended.status)")
+            #expect(!log.all.contains { if case .incomingCall = $0 { true } else { false } }, "alice's binding outlived her account")
+        }
+    }
+
+    /// shutdown() un-REGISTERs a provider account with the provider's answer too (its provider
+    /// stays until the un-REGISTERs are done).
+    @Test func shutdownUnregistersAProviderAccountWithTheProvidersAnswer() async throws {
+        let kamailio = try await Kamailio()
+        defer { kamailio.stop() }
+        let probe = ProviderProbe()
+        let (log, alice) = try await withEngine { phone, _, log in
+            let alice = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: kamailio.uri,
+                                                   credentials: probe.provider { _ in .init(username: "alice", password: "alice-secret") })
+            try await log.registration(alice, "alice registered", where: \.isRegistered)
+            return (log, alice)
+        }
+        try await waitUntil("the event sequence finished") { log.isFinished }
+        let last = try #require(log.registrations(of: alice).last)
+        #expect(last.isUnregistration && last.status.code == .ok, "\(last)")
+        #expect(probe.challenges.map(\.method) == ["REGISTER", "REGISTER"])
     }
 
     @Test func anAccountWithAProviderHoldsNoPasswordAndNeverLogsTheAnswer() async throws {

@@ -112,17 +112,17 @@ struct FrameTests {
             let writer = try await phone.sendAudio(to: call, format: .init(sampleRate: .hz16000))
             let events = WriterEvents(writer)
             try await writeTone(writer, frequency: 1000, frames: 50)  // 1 s, then nothing for 1.2 s
-            let firstDrySpell = try await events.first("an underrun") { event -> Int? in
+            let firstDrySpell = try await events.first("an underrun") { event -> Duration? in
                 if case let .underrun(played) = event { return played }
                 return nil
             }
-            #expect(firstDrySpell == 1000, "the queue ran dry after the whole second was played")
+            #expect(firstDrySpell == .milliseconds(1000), "the queue ran dry after the whole second was played")
             try await Task.sleep(for: .milliseconds(1200))
             try await writeTone(writer, frequency: 1000, frames: 50)
             try await Task.sleep(for: .milliseconds(1500))
             let statistics = writer.statistics
             #expect(statistics.underruns == 2, "\(statistics)")
-            #expect(statistics.playedMilliseconds == 2000)
+            #expect(statistics.played == .seconds(2))
             #expect(statistics.silentFrames >= 60)
             try await phone.hangUp(call)
             #expect(try await child.waitForExit() == 0, "\(child.output)")
@@ -167,24 +167,24 @@ struct FrameTests {
             #expect(writer.queuedDuration == .zero)
             #expect(discarded > .milliseconds(2500), "\(discarded)")
             #expect(await writer.waitUntilPlayed(mark) == nil, "a flushed mark is never played")
-            let played = try await events.first("the mark flushed") { event -> Int? in
+            let played = try await events.first("the mark flushed") { event -> Duration? in
                 if case let .markFlushed(m, played) = event, m == mark { return played }
                 return nil
             }
-            #expect(played < 500, "\(played) ms had been played")
-            let playedAtFlush = writer.statistics.playedMilliseconds
+            #expect(played < .milliseconds(500), "\(played) had been played")
+            let playedAtFlush = writer.statistics.played
             try await Task.sleep(for: .milliseconds(200))
-            #expect(writer.statistics.playedMilliseconds == playedAtFlush, "audio went out after the flush")
+            #expect(writer.statistics.played == playedAtFlush, "audio went out after the flush")
             #expect(!events.all.contains { if case .markPlayed = $0 { return true } else { return false } })
 
             // A flush before the bridge has taken anything: nothing of it ever plays.
             let fresh = try await phone.sendAudio(to: call, format: .init(sampleRate: .hz8000), capacity: .seconds(5))
             try await writeTone(fresh, frequency: 500, frames: 100)
-            let before = fresh.statistics.playedMilliseconds
+            let before = fresh.statistics.played
             fresh.flush()
             try await Task.sleep(for: .milliseconds(200))
-            #expect(fresh.statistics.playedMilliseconds == before)
-            #expect(before < 100)
+            #expect(fresh.statistics.played == before)
+            #expect(before < .milliseconds(100))
             try await phone.hangUp(call)
             try await log.state(call, .disconnected)
         }
@@ -203,11 +203,11 @@ struct FrameTests {
             let second = try writer.mark()
             let awaited = Task { await writer.waitUntilPlayed(second) }  // waiting before it plays
             let started = ContinuousClock.now
-            let firstPlayed = try await events.first("\(first) played") { event -> Int? in
+            let firstPlayed = try await events.first("\(first) played") { event -> Duration? in
                 if case let .markPlayed(m, played) = event, m == first { return played }
                 return nil
             }
-            let secondPlayed = try await events.first("\(second) played") { event -> Int? in
+            let secondPlayed = try await events.first("\(second) played") { event -> Duration? in
                 if case let .markPlayed(m, played) = event, m == second { return played }
                 return nil
             }
@@ -216,8 +216,8 @@ struct FrameTests {
             #expect(await writer.waitUntilPlayed(second) == secondPlayed)
             #expect(await awaited.value == secondPlayed)
             #expect(await writer.waitUntilPlayed(.init(id: 999)) == nil, "an unknown mark")
-            #expect(abs(firstPlayed - 730) <= 10, "\(firstPlayed)")
-            #expect(abs(secondPlayed - 1230) <= 10, "\(secondPlayed)")
+            #expect(abs((firstPlayed - .milliseconds(730)).wholeMilliseconds) <= 10, "\(firstPlayed)")
+            #expect(abs((secondPlayed - .milliseconds(1230)).wholeMilliseconds) <= 10, "\(secondPlayed)")
             #expect(elapsed > .milliseconds(1000), "the marks came back before the audio could have been played (\(elapsed))")
             #expect(second.id > first.id)
 
@@ -381,7 +381,7 @@ struct FrameTests {
             try await writeTone(patient, frequency: 500, frames: 50)
             let waited = ContinuousClock.now - started
             #expect(waited > .milliseconds(700) && waited < .milliseconds(1500), "\(waited)")
-            #expect(patient.statistics.droppedMilliseconds == 0)
+            #expect(patient.statistics.dropped == .zero)
             #expect(patient.queuedDuration <= .milliseconds(200))
             await phone.stopSending(patient)
 
@@ -392,7 +392,7 @@ struct FrameTests {
             try await writeTone(live, frequency: 500, frames: 50)
             #expect(ContinuousClock.now - liveStart < .milliseconds(300))
             let statistics = live.statistics
-            #expect(statistics.droppedMilliseconds >= 600 && statistics.droppedMilliseconds <= 800, "\(statistics)")
+            #expect(statistics.dropped >= .milliseconds(600) && statistics.dropped <= .milliseconds(800), "\(statistics)")
             #expect(live.queuedDuration <= .milliseconds(200))
 
             // A task cancelled while it waits for room gets CancellationError.

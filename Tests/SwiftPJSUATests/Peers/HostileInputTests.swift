@@ -15,17 +15,22 @@ import Testing
 @Suite("Hostile input: unusual and malformed SIP against a running engine", .serialized)
 struct HostileInputTests {
     @Test func hugeHeadersWithinPJSIPsPacketSizeAreServedAndAnOversizedDatagramIsDroppedUnanswered() async throws {
-        // PJSIP reads a UDP datagram into a PJSIP_MAX_PKT_LEN (4000) byte buffer: 3 kB headers fit;
-        // a 6 kB OPTIONS is cut at 4000 bytes, loses Call-ID and CSeq, and gets no answer (no 513).
-        let run = try await runHostile("hostile-huge-header.xml")
+        // PJSIP reads a UDP datagram into a PJSIP_MAX_PKT_LEN byte buffer (the build's: 4000 on
+        // Linux, 16000 on the iOS profile): headers 1 kB short of it fit; an OPTIONS 2 kB past it
+        // is cut at the limit, loses Call-ID and CSeq, and gets no answer (no 513).
+        let limit = PJSUA.buildLimits.maxPacketLength
+        let run = try await runHostile("hostile-huge-header.xml",
+                                       sippArguments: ["-set", "fitsBytes", "\(limit - 1000)", "-set", "tooLongBytes", "\(limit + 2000)"])
         #expect(run.sippStatus == 0, "\(run.sippOutput)")
         #expect(run.incomingCalls.count == 1)
     }
 
     @Test func aUDPInviteCutAtPJSIPsPacketSizeIsRejectedNotTakenAsAnInviteWithoutSDP() async throws {
-        // The SDP starts past byte 4000 of a 4.7 kB datagram. RFC 3261 18.3: a datagram that ends
-        // before its Content-Length is an error; a request SHOULD get 400.
-        let run = try await runHostile("hostile-truncated-invite.xml", incoming: .reject(603))
+        // The SDP starts past the build's PJSIP_MAX_PKT_LEN (byte 4000 of a 4.7 kB datagram on
+        // Linux). RFC 3261 18.3: a datagram that ends before its Content-Length is an error; a
+        // request SHOULD get 400.
+        let run = try await runHostile("hostile-truncated-invite.xml", sippArguments: ["-set", "paddingBytes", "\(PJSUA.buildLimits.maxPacketLength + 200)"],
+                                       incoming: .reject(603))
         withKnownIssue("""
             PJSIP 2.17 truncates UDP datagrams at PJSIP_MAX_PKT_LEN without noticing \
             (sip_transport_udp.c, udp_on_read_complete reads into rdata->pkt_info.packet), and \
@@ -39,8 +44,9 @@ struct HostileInputTests {
 
     @Test func a64KBBodyOverTCPIsDiscardedUnansweredAndTheConnectionKeepsServing() async throws {
         let run = try await runHostile("hostile-huge-body-tcp.xml", transport: .tcp)
-        // The INVITE overflowed PJSIP's 4000-byte TCP buffer: no answer, no call, and a later
-        // OPTIONS on the same connection got its 200.
+        // The INVITE overflowed PJSIP's PJSIP_MAX_PKT_LEN TCP buffer (at most 16000 bytes, on the
+        // iOS profile): no answer, no call, and a later OPTIONS on the same connection got its 200.
+        #expect(PJSUA.buildLimits.maxPacketLength < 64 * 1024, "the 64 kB body no longer overflows this build's buffer")
         #expect(run.sippStatus == 0, "\(run.sippOutput)")
         #expect(run.incomingCalls.isEmpty)
         withKnownIssue("""
@@ -139,9 +145,10 @@ struct HostileInputTests {
         #expect(run.events.isEmpty)
     }
 
-    /// Each TCP connection takes one of the ioqueue's PJ_IOQUEUE_MAX_HANDLES (2048) keys. Past the
-    /// last one, PJSIP 2.17 aborts the process on a pj_assert (pjproject #2617, #4935) although
-    /// the next line handles it; our build drops that assert. The engine (a softphone child: the
+    /// Each TCP connection takes one of the ioqueue's PJ_IOQUEUE_MAX_HANDLES keys (the build's:
+    /// 2048 on Linux's epoll, 64 on the iOS profile's select). Past the last one, PJSIP 2.17
+    /// aborts the process on a pj_assert (pjproject #2617, #4935) although the next line handles
+    /// it; our build drops that assert (in both ioqueues). The engine (a softphone child: the
     /// flood's sockets are its own) must live through more connections than it has keys, and take
     /// a call over TCP once they are gone.
     @Test func moreTCPConnectionsThanTheIOQueueHasKeysNeitherKillTheEngineNorItsListener() async throws {
@@ -149,7 +156,8 @@ struct HostileInputTests {
         defer { child.stop() }
         try raiseOpenFileLimit(to: 4096)
         var flood: [LoopbackSocket] = []
-        for index in 0..<2300 {
+        let connections = PJSUA.buildLimits.maxIOQueueHandles + 252  // 2300 on Linux
+        for index in 0..<connections {
             let socket = try LoopbackSocket(udp: false)
             guard socket.connect(toPort: port) else { break }
             flood.append(socket)
@@ -157,7 +165,7 @@ struct HostileInputTests {
             // dropped and waits a second per retry; this pace keeps the flood to about 15 s.
             if index % 4 == 3 { try await Task.sleep(for: .milliseconds(20)) }
         }
-        #expect(flood.count == 2300)
+        #expect(flood.count == connections)
         try await Task.sleep(for: .seconds(1))
         #expect(child.exited == nil, "the engine died under the connection flood:\n\(child.output.suffix(1500))")
         flood.removeAll()

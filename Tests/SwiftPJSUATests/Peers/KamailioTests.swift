@@ -14,7 +14,7 @@ struct KamailioTests {
             let registered = try await log.registration(account, "registration")
             #expect(registered.status.code == 200)
             #expect(registered.isRegistered)
-            #expect(registered.expires > 0)
+            #expect(registered.expires > .zero)
 
             try await phone.setRegistration(account, enabled: false)
             let unregistered = try await log.registration(account, "unregistration", where: \.isUnregistration)

@@ -64,15 +64,15 @@ struct QualityTests {
     /// concealment (Bpl 25.1) gives Ie,eff = 95 * 5 / 30.1 = 15.8, R = 77.4, MOS 3.92; a 400 ms
     /// one-way delay costs 0.024 * 400 + 0.11 * 222.7 = 34.1.
     @Test func theEModelMatchesG107Figures() {
-        let clean = PJSUA.CallQuality.rFactor(oneWayDelayMilliseconds: 0, lossPercent: 0, codec: "PCMU/8000")
+        let clean = PJSUA.CallQuality.rFactor(oneWayDelay: .zero, lossPercent: 0, codec: "PCMU/8000")
         #expect(abs(clean - 93.2) < 0.01)
         #expect(abs(PJSUA.CallQuality.mos(rFactor: clean) - 4.41) < 0.01)
-        let lossy = PJSUA.CallQuality.rFactor(oneWayDelayMilliseconds: 0, lossPercent: 5, codec: "PCMU/8000")
+        let lossy = PJSUA.CallQuality.rFactor(oneWayDelay: .zero, lossPercent: 5, codec: "PCMU/8000")
         #expect(abs(lossy - 77.42) < 0.05)
         #expect(abs(PJSUA.CallQuality.mos(rFactor: lossy) - 3.92) < 0.01)
-        let late = PJSUA.CallQuality.rFactor(oneWayDelayMilliseconds: 400, lossPercent: 0, codec: "PCMU/8000")
+        let late = PJSUA.CallQuality.rFactor(oneWayDelay: .milliseconds(400), lossPercent: 0, codec: "PCMU/8000")
         #expect(abs(late - (93.2 - 34.1)) < 0.05)
-        #expect(PJSUA.CallQuality.rFactor(oneWayDelayMilliseconds: 0, lossPercent: 0, codec: "G729/8000") < clean)
+        #expect(PJSUA.CallQuality.rFactor(oneWayDelay: .zero, lossPercent: 0, codec: "G729/8000") < clean)
         #expect(PJSUA.CallQuality.mos(rFactor: 0) == 1)
     }
 }
