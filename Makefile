@@ -36,17 +36,14 @@ demo-video: deps
 	$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)/softphone demo --video --seconds $(DEMO_SECONDS)
 
 ## make test: the whole test suite against real PJSIP and real peers (sipp, kamailio).
-## The main pass and the engine's ASan pass (asan-engine) run side by side, each in its own
-## process (scripts/side-by-side.sh): each is a chain of engine turns that mostly waits.
 test: deps peers
 	$(SWIFT) build $(SWIFT_FLAGS)
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
-	$(SWIFT) build $(SWIFT_FLAGS) --build-tests $(ASAN)
-	bash scripts/side-by-side.sh "main pass" '$(SWIFT) test $(SWIFT_FLAGS) --skip-build' \
-		"ASan engine pass" '$(SWIFT) test $(SWIFT_FLAGS) --skip-build --disable-xctest $(ASAN) $(ASAN_ENGINE_FILTER)'
+	$(SWIFT) test $(SWIFT_FLAGS) --skip-build
 	$(MAKE) api-check
 	$(MAKE) docs
 	$(MAKE) bench-check
+	$(MAKE) asan-engine
 	$(MAKE) manifest-check
 	$(MAKE) apple-check
 	$(MAKE) test-ios-profile

@@ -44,7 +44,10 @@ struct ListenBacklogTests {
 /// `connections` TCP connections to 127.0.0.1:`port` opened at once (non-blocking connects in one
 /// loop), each sending the text `request` makes for it, and the first bytes answered on each.
 struct TCPBurst {
-    static let bound = Duration.seconds(5)
+    /// What the test claims is that no segment waits for a retransmission (the kernel's accept
+    /// queue took the whole burst); how fast the listener answers depends on the machine's load
+    /// (at load 18, with the ASan pass beside it, a softphone answered none of 50 within 5 s).
+    static let bound = Duration.seconds(20)
     /// What came back on each connection (nil: nothing within ``bound``).
     var replies: [String?]
     /// Segments the kernel retransmitted on all connections (TCP_INFO `tcpi_total_retrans`).
