@@ -12,14 +12,36 @@ public final class PjsuaApp: @unchecked Sendable {
     public let port: Int
     public let process: ChildProcess
 
-    /// One console command: `line` typed `after` seconds after the previous step.
+    /// One console command: `line` typed `after` seconds after the previous step, or (``when(_:_:)``)
+    /// as soon as the test opens a ``Gate``: a step that must follow something the test waits for
+    /// (a call answered) is gated, so a slow machine delays it instead of sending it too early.
     public struct Step: Sendable {
         public let after: Double
         public let line: String
+        public let gate: String?
         public init(after: Double, _ line: String) {
             self.after = after
             self.line = line
+            self.gate = nil
         }
+
+        private init(gate: Gate, _ line: String) {
+            self.after = 0
+            self.line = line
+            self.gate = gate.path
+        }
+
+        /// `line`, typed once `gate` is opened (at most 60 s after the previous step).
+        public static func when(_ gate: Gate, _ line: String) -> Step { Step(gate: gate, line) }
+    }
+
+    /// A point the console waits for: a file the test creates with ``open()``.
+    public final class Gate: Sendable {
+        let path = NSTemporaryDirectory() + "swift-pjsua-gate-\(UUID().uuidString)"
+        public init() {}
+        /// Lets the gated step go.
+        public func open() { _ = FileManager.default.createFile(atPath: path, contents: nil) }
+        deinit { try? FileManager.default.removeItem(atPath: path) }
     }
 
     /// Starts the app. `arguments` are added to the loopback ones (e.g. `--auto-answer=200`,
@@ -42,7 +64,11 @@ public final class PjsuaApp: @unchecked Sendable {
                                        name: name, environment: environment)
         } else {
             // The legacy console reads stdin line by line; a shell feeds it the steps in time.
-            var feed = steps.map { "sleep \($0.after); printf '%s\\n' \(Self.shellQuoted($0.line))" }
+            var feed = steps.map { step in
+                let wait = step.gate.map { "n=0; while [ ! -e \(Self.shellQuoted($0)) ] && [ $n -lt 1200 ]; do sleep 0.05; n=$((n+1)); done" }
+                    ?? "sleep \(step.after)"
+                return "\(wait); printf '%s\\n' \(Self.shellQuoted(step.line))"
+            }
             feed.append("sleep \(linger)")
             let command = "(\(feed.joined(separator: "; "))) | exec \(Self.shellQuoted(stdbuf)) -oL \(Self.shellQuoted(pjsua)) "
                 + (base + arguments).map(Self.shellQuoted).joined(separator: " ")

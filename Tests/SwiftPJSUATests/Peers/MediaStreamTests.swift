@@ -216,9 +216,11 @@ struct MediaStreamTests {
         defer { agent.stop() }
         // Three rounds, 2 s apart: the app's console runs on its own clock, so on a busy machine
         // the first round may come before the stream is up.
-        let app = try tonePlayingPjsuaApp("pjsua-app-stream-dtmf", console: digitRounds("12*"))
-        defer { app.stop() }
         try await withEngine { phone, _, log in
+            // Started once this test has the engine: its console quits 15 s after the last round,
+            // and waiting for the engine's turn could outlast that (the call then ended early).
+            let app = try tonePlayingPjsuaApp("pjsua-app-stream-dtmf", console: digitRounds("12*"))
+            defer { app.stop() }
             let call = try await phone.makeCall(to: app.uri())
             try await log.mediaActive(call)
             let stream = try await phone.stream(call, to: agent.url())
@@ -489,9 +491,11 @@ extension MediaStreamTests {
     @Test func digitsTheCallerKeysBecomePipecatDTMFFrames() async throws {
         let agent = try await StreamAgent(name: "stream-agent-pipecat-dtmf", pipecat: true)
         defer { agent.stop() }
-        let app = try tonePlayingPjsuaApp("pjsua-app-stream-pipecat-dtmf", console: digitRounds("4#"))
-        defer { app.stop() }
         try await withEngine { phone, _, log in
+            // Started once this test has the engine: its console quits 15 s after the last round,
+            // and waiting for the engine's turn could outlast that (the call then ended early).
+            let app = try tonePlayingPjsuaApp("pjsua-app-stream-pipecat-dtmf", console: digitRounds("4#"))
+            defer { app.stop() }
             let call = try await phone.makeCall(to: app.uri())
             try await log.mediaActive(call)
             _ = try await phone.stream(call, to: agent.url())

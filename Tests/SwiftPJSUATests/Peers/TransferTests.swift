@@ -369,10 +369,13 @@ struct PjsuaAppTransferTests {
     @Test func thePjsuaAppTransfersUsAndWeFollow() async throws {
         let target = try await answeringSoftphone("carol", ["--exit-after", "1"])
         try await withEngine { phone, transport, log in
+            let answered = PjsuaApp.Gate()
             let app = try PjsuaApp(arguments: [transport.uri(user: "alice")],
-                                   console: [.init(after: 2, "x"), .init(after: 0.3, target.uri)])
+                                   console: [.when(answered, "x"), .init(after: 0.3, target.uri)])
             let incoming = try await log.incomingCall()
             try await phone.answer(incoming.call)
+            try await log.state(incoming.call, .confirmed)
+            answered.open()
             let request = try await log.transferRequest(on: incoming.call, timeout: .seconds(20))
             #expect(request.to.contains(target.uri), "\(request)")
             let newCall = try await log.transferredCall(from: incoming.call)
@@ -412,11 +415,14 @@ struct PjsuaAppTransferTests {
     @Test func aReplacesInviteFromAnAttendedTransferTakesOverOurCall() async throws {
         let transferee = try await answeringSoftphone("alice", ["--exit-after", "1"])
         try await withEngine { phone, transport, log in
+            let answered = PjsuaApp.Gate()
             let app = try PjsuaApp(arguments: [transferee.uri],
                                    console: [.init(after: 2, "m"), .init(after: 0.3, transport.uri(user: "carol")),
-                                             .init(after: 2, "["), .init(after: 0.5, "X"), .init(after: 0.3, "1")])
+                                             .when(answered, "["), .init(after: 0.5, "X"), .init(after: 0.3, "1")])
             let incoming = try await log.incomingCall(timeout: .seconds(15))
             try await phone.answer(incoming.call)
+            try await log.state(incoming.call, .confirmed)
+            answered.open()
             let newCall = try await log.first("the replacing call", timeout: .seconds(15)) { event -> PJSUA.Call? in
                 if case let .callReplaced(old, new) = event, old == incoming.call { return new }
                 return nil
@@ -445,11 +451,14 @@ struct PjsuaAppTransferTests {
         var configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null)
         configuration.acceptsReplaces = false
         try await withEngine(configuration) { phone, transport, log in
+            let answered = PjsuaApp.Gate()
             let app = try PjsuaApp(arguments: [transferee.uri],
                                    console: [.init(after: 2, "m"), .init(after: 0.3, transport.uri(user: "carol")),
-                                             .init(after: 2, "["), .init(after: 0.5, "X"), .init(after: 0.3, "1")])
+                                             .when(answered, "["), .init(after: 0.5, "X"), .init(after: 0.3, "1")])
             let incoming = try await log.incomingCall(timeout: .seconds(15))
             try await phone.answer(incoming.call)
+            try await log.state(incoming.call, .confirmed)
+            answered.open()
             try await app.waitForLog("transfer status=603")
             #expect(try await phone.info(incoming.call).state == .confirmed)
             #expect(try await phone.activeCalls() == [incoming.call])
