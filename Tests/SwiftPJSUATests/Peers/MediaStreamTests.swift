@@ -340,6 +340,10 @@ struct MediaStreamTests {
     @Test func shuttingTheEngineDownWhileStreamingSendsStopAndEndsTheStream() async throws {
         let agent = try await StreamAgent(name: "stream-agent-shutdown")
         defer { agent.stop() }
+        // This test shuts the engine down itself, so it takes the engine's turn by hand (another
+        // test's engine was running when it started one without it).
+        await EngineTurns.shared.acquire()
+        defer { Task { await EngineTurns.shared.release() } }
         let app = try tonePlayingPjsuaApp("pjsua-app-stream-shutdown")
         defer { app.stop() }
         let phone = PJSUA()
