@@ -161,6 +161,28 @@ struct HandleAndInputTests {
         #expect(detector.process([Int16](repeating: 0, count: 160)) == nil)
     }
 
+    /// A break of less than 40 ms inside a digit (frames lost or concealed on a loaded machine)
+    /// does not split it; a pause of 40 ms or more between two presses of one key does.
+    @Test func aDTMFDetectorForgivesBreaksShorterThanTheShortestPause() throws {
+        // "#": 941 Hz and 1477 Hz, in 10 ms blocks at 8 kHz.
+        func block(_ digit: Bool, _ index: Int) -> [Int16] {
+            (0..<80).map { n in
+                guard digit else { return 0 }
+                let t = Double(index * 80 + n) / 8000
+                return Int16(6000 * (sin(2 * .pi * 941 * t) + sin(2 * .pi * 1477 * t)))
+            }
+        }
+        func detections(_ pattern: [Bool]) throws -> [DTMFDetector.Detection] {
+            var detector = try DTMFDetector(sampleRate: 8000)
+            var found = pattern.enumerated().compactMap { detector.process(block($0.element, $0.offset)) }
+            if let last = detector.finish() { found.append(last) }
+            return found
+        }
+        let tone = [Bool](repeating: true, count: 10)  // 100 ms
+        #expect(try detections(tone + [false, false, false] + tone).map(\.digit) == ["#"], "a 30 ms break")
+        #expect(try detections(tone + [false, false, false, false] + tone).map(\.digit) == ["#", "#"], "a 40 ms pause")
+    }
+
     @Test func aToneOrWAVFileThatCannotBeMadeIsATypedError() throws {
         for duration in [Duration.seconds(Int64.max), .seconds(-1), WAVFile.longestTone + .seconds(1)] {
             #expect(thrownCode { try WAVFile.tone(frequency: 440, duration: duration) } == .invalidArgument, "\(duration)")

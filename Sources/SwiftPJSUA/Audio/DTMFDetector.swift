@@ -7,7 +7,8 @@ import Foundation
 /// one row and one column frequency together carry most of its energy, neither is more than
 /// about 9 dB weaker than the other (twist), each beats the rest of its group by 6 dB, and the
 /// block is not near-silent. A digit is reported once, when it ends, after it was seen in at
-/// least 40 ms of consecutive blocks; its duration is the time it was seen.
+/// least 40 ms of blocks; a break of less than 40 ms inside it does not end it (two presses of
+/// one key need a pause of 40 ms or more between them); its duration is the time it was seen.
 public struct DTMFDetector: Sendable {
     /// A digit and how long it sounded.
     public struct Detection: Sendable, Hashable {
@@ -53,9 +54,11 @@ public struct DTMFDetector: Sendable {
             gap = 0
             return nil
         }
-        // One odd block inside a digit (a codec glitch, a block straddling its edge) is forgiven.
-        if heard == nil, current != nil, gap == 0 {
-            gap = milliseconds
+        // A break inside a digit shorter than 40 ms (a codec glitch, a block straddling its edge,
+        // a frame or two lost or concealed on a loaded machine) is forgiven: the same digit heard
+        // again after it goes on. The shortest pause between two digits is 40 ms (ITU-T Q.24).
+        if heard == nil, current != nil, gap + milliseconds < 40 {
+            gap += milliseconds
             return nil
         }
         let ended = finish()

@@ -5,9 +5,14 @@ import Testing
 
 /// A `softphone answer` child on a free loopback port, listening when returned.
 func answeringSoftphone(_ name: String, _ extra: [String] = []) async throws -> (process: ChildProcess, uri: String) {
-    let port = freeLoopbackPort()
-    let process = try ChildProcess(try softphone(), ["answer", "--listen", "udp:127.0.0.1:\(port)", "--json"] + extra, name: name)
+    // Port 0, read back from its "listening" line: a port picked here and bound by the child a
+    // moment later was taken in between once ("Address already in use").
+    let process = try ChildProcess(try softphone(), ["answer", "--listen", "udp:127.0.0.1:0", "--json"] + extra, name: name)
     try await process.waitUntilStarted(printing: "\"listening\"")
+    guard let port = jsonLines(process.output).first(where: { $0["event"] as? String == "listening" })?["port"] as? Int else {
+        process.stop()
+        throw ChildProcessError("\(name) printed no port: \(process.output)")
+    }
     return (process, "sip:\(name)@127.0.0.1:\(port)")
 }
 
