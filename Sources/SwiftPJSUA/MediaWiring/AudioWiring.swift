@@ -14,7 +14,7 @@ enum AudioWiring {
     /// Rewires `call` from its current media if it is still the call in its slot. Executor
     /// thread only.
     static func rewire(_ call: PJSUA.Call) {
-        #if DEBUG
+        #if DEBUG  // the wiring-thread probe is a test hook: release builds have no counter or lock here
         Probe.note(onExecutor: (EngineRun.current?.isOnEngineThread ?? false))
         #endif
         guard let run = EngineRun.current, isLive(call) else { return }
@@ -37,7 +37,7 @@ enum AudioWiring {
         ConferenceWiring.link(call)
     }
 
-    #if DEBUG
+    #if DEBUG  // test hook only (HoldAndMuteTests reads it); not the same on every build by design
     /// Counts of wirings by thread, for the test that holds this type to its rule
     /// (`HoldAndMuteTests`). Debug builds only (SwiftPM defines `DEBUG` there, and the tests are
     /// built that way): a release build has neither the counter nor its lock on the wiring path.
