@@ -10,6 +10,17 @@ func srtpEngine(_ mode: PJSUA.SRTPConfiguration.Mode, signaling: PJSUA.SRTPConfi
                         srtp: PJSUA.SRTPConfiguration(mode: mode, secureSignaling: signaling))
 }
 
+/// Mandatory DTLS-SRTP with the engine's trace and SIP messages kept in `lines`.
+func tracedDTLSEngine() -> (PJSUA.Configuration, LineLog) {
+    var configuration = srtpEngine(.mandatory)
+    configuration.srtp.keying = [.dtls]
+    configuration.logLevel = .trace
+    configuration.logSIPMessages = true
+    let lines = LineLog()
+    configuration.logHandler = { _, line in lines.append(line) }
+    return (configuration, lines)
+}
+
 /// Records `call` for `seconds` into `path` and checks that it carries a steady `frequency` tone.
 func expectTone(_ frequency: Double, on call: PJSUA.Call, of phone: PJSUA, recordingTo path: String,
                 seconds: Double = 1.5, context: @autoclosure () -> String = "") async throws {
@@ -174,12 +185,7 @@ struct SRTPTests {
     @Test func theDTLSCertificateOutlivesAnEngineRun() async throws {
         var fingerprints: [Set<String>] = []
         for run in 0..<2 {
-            var configuration = srtpEngine(.mandatory)
-            configuration.srtp.keying = [.dtls]
-            configuration.logLevel = .trace
-            configuration.logSIPMessages = true
-            let lines = LineLog()
-            configuration.logHandler = { _, line in lines.append(line) }
+            let (configuration, lines) = tracedDTLSEngine()
             try await withEngine(configuration) { phone, transport, log in
                 let caller = try await phone.makeCall(to: transport.uri(user: "dtls-run-\(run)"))
                 let callee = try await log.incomingCall().call
@@ -212,12 +218,7 @@ struct SRTPTests {
         // With DTLS keying no key travels in SIP, so there is nothing to warn about.
         #expect(!callee.output.contains("softphone: warning"), "\(callee.output)")
         let uri = try #require(jsonLines(callee.output).first { $0["event"] as? String == "listening" }?["uri"] as? String)
-        var configuration = srtpEngine(.mandatory)
-        configuration.srtp.keying = [.dtls]
-        configuration.logLevel = .trace
-        configuration.logSIPMessages = true
-        let lines = LineLog()
-        configuration.logHandler = { _, line in lines.append(line) }
+        let (configuration, lines) = tracedDTLSEngine()
         try await withEngine(configuration) { phone, _, log in
             let call = try await phone.makeCall(to: uri)
             try await log.state(call, .confirmed)
