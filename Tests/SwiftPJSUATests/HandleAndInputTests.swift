@@ -13,6 +13,9 @@ struct HandleAndInputTests {
             try await phone.hangUp(first)
             try await log.state(first, .disconnected)
             try await log.state(firstIncoming, .disconnected)
+            // The caller's slot stays pjsua's until the 200 to its BYE arrives, which can be after
+            // both disconnected events; only then is it free to be handed out again.
+            try await waitUntil("both slots are free") { try await phone.activeCalls().isEmpty }
 
             // pjsua hands out the lowest free slot again: the new call lands in the old slot.
             let second = try await phone.makeCall(to: transport.uri(user: "second"))
