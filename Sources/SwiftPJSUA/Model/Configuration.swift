@@ -73,6 +73,11 @@ extension PJSUA {
         public var userAgent: String
         /// The number of simultaneous calls, at most ``PJSUA/maxCallsLimit`` (`PJSUA_MAX_CALLS`
         /// of the PJSIP build).
+        ///
+        /// A call that was hung up keeps its slot after its `.disconnected` event until pjsua's
+        /// BYE is answered (a round trip; up to 32 s if the far end never answers): a new call
+        /// placed in that window counts it, and with every slot taken it is refused with
+        /// ``PJSUAError/Code/tooMany``. Leave room for that when a new call follows a hang-up.
         public var maxCalls: Int
         /// The sound device in use once started.
         public var audioDevice: AudioDeviceMode
