@@ -74,6 +74,15 @@ extension PJSUA.Account {
         public var registrationHeaders: [PJSUA.SIPHeader]
         /// This account's SRTP; nil uses the engine's (``PJSUA/Configuration/srtp``).
         public var srtp: PJSUA.SRTPConfiguration?
+        /// Whether the account subscribes to its voicemail counts from the start (`mwi_enabled`);
+        /// off by default. The same as turning it on with
+        /// ``PJSUA/setMessageWaitingIndication(enabled:for:)`` right after adding the account,
+        /// which can also turn it off later.
+        public var messageWaitingIndication: Bool = false
+        /// Whether the account publishes its presence to its registrar from the start
+        /// (`publish_enabled`); off by default. The same as
+        /// ``PJSUA/setPresencePublication(enabled:for:)`` right after adding the account.
+        public var publishesPresence: Bool = false
 
         /// Creates an account configuration.
         public init(id: String, registrar: String? = nil, username: String? = nil, password: String? = nil,
@@ -129,7 +138,8 @@ extension PJSUA.Account {
                 "registrationRetry": registrationRetry, "ipChangeCalls": ipChangeCalls,
                 "ice": ice, "turn": turn, "usesSTUN": usesSTUN, "keepAliveInterval": keepAliveInterval,
                 "registrationHeaders": registrationHeaders,
-                "srtp": srtp as Any,
+                "srtp": srtp as Any, "messageWaitingIndication": messageWaitingIndication,
+                "publishesPresence": publishesPresence,
             ])
         }
 
@@ -212,6 +222,13 @@ extension PJSUA {
             run.credentials.accountRemoved(token)
             throw error
         }
+        if configuration.messageWaitingIndication {
+            let packages = run.withState { state in
+                state.presence.messageWaitingAccounts.insert(slot)
+                return state.presence.acceptedNotifyEvents
+            }
+            try installUnhandledRequests(accepting: packages)
+        }
         return Account(slot: slot, token: token)
     }
 
@@ -230,6 +247,8 @@ extension PJSUA {
             config.reg_retry_interval = UInt32(configuration.registrationRetry.interval.wholeSeconds)
             config.reg_retry_random_interval = UInt32(configuration.registrationRetry.jitter.wholeSeconds)
             config.ip_change_cfg.hangup_calls = configuration.ipChangeCalls == .hangUp ? 1 : 0
+            config.mwi_enabled = configuration.messageWaitingIndication ? 1 : 0
+            config.publish_enabled = configuration.publishesPresence ? 1 : 0
             Self.setNATTraversal(&config, configuration, arena)
             config.auto_repond_sip_message = pjsuaAnswersMessages
             if let srtp = configuration.srtp { Self.apply(srtp, to: &config) }
@@ -362,9 +381,17 @@ extension PJSUA {
             guard let again = try? resolve(account), let current = self.run else { return }
             (slot, run) = (again, current)
         }
-        run.withState { if $0.localAccount == account { $0.localAccount = nil } }
+        let (packages, hadMessageWaiting) = run.withState { state in
+            if state.localAccount == account { state.localAccount = nil }
+            let hadMessageWaiting = state.presence.messageWaitingAccounts.remove(slot) != nil
+            return (state.presence.acceptedNotifyEvents, hadMessageWaiting)
+        }
         run.credentials.accountRemoved(account.token)
         try check(pjsua_acc_del(slot), "cannot remove \(account)")
+        // The slot's voicemail subscription went with the account: a later account in the same
+        // slot starts without it, and unsolicited message summaries are refused again once no
+        // account asks for them.
+        if hadMessageWaiting { try installUnhandledRequests(accepting: packages) }
     }
 
     /// Registers (`enabled: true`) or unregisters (`false`) an account.

@@ -89,7 +89,8 @@ import Testing
         }
     }
 
-    @Test func voicemailCountsArriveFromTheSubscriptionAndFromAnUnsolicitedNotify() async throws {
+    @Test(arguments: [false, true])
+    func voicemailCountsArriveFromTheSubscriptionAndFromAnUnsolicitedNotify(setInTheAccountsConfiguration: Bool) async throws {
         // sipp does not answer the REGISTER that unregisters at shutdown (its registration "call" is over).
         var configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null)
         configuration.unregisterTimeout = .milliseconds(100)
@@ -97,12 +98,14 @@ import Testing
             let server = try await sipp(["-sf", scenario("uas-mwi.xml"), "-m", "2"], name: "sipp-mwi")
             defer { server.stop() }
             let port = server.sippPort
-            let account = try await phone.addAccount(id: "sip:alice@127.0.0.1:\(port)", registrar: "sip:127.0.0.1:\(port)")
+            var accountConfiguration = PJSUA.Account.Configuration(id: "sip:alice@127.0.0.1:\(port)", registrar: "sip:127.0.0.1:\(port)")
+            accountConfiguration.messageWaitingIndication = setInTheAccountsConfiguration
+            let account = try await phone.addAccount(accountConfiguration)
             try await log.first("registration") { event -> Void? in
                 if case let .registration(a, state) = event, a == account, state.isRegistered { return () }
                 return nil
             }
-            try await phone.setMessageWaitingIndication(enabled: true, for: account)
+            if !setInTheAccountsConfiguration { try await phone.setMessageWaitingIndication(enabled: true, for: account) }
             let summaries = try await log.first("both summaries") { _ -> [PJSUA.MessageWaiting]? in
                 let all = log.all.compactMap { event -> PJSUA.MessageWaiting? in
                     if case let .messageWaiting(summary) = event { return summary }
@@ -269,6 +272,31 @@ private func notify(for subscribe: RawSIPMessage, by server: RawSIPPeer, tag: St
             }
             #expect(update.basic == .open, "\(update)")
             #expect(update.activity == .busy, "\(update)")
+        }
+    }
+
+    @Test func anAccountConfiguredToPublishIsSeenByAWatcherOfTheSameServer() async throws {
+        let server = try await Kamailio(presenceServer: ())
+        defer { server.stop() }
+        try await withEngine { phone, _, log in
+            // carol publishes from the start (no setPresencePublication); alice, in the same
+            // engine, watches her through the server.
+            var configuration = PJSUA.Account.Configuration(id: "sip:carol@127.0.0.1:\(server.port)", registrar: server.uri)
+            configuration.publishesPresence = true
+            let carol = try await phone.addAccount(configuration)
+            try await log.first("carol registered") { event -> Void? in
+                if case let .registration(account, state) = event, account == carol, state.isRegistered { return () }
+                return nil
+            }
+            try await phone.setPresence(PJSUA.OwnPresence(isOnline: true, activity: .away, note: "In the lab"), for: carol)
+            let alice = try await registeredAlice(phone, at: server, log)
+            let buddy = try await phone.addBuddy("sip:carol@127.0.0.1:\(server.port)", account: alice)
+            let update = try await log.first("carol's published status", timeout: .seconds(10)) { event -> PJSUA.Presence? in
+                if case let .presence(update) = event, update.buddy == buddy, update.presence.note == "In the lab" { return update.presence }
+                return nil
+            }
+            #expect(update.basic == .open, "\(update)")
+            #expect(update.activity == .away, "\(update)")
         }
     }
 

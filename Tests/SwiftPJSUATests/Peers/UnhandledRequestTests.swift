@@ -104,6 +104,26 @@ struct UnhandledRequestTests {
         }
     }
 
+    @Test func messageSummariesAreAcceptedWhileAnAccountConfiguredForVoicemailCountsIsAddedAndRefusedOnceItIsRemoved() async throws {
+        let configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null)
+        try await withEngine(configuration) { phone, transport, _ in
+            let client = try RawSIPPeer(target: transport.port)
+            // No registrar: pjsua subscribes at once, to the account's own domain (this engine,
+            // which refuses it); the unsolicited NOTIFYs below are what this test is about.
+            var accountConfiguration = PJSUA.Account.Configuration(id: "sip:voicemail-owner@127.0.0.1:\(transport.port)")
+            accountConfiguration.messageWaitingIndication = true
+            let account = try await phone.addAccount(accountConfiguration)
+            let summary = "Messages-Waiting: yes\r\nVoice-Message: 1/0\r\n"
+            let first = notify("message-summary", from: client, contentType: "application/simple-message-summary", body: summary)
+            let accepted = try #require(try await client.exchange(first), "NOTIFY message-summary unanswered")
+            #expect(accepted.statusCode == 200, "\(accepted)")
+            try await phone.removeAccount(account)
+            let second = notify("message-summary", from: client, contentType: "application/simple-message-summary", body: summary)
+            let refused = try #require(try await client.exchange(second), "NOTIFY message-summary unanswered")
+            #expect(refused.statusCode == 489, "no account asks for voicemail counts any more: \(refused)")
+        }
+    }
+
     @Test(arguments: Responder.allCases)
     func optionsIsStillAnsweredByPjsuaAndAnACKGetsNothing(_ responder: Responder) async throws {
         try await withResponder(responder) { peer in
