@@ -75,7 +75,9 @@ extension PJSUA.Account {
         /// This account's SRTP; nil uses the engine's (``PJSUA/Configuration/srtp``).
         public var srtp: PJSUA.SRTPConfiguration?
         /// Whether the account subscribes to its voicemail counts from the start (`mwi_enabled`);
-        /// off by default. The same as turning it on with
+        /// off by default. pjsua subscribes after each successful registration, so it needs a
+        /// ``registrar``; unsolicited message summaries are accepted either way. The same as
+        /// turning it on with
         /// ``PJSUA/setMessageWaitingIndication(enabled:for:)`` right after adding the account,
         /// which can also turn it off later.
         public var messageWaitingIndication: Bool = false

@@ -108,8 +108,8 @@ struct UnhandledRequestTests {
         let configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null)
         try await withEngine(configuration) { phone, transport, _ in
             let client = try RawSIPPeer(target: transport.port)
-            // No registrar: pjsua subscribes at once, to the account's own domain (this engine,
-            // which refuses it); the unsolicited NOTIFYs below are what this test is about.
+            // No registrar, so no subscription (pjsua subscribes only for an account that
+            // registers): the unsolicited NOTIFYs below are what this test is about.
             var accountConfiguration = PJSUA.Account.Configuration(id: "sip:voicemail-owner@127.0.0.1:\(transport.port)")
             accountConfiguration.messageWaitingIndication = true
             let account = try await phone.addAccount(accountConfiguration)
