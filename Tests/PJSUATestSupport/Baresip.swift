@@ -20,10 +20,10 @@ public final class Baresip: @unchecked Sendable {
         public var user = "bob"
         /// Whether incoming calls are answered at once (`answermode=auto`).
         public var autoAnswer = true
-        /// A WAV file baresip plays into every call; nil plays silence. baresip 1.0's `aufile`
-        /// does not resample: the file must have the negotiated codec's rate and channels (48 kHz
-        /// stereo for Opus, 8 kHz mono for G.711), or baresip quits altogether;
-        /// the call ends when the file does.
+        /// A WAV file baresip plays into every call; nil plays silence (in whatever codec is
+        /// negotiated). baresip 1.0's `aufile` does not resample: a file must have the negotiated
+        /// codec's rate and channels (48 kHz stereo for Opus, 8 kHz mono for G.711), or baresip
+        /// gives up the call; the call ends when the file does.
         public var play: String?
         /// Whether what is sent and received is written to WAV files in ``Baresip/recordingDirectory``.
         public var record = false
@@ -55,11 +55,17 @@ public final class Baresip: @unchecked Sendable {
         controlPort = freeLoopbackPort(udp: false)
         user = options.user
         let source = options.play.map { "aufile,\($0)" } ?? "aufile,\(directory)/silence.wav"
+        var sourceFormat: [String] = []
         if options.play == nil {
-            let rate = options.codecs.first == "opus" ? 48000 : options.codecs.first == "g722" ? 16000 : 8000
             // aufile ends the call at the end of its file: silence for baresip's whole lifetime.
-            try Self.writeSilence(to: directory + "/silence.wav", seconds: lifetime, sampleRate: rate,
-                                  channels: options.codecs.first == "opus" ? 2 : 1)
+            // The codec is the offerer's choice, not ours: a caller without Opus (the iOS
+            // profile) gets PCMU from `["opus", "g711"]`, and aufile refuses a file whose rate
+            // is not the codec's ("input file must have sample-rate 8000 Hz"), after which
+            // baresip abandons the call it was answering and sends nothing on one it placed.
+            // `ausrc_srate`/`ausrc_channels` declare the source's format, and baresip resamples
+            // it to whichever codec was negotiated ("enable ausrc resampler").
+            try Self.writeSilence(to: directory + "/silence.wav", seconds: lifetime, sampleRate: 48000, channels: 2)
+            sourceFormat = ["ausrc_srate 48000", "ausrc_channels 2"]
         }
         var modules = ["account", "menu", "ctrl_tcp", "aufile", "aubridge"] + options.codecs
         if options.record { modules.append("sndfile") }
@@ -73,7 +79,7 @@ public final class Baresip: @unchecked Sendable {
             "ctrl_tcp_listen 127.0.0.1:\(controlPort)",
             "module_path /usr/lib/baresip/modules",
             "snd_path \(directory)",
-        ] + modules.map { "module \($0).so" } + options.extraConfig
+        ] + sourceFormat + modules.map { "module \($0).so" } + options.extraConfig
         try (config.joined(separator: "\n") + "\n").write(toFile: directory + "/config", atomically: true, encoding: .utf8)
         let answer = options.autoAnswer ? "auto" : "manual"
         let account = "<sip:\(options.user)@127.0.0.1:\(sipPort)>;answermode=\(answer);regint=0\n"
