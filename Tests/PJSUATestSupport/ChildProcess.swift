@@ -68,7 +68,15 @@ public final class ChildProcess: @unchecked Sendable {
         reaper = Reaper(pid: child)
     }
 
-    deinit { stop() }
+    /// Whether child logs outlive their `ChildProcess` (`SWIFT_PJSUA_KEEP_LOGS=1`): by default a
+    /// log is removed with its object, once the test that read it is done (a run used to leave
+    /// thousands of them in the temporary directory).
+    private static let keepsLogs = ProcessInfo.processInfo.environment["SWIFT_PJSUA_KEEP_LOGS"] == "1"
+
+    deinit {
+        stop()
+        if !Self.keepsLogs { unlink(logPath) }
+    }
 
     /// The full path of an installed program (or `executable` itself when it is a path).
     public static func locate(_ executable: String) throws -> String {
