@@ -291,7 +291,9 @@ static void flush(cpjsua_wsc *c)
             return;
         }
         if (status == PJ_SUCCESS) {
-            advance(c, c->chunk);
+            /* Possibly less than asked: with whole_data off pj_activesock_send returns the
+             * socket's partial write as it is. */
+            advance(c, size > 0 && (uint32_t)size <= c->chunk ? (uint32_t)size : c->chunk);
             pthread_mutex_unlock(&c->mu);
             continue;
         }
@@ -641,7 +643,7 @@ static pj_bool_t data_sent(cpjsua_wsc *c, pj_ssize_t sent)
         int was_pending = c->pending;
         c->pending = 0;
         if (was_pending && sent > 0) {
-            advance(c, c->chunk);
+            advance(c, (uint64_t)sent <= c->chunk ? (uint32_t)sent : c->chunk);
         } else if (was_pending) {
             c->stats.send_errors++;
             c->failed = 1;
@@ -1028,12 +1030,22 @@ int32_t cpjsua_wsc_connect(const cpjsua_wsc_params *params, cpjsua_wsc **out)
     pj_status_t status = parse_url(params->url, &url);
     if (status != PJ_SUCCESS) return status;
 
-    pj_addrinfo info;
-    unsigned count = 1;
+    /* A blocking lookup on the executor thread, as pj_websock's was (a numeric host needs none).
+     * One address is tried: the first IPv4 one when the name has both (`localhost` lists ::1
+     * first here, where agents usually listen on 127.0.0.1). */
+    pj_addrinfo infos[8];
+    unsigned count = PJ_ARRAY_SIZE(infos);
     pj_str_t host = pj_str(url.host);
-    status = pj_getaddrinfo(pj_AF_UNSPEC(), &host, &count, &info);
+    status = pj_getaddrinfo(pj_AF_UNSPEC(), &host, &count, infos);
     if (status != PJ_SUCCESS) return status;
     if (count == 0) return PJ_ERESOLVE;
+    pj_addrinfo info = infos[0];
+    for (unsigned i = 0; i < count; i++) {
+        if (infos[i].ai_addr.addr.sa_family == pj_AF_INET()) {
+            info = infos[i];
+            break;
+        }
+    }
     pj_sockaddr_set_port(&info.ai_addr, url.port);
 
     cpjsua_wsc *c = calloc(1, sizeof *c);
