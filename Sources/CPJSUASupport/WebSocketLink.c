@@ -157,7 +157,9 @@ static void reader_notify(void *ctx, int32_t event, const int16_t *samples, uint
                               (unsigned long long)(link->sequence + 1), (unsigned long long)link->chunk,
                               (unsigned long long)(position / 8), payload_length, payload, link->media_sid);
         if (length > 0 && length < (int)sizeof message &&
-            send_locked(link, message, (uint32_t)length, CPJSUA_WSC_MEDIA) != -1) {
+            send_locked(link, message, (uint32_t)length, CPJSUA_WSC_MEDIA) == 0) {
+            /* A number goes to every message queued; one dropped from the queue later leaves a
+             * gap, which tells the agent where media is missing. */
             link->sequence++;
             link->media_sent++;
         }
@@ -231,8 +233,8 @@ int32_t cpjsua_ws_link_send(cpjsua_ws_link *link, const char *head, uint32_t hea
         memcpy(message + head_length, number, (size_t)number_length);
         memcpy(message + head_length + number_length, tail, tail_length);
         result = send_locked(link, message, length, CPJSUA_WSC_CONTROL);
-        if (result != -1 && numbered) link->sequence++;
-        if (sequence) *sequence = numbered ? link->sequence : 0;
+        if (result == 0 && numbered) link->sequence++;
+        if (sequence) *sequence = numbered && result == 0 ? link->sequence : 0;
         if (message != stack) free(message);
     }
     pthread_mutex_unlock(&link->lock);

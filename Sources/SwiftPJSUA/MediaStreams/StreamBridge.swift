@@ -49,6 +49,8 @@ final class StreamBridge: @unchecked Sendable {
     private var invalidMessages = 0  // guarded by `lock`
     private var flushedInClear = 0  // guarded by `lock`
     private var clearedSamples: UInt64 = 0  // guarded by `lock`
+    /// The link's counters when it went, so that a stream's statistics outlive it.
+    private var finalWire = cpjsua_ws_stats()  // guarded by `lock`
 
     init?(call: PJSUA.Call, url: String, streamProtocol: Stream.StreamProtocol, callSID: String, options: Stream.Options,
           trust: Trust = Trust(PJSUA.TLSConfiguration())) {
@@ -223,6 +225,7 @@ final class StreamBridge: @unchecked Sendable {
     func destroyLink() {
         let link = lock.withLock {
             defer {
+                if let link = self.link { finalWire = cpjsua_ws_link_stats(link) }
                 self.link = nil
                 phase = .ended
             }
@@ -236,8 +239,8 @@ final class StreamBridge: @unchecked Sendable {
     var hasEnded: Bool { lock.withLock { phase == .ending || phase == .ended } }
 
     var statistics: Stream.Statistics {
-        let (link, invalid, cleared) = lock.withLock { (self.link, invalidMessages, clearedSamples) }
-        let wire = link.map { cpjsua_ws_link_stats($0) } ?? cpjsua_ws_stats()
+        let (link, invalid, cleared, final) = lock.withLock { (self.link, invalidMessages, clearedSamples, finalWire) }
+        let wire = link.map { cpjsua_ws_link_stats($0) } ?? final
         let audio = cpjsua_frame_buffer_stats(writer)
         return Stream.Statistics(messagesSent: Int(wire.sent), mediaMessagesSent: Int(wire.media_sent), messagesReceived: Int(wire.received),
                                  invalidMessages: invalid, messagesDropped: Int(wire.dropped),

@@ -158,4 +158,62 @@ extension MediaStreamTests {
         #expect(numbers == Array(1...max(1, numbers.count)), "\(numbers.count) numbered messages")
         #expect(numbers.count > 150, "\(numbers.count)")
     }
+
+    /// The send queue's drop policy: 16 MB of mark echoes for an agent that stopped reading, more
+    /// than the kernel (4 MiB) and the queue (8 MiB) hold. Queued media goes first (oldest
+    /// first), then marks are refused and counted; whatever the agent gets is whole and in
+    /// order, with gaps in the numbers only where media was dropped.
+    @Test func aFullSendQueueDropsMediaFirstAndCountsTheMarksItRefusesAndWhatGetsThroughIsIntactAndInOrder() async throws {
+        let script = #"[{"tone":{"hz":1000,"ms":1500,"chunkMs":100}},{"bigMarks":{"count":80,"size":200000}},{"sleep":20}]"#
+        let agent = try await StreamAgent(name: "stream-agent-overflow", script: script, receiveBuffer: 65536)
+        defer {
+            agent.process.signal(SIGCONT)
+            agent.stop()
+        }
+        let app = try tonePlayingPjsuaApp("pjsua-app-stream-overflow")
+        defer { app.stop() }
+        try await withEngine { phone, _, log in
+            let call = try await phone.makeCall(to: app.uri())
+            try await log.mediaActive(call)
+            let stream = try await phone.stream(call, to: agent.url())
+            let events = StreamEvents(stream)
+            try await agent.waitFor("\"sent\": {\"bigMarks\"", timeout: .seconds(20))
+            agent.process.signal(SIGSTOP)
+            _ = try await events.first("the last big mark played", timeout: .seconds(5)) { event -> Bool? in
+                if case let .markPlayed(report) = event, report.name.hasPrefix("big79:") { return true }
+                return nil
+            }
+            try await Task.sleep(for: .milliseconds(1000))
+            let full = stream.statistics
+            #expect(full.messagesDropped > 0, "\(full)")
+            agent.process.signal(SIGCONT)
+            // Until the agent has read what was queued (its echo count stops growing).
+            var echoes = -1
+            for _ in 0..<100 {
+                try await Task.sleep(for: .milliseconds(300))
+                let now = agent.records.filter { $0["bigEcho"] != nil }.count
+                if now == echoes { break }
+                echoes = now
+            }
+            try await phone.hangUp(call)
+            #expect(try await events.ending().reason == .callEnded)
+            try await agent.waitFor("\"closed\"")
+            let dropped = stream.statistics.messagesDropped
+            #expect(echoes < 80 && dropped >= 80 - echoes, "\(echoes) echoes arrived, \(dropped) messages counted as dropped")
+        }
+        let records = agent.records
+        #expect(!records.contains { $0["error"] != nil }, "\(records.compactMap { $0["error"] })")
+        #expect(records.contains { $0["closed"] as? Int == 1000 })
+        #expect(agent.received.last?.message["event"] as? String == "stop", "stop was not dropped")
+        let echoes = records.filter { $0["bigEcho"] != nil }
+        #expect(echoes.allSatisfy { $0["intact"] as? Bool == true })
+        let indexes = echoes.compactMap { $0["bigEcho"] as? Int }
+        #expect(indexes == indexes.sorted(), "the marks that got through came in order: \(indexes)")
+        let numbers = records.compactMap { record -> Int? in
+            let number = record["seq"] as? String ?? ((record["received"] as? [String: Any])?["sequenceNumber"] as? String)
+            return number.flatMap { Int($0) }
+        }
+        #expect(zip(numbers, numbers.dropFirst()).allSatisfy { $0 < $1 }, "numbers only increase")
+        #expect(numbers.count > 100, "\(numbers.count)")
+    }
 }
