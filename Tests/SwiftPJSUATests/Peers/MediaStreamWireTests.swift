@@ -216,4 +216,32 @@ extension MediaStreamTests {
         #expect(zip(numbers, numbers.dropFirst()).allSatisfy { $0 < $1 }, "numbers only increase")
         #expect(numbers.count > 100, "\(numbers.count)")
     }
+
+    @Test func softphoneAnswerStreamsToAWssAgentTrustedWithStreamCAFileAndReportsAnUntrustedOneAsFailed() async throws {
+        let certificates = try await TestCertificates.make()
+        defer { certificates.remove() }
+        let agent = try await StreamAgent(name: "stream-agent-wss-cli", tls: (certificates.server.certificate, certificates.server.key))
+        defer { agent.stop() }
+        try await withEngine { phone, _, log in
+            let (child, call) = try await callAnsweringSoftphone(phone, log, ["--stream", agent.url(), "--stream-ca-file", certificates.caFile,
+                                                                              "--clock-rate", "8000"],
+                                                                 name: "softphone-stream-wss")
+            defer { child.stop() }
+            try await child.waitForOutput("\"state\":\"connected\"")
+            try await agent.waitFor("\"event\": \"media\"")
+            try await phone.hangUp(call)
+            try await child.waitForOutput("\"state\":\"ended\"")
+        }
+        try await withEngine { phone, _, log in
+            // Without --stream-ca-file the system's store applies, which does not know the test CA.
+            let (child, call) = try await callAnsweringSoftphone(phone, log, ["--stream", agent.url(), "--clock-rate", "8000"],
+                                                                 name: "softphone-stream-wss-untrusted")
+            defer { child.stop() }
+            try await child.waitForOutput("\"state\":\"failed\"")
+            let failed = softphoneEvents(child.output, "stream").first
+            #expect((failed?["message"] as? String)?.contains("refused: untrusted") == true || (failed?["message"] as? String)?.contains("refused: issuer") == true,
+                    "\(String(describing: failed))")
+            try await phone.hangUp(call)
+        }
+    }
 }
