@@ -214,10 +214,18 @@ static item *make_frame(int opcode, const void *data, uint64_t length, int kind)
     return it;
 }
 
+/* A control frame of the WebSocket itself (close, pong): not a message in the stats. */
+static item *make_control(int opcode, const void *data, uint64_t length)
+{
+    item *it = make_frame(opcode, data, length, CPJSUA_WSC_CONTROL);
+    if (it) it->counted = 0;
+    return it;
+}
+
 static item *make_close(uint16_t code)
 {
     uint8_t body[2] = {(uint8_t)(code >> 8), (uint8_t)code};
-    return make_frame(8, body, code ? 2 : 0, CPJSUA_WSC_CONTROL);
+    return make_control(8, body, code ? 2 : 0);
 }
 
 /* MARK: Socket (grp held) */
@@ -440,7 +448,7 @@ static int control_frame(cpjsua_wsc *c)
 {
     switch (c->frame_op) {
     case 9:  /* ping: answered with the same payload */
-        queue_control(c, make_frame(10, c->ctrl, c->ctrl_len, CPJSUA_WSC_CONTROL), 0);
+        queue_control(c, make_control(10, c->ctrl, c->ctrl_len), 0);
         return 0;
     case 10:  /* pong */
         return 0;
