@@ -289,6 +289,8 @@ async def main():
         import ssl
         tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         tls.load_cert_chain(options.cert, options.key)
+        # Logs the name the client asked for (SNI): none for an IP address.
+        tls.sni_callback = lambda _socket, name, _context: emit({"sni": name})
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     if options.rcvbuf:

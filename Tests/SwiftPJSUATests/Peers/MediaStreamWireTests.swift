@@ -64,6 +64,7 @@ extension MediaStreamTests {
             let heard = WAVFile(sampleRate: 8000, samples: media.suffix(25).flatMap { mulawSamples($0["payload"] as? String ?? "") })
             #expect(abs(try heard.dominantFrequency(in: 200...3000, step: 5) - 600) <= 10)
             #expect(good.records.contains { $0["closed"] as? Int == 1000 }, "the close handshake finished over TLS")
+            #expect(good.records.contains { $0["sni"] as? String == "localhost" }, "SNI named the URL's host")
         }
     }
 
