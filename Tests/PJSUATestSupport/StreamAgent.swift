@@ -17,10 +17,11 @@ public final class StreamAgent: @unchecked Sendable {
 
     /// Starts the agent with `script` (a JSON array of actions, see the script's header); with
     /// `tls` (a certificate and its key) it serves `wss://`; `receiveBuffer` shrinks its
-    /// sockets' receive buffer (SO_RCVBUF).
+    /// sockets' receive buffer (SO_RCVBUF); `answer` (`forbidden`, `bad-accept`) makes it answer
+    /// the upgrade with that and nothing else.
     public init(name: String = "stream-agent", script: String = "[]", silent: Bool = false, pipecat: Bool = false,
                 echo: Bool = false, realtime: Bool = false, tls: (certificate: String, key: String)? = nil,
-                receiveBuffer: Int? = nil) async throws {
+                receiveBuffer: Int? = nil, answer: String? = nil) async throws {
         guard FileManager.default.isExecutableFile(atPath: Self.python) else {
             throw ChildProcessError("no \(Self.python): run scripts/install-peers.sh")
         }
@@ -31,6 +32,7 @@ public final class StreamAgent: @unchecked Sendable {
         if realtime { arguments.append("--realtime") }
         if let tls { arguments += ["--cert", tls.certificate, "--key", tls.key] }
         if let receiveBuffer { arguments += ["--rcvbuf", "\(receiveBuffer)"] }
+        if let answer { arguments += ["--answer", answer] }
         scheme = tls == nil ? "ws" : "wss"
         process = try ChildProcess(Self.python, arguments, name: name)
         try await process.waitUntilStarted(printing: "LISTENING ")

@@ -19,7 +19,8 @@ The script is a JSON list of actions, run in order after `start`:
   of the whole message)
 --cert PEM --key PEM serves wss:// (TLS). --rcvbuf BYTES shrinks the listening socket's receive
 buffer (so a stopped agent pushes back on the sender within a few kilobytes).
---silent accepts TCP connections and never answers the WebSocket upgrade.
+--silent accepts TCP connections and never answers the WebSocket upgrade; --answer forbidden|bad-accept
+answers it with a 403, or a 101 whose Sec-WebSocket-Accept is wrong.
 --pipecat also decodes every message with pipecat's TwilioFrameSerializer and logs what it made
 of it ({"pipecat": "InputAudioRawFrame" ...}), and encodes the script's audio and clears through it
 (OutputAudioRawFrame, InterruptionFrame); --echo (implies --pipecat) sends every audio frame
@@ -272,6 +273,26 @@ async def silent(listener):
         await server.serve_forever()
 
 
+ANSWERS = {
+    "forbidden": "HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n",
+    "bad-accept": "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                  "Sec-WebSocket-Accept: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n",
+}
+
+
+async def answer(listener, name):
+    async def handle(reader, writer):
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(ANSWERS[name].encode())
+        await writer.drain()
+        emit({"answered": name})
+        await asyncio.sleep(10)
+        writer.close()
+    server = await asyncio.start_server(handle, sock=listener)
+    async with server:
+        await server.serve_forever()
+
+
 async def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--script", default="[]")
@@ -283,6 +304,7 @@ async def main():
     parser.add_argument("--cert")
     parser.add_argument("--key")
     parser.add_argument("--rcvbuf", type=int)
+    parser.add_argument("--answer", choices=sorted(ANSWERS))
     options = parser.parse_args()
     tls = None
     if options.cert:
@@ -300,6 +322,9 @@ async def main():
     print(f"LISTENING {listener.getsockname()[1]}", flush=True)
     if options.silent:
         await silent(listener)
+        return
+    if options.answer:
+        await answer(listener, options.answer)
         return
     if options.realtime:
         async with serve(realtime, sock=listener, ping_interval=None, max_size=2 ** 24):

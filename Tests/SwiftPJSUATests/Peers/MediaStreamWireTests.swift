@@ -245,4 +245,27 @@ extension MediaStreamTests {
             try await phone.hangUp(call)
         }
     }
+
+    @Test func anUpgradeAnsweredWithAnErrorStatusOrAWrongAcceptKeyFailsWithWhatTheAgentAnswered() async throws {
+        let forbidding = try await StreamAgent(name: "stream-agent-403", answer: "forbidden")
+        defer { forbidding.stop() }
+        let lying = try await StreamAgent(name: "stream-agent-bad-accept", answer: "bad-accept")
+        defer { lying.stop() }
+        let app = try tonePlayingPjsuaApp("pjsua-app-stream-refused")
+        defer { app.stop() }
+        try await withEngine { phone, _, log in
+            let call = try await phone.makeCall(to: app.uri())
+            try await log.mediaActive(call)
+            for (agent, answer) in [(forbidding, "403 Forbidden"), (lying, "Sec-WebSocket-Accept does not match")] {
+                do {
+                    _ = try await phone.stream(call, to: agent.url())
+                    Issue.record("\(answer): the stream connected")
+                } catch let error as PJSUAError {
+                    #expect(error.code == .pjsip && error.message.contains(answer), "\(error)")
+                }
+            }
+            #expect(log.states(of: call).last == .confirmed)
+            try await phone.hangUp(call)
+        }
+    }
 }
