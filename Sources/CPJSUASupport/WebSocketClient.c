@@ -298,15 +298,15 @@ static void flush(cpjsua_wsc *c)
             pthread_mutex_unlock(&c->mu);
             return;
         }
-        if (status == PJ_SUCCESS) {
+        if (status == PJ_SUCCESS && size > 0) {
             /* Possibly less than asked: with whole_data off pj_activesock_send returns the
              * socket's partial write as it is. */
-            advance(c, size > 0 && (uint32_t)size <= c->chunk ? (uint32_t)size : c->chunk);
+            advance(c, (uint32_t)size <= c->chunk ? (uint32_t)size : c->chunk);
             pthread_mutex_unlock(&c->mu);
             continue;
         }
-        if (status == PJ_EBUSY && it->offset == 0) {
-            /* pj_ssl_sock is renegotiating or has too much in flight: try again shortly. */
+        if (status == PJ_SUCCESS || (status == PJ_EBUSY && it->offset == 0)) {
+            /* Nothing taken, or pj_ssl_sock is renegotiating: try again shortly. */
             c->in_flight = 0;
             pthread_mutex_unlock(&c->mu);
             schedule_kick(c, 10);
