@@ -1,31 +1,32 @@
 /*
- * WebSocket links: the wire of a media stream (PJSUA.MediaStream), on pjproject 2.17's RFC 6455
- * client (pj_websock, pjlib-util/websock.h). See include/CPJSUASupport.h.
+ * WebSocket links: the wire of a media stream (PJSUA.MediaStream), on our RFC 6455 client
+ * (WebSocketClient.c: pj_activesock / pj_ssl_sock on the engine's ioqueue). See
+ * include/CPJSUASupport.h.
  *
  * Why C: the call's audio goes out from the conference bridge's clock thread, one message per
  * 20 ms frame. Encoding it (mu-law, base64, a JSON text frame with its sequence number) and
- * handing it to the socket here keeps that thread away from Swift concurrency and allocations:
- * it takes the link's mutex for a memcpy-sized job and a non-blocking send. Messages to the agent
- * made in Swift (start, dtmf, mark, stop) take the same mutex, so one counter numbers every
- * message in the order it goes out.
+ * handing it to the client's queue here keeps that thread away from Swift concurrency: it takes
+ * the link's mutex for a memcpy-sized job and a send that never waits for the socket. Messages
+ * to the agent made in Swift (start, dtmf, mark, stop) take the same mutex, so one counter
+ * numbers every message in the order it goes out, and the client's queue keeps that order.
  *
  * Threads: every function that enters PJLIB runs on a PJLIB-registered thread: open/close/destroy
  * on the engine's executor thread; send on the clock thread, pjsua's worker threads (websocket
- * and SIP callbacks) or the executor thread. pj_websock calls its callbacks on pjsua's worker
- * threads (the endpoint's ioqueue), without its own lock held.
+ * and SIP callbacks) or the executor thread, with Swift locks possibly held (the client's send
+ * never waits for its group lock: see WebSocketClient.c). The client calls back on pjsua's worker
+ * threads, one callback at a time, never from inside a send.
  *
  * Lifetime: a link is plain memory with an atomic reference count, held by its Swift owner
- * (until the stream ends), by the WebSocket (released by a destroy handler on the group lock
- * pj_websock shares with us, so no callback can come after it), and by the reader port (released
- * when the bridge destroys the port). The owner's context (`ctx`) is kept retained by the link
- * and released when the last reference goes: callbacks always find it alive.
+ * (until the stream ends), by the client (released by its on_gone, after which no callback can
+ * come), and by the reader port (released when the bridge destroys the port). The owner's
+ * context (`ctx`) is kept retained by the link and released when the last reference goes:
+ * callbacks always find it alive.
  */
 #ifndef PJ_AUTOCONF
 #  define PJ_AUTOCONF 1
 #endif
 #include <pjsua.h>
 #include <pjlib-util/base64.h>
-#include <pjlib-util/websock.h>
 #include <pjmedia/alaw_ulaw.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -33,8 +34,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "CPJSUASupport.h"
+#include "WebSocketClient.h"
 
-#define QUEUE_CAPACITY 256
+#define MAX_HEADERS 32
 #define MEDIA_SAMPLES 160           /* 20 ms at 8 kHz */
 #define MEDIA_MESSAGE_SIZE 640      /* the JSON around 216 base64 characters and a stream id */
 
@@ -42,17 +44,13 @@ struct cpjsua_ws_link {
     atomic_int refs;
     pthread_mutex_t lock;
     /* Guarded by `lock`. */
-    pj_websock *ws;                 /* NULL once destroyed */
+    cpjsua_wsc *client;             /* NULL once destroyed */
     int open;                       /* the handshake is done and no close was seen */
     uint64_t sequence;              /* the last sequence number given out */
-    char *queue[QUEUE_CAPACITY];    /* messages waiting for the socket (pj_websock sends one at a time) */
-    uint32_t queue_length[QUEUE_CAPACITY];
-    uint32_t queue_head, queue_count;
     char *media_sid;                /* media goes out once set (after `start`) */
     uint64_t chunk;
-    cpjsua_ws_stats stats;
+    uint64_t media_sent, received, received_bytes;
     /* Set once at creation. */
-    pj_grp_lock_t *grp_lock;
     cpjsua_frame_buffer *reader;
     cpjsua_ws_notify notify;
     void *ctx;
@@ -62,8 +60,6 @@ struct cpjsua_ws_link {
 static void link_unref(cpjsua_ws_link *link)
 {
     if (atomic_fetch_sub(&link->refs, 1) != 1) return;
-    for (uint32_t i = 0; i < link->queue_count; i++)
-        free(link->queue[(link->queue_head + i) % QUEUE_CAPACITY]);
     free(link->media_sid);
     cpjsua_frame_buffer_free(link->reader);
     pthread_mutex_destroy(&link->lock);
@@ -78,97 +74,65 @@ static void link_release_cb(void *retained)
     if (retained) link_unref((cpjsua_ws_link *)retained);
 }
 
-/* The WebSocket's group lock is going: no callback can come any more. */
-static void on_grp_lock_destroy(void *arg)
+/* Queues `message` on the client. Under `lock`. -1: not open; -2: refused or dropped. */
+static int32_t send_locked(cpjsua_ws_link *link, const char *message, uint32_t length, int32_t kind)
 {
-    link_unref((cpjsua_ws_link *)arg);
+    if (!link->client || !link->open) return -1;
+    return cpjsua_wsc_send(link->client, CPJSUA_WSC_TEXT, message, length, kind);
 }
 
-/* Sends what waits, in order, while the socket takes it. Under `lock`. */
-static void drain_locked(cpjsua_ws_link *link)
-{
-    while (link->queue_count && link->ws && link->open) {
-        uint32_t head = link->queue_head;
-        pj_status_t status = pj_websock_send(link->ws, PJ_WEBSOCK_OP_TEXT, link->queue[head], link->queue_length[head]);
-        if (status == PJ_EBUSY) return;
-        if (status == PJ_SUCCESS) {
-            link->stats.sent++;
-            link->stats.sent_bytes += link->queue_length[head];
-        } else {
-            link->stats.send_errors++;
-        }
-        free(link->queue[head]);
-        link->queue[head] = NULL;
-        link->queue_head = (head + 1) % QUEUE_CAPACITY;
-        link->queue_count--;
-    }
-}
+/* MARK: The client's callbacks (pjsua's worker threads, one at a time) */
 
-/* Sends `message` now, or queues a copy behind those waiting. Under `lock`. */
-static int32_t send_locked(cpjsua_ws_link *link, const char *message, uint32_t length)
+static void on_open(void *user, int32_t status, uint32_t problems, const char *detail)
 {
-    if (!link->ws || !link->open) return -1;
-    drain_locked(link);
-    if (link->queue_count == 0) {
-        pj_status_t status = pj_websock_send(link->ws, PJ_WEBSOCK_OP_TEXT, message, length);
-        if (status == PJ_SUCCESS) {
-            link->stats.sent++;
-            link->stats.sent_bytes += length;
-            return 0;
-        }
-        if (status != PJ_EBUSY) {
-            link->stats.send_errors++;
-            return status;
-        }
-    }
-    if (link->queue_count == QUEUE_CAPACITY) {
-        link->stats.dropped++;
-        return -2;
-    }
-    char *copy = malloc(length);
-    if (!copy) {
-        link->stats.dropped++;
-        return -2;
-    }
-    memcpy(copy, message, length);
-    uint32_t tail = (link->queue_head + link->queue_count) % QUEUE_CAPACITY;
-    link->queue[tail] = copy;
-    link->queue_length[tail] = length;
-    link->queue_count++;
-    return 0;
-}
-
-static void on_connect(pj_websock *ws, pj_status_t status)
-{
-    cpjsua_ws_link *link = pj_websock_get_user_data(ws);
-    if (!link) return;
+    cpjsua_ws_link *link = user;
     pthread_mutex_lock(&link->lock);
     link->open = status == PJ_SUCCESS;
     pthread_mutex_unlock(&link->lock);
-    link->notify(link->ctx, link, status == PJ_SUCCESS ? CPJSUA_WS_EVENT_OPEN : CPJSUA_WS_EVENT_FAILED, status, NULL, 0);
+    uint64_t length = detail ? strlen(detail) : 0;
+    if (status == PJ_SUCCESS) {
+        link->notify(link->ctx, link, CPJSUA_WS_EVENT_OPEN, 0, NULL, 0);
+    } else if (problems) {
+        link->notify(link->ctx, link, CPJSUA_WS_EVENT_REFUSED, (int32_t)problems, detail, length);
+    } else {
+        link->notify(link->ctx, link, CPJSUA_WS_EVENT_FAILED, status, detail, length);
+    }
 }
 
-static void on_rx_msg(pj_websock *ws, pj_websock_opcode opcode, const void *data, pj_size_t len)
+static void on_message(void *user, int32_t opcode, const char *data, uint64_t length)
 {
-    cpjsua_ws_link *link = pj_websock_get_user_data(ws);
-    if (!link) return;
+    cpjsua_ws_link *link = user;
     pthread_mutex_lock(&link->lock);
-    link->stats.received++;
-    link->stats.received_bytes += len;
+    link->received++;
+    link->received_bytes += length;
     pthread_mutex_unlock(&link->lock);
-    link->notify(link->ctx, link, opcode == PJ_WEBSOCK_OP_TEXT ? CPJSUA_WS_EVENT_TEXT : CPJSUA_WS_EVENT_BINARY, 0,
-                 (const char *)data, (uint64_t)len);
+    link->notify(link->ctx, link, opcode == CPJSUA_WSC_TEXT ? CPJSUA_WS_EVENT_TEXT : CPJSUA_WS_EVENT_BINARY, 0, data, length);
 }
 
-static void on_close(pj_websock *ws, pj_uint16_t code, const pj_str_t *reason)
+static void on_oversized(void *user, int32_t opcode, uint64_t length)
 {
-    cpjsua_ws_link *link = pj_websock_get_user_data(ws);
-    if (!link) return;
+    cpjsua_ws_link *link = user;
+    pthread_mutex_lock(&link->lock);
+    link->received++;
+    link->received_bytes += length;
+    pthread_mutex_unlock(&link->lock);
+    link->notify(link->ctx, link, CPJSUA_WS_EVENT_OVERSIZED, opcode == CPJSUA_WSC_TEXT ? CPJSUA_WS_EVENT_TEXT : CPJSUA_WS_EVENT_BINARY,
+                 NULL, length);
+}
+
+static void on_close(void *user, int32_t code, const char *reason, uint64_t length)
+{
+    cpjsua_ws_link *link = user;
     pthread_mutex_lock(&link->lock);
     link->open = 0;
     pthread_mutex_unlock(&link->lock);
-    link->notify(link->ctx, link, CPJSUA_WS_EVENT_CLOSED, code, reason ? reason->ptr : NULL,
-                 reason && reason->slen > 0 ? (uint64_t)reason->slen : 0);
+    link->notify(link->ctx, link, CPJSUA_WS_EVENT_CLOSED, code, reason, reason ? length : 0);
+}
+
+/* The client is gone: no callback can come any more. */
+static void on_gone(void *user)
+{
+    link_unref((cpjsua_ws_link *)user);
 }
 
 /* The reader port's notify: one frame of the call's audio, on the bridge's clock thread. */
@@ -192,22 +156,24 @@ static void reader_notify(void *ctx, int32_t event, const int16_t *samples, uint
                               "\"chunk\":\"%llu\",\"timestamp\":\"%llu\",\"payload\":\"%.*s\"},\"streamSid\":\"%s\"}",
                               (unsigned long long)(link->sequence + 1), (unsigned long long)link->chunk,
                               (unsigned long long)(position / 8), payload_length, payload, link->media_sid);
-        if (length > 0 && length < (int)sizeof message && send_locked(link, message, (uint32_t)length) != -1) {
+        if (length > 0 && length < (int)sizeof message &&
+            send_locked(link, message, (uint32_t)length, CPJSUA_WSC_MEDIA) == 0) {
+            /* A number goes to every message queued; one dropped from the queue later leaves a
+             * gap, which tells the agent where media is missing. */
             link->sequence++;
-            link->stats.media_sent++;
+            link->media_sent++;
         }
-    } else {
-        drain_locked(link);
     }
     pthread_mutex_unlock(&link->lock);
 }
 
 int32_t cpjsua_ws_link_open(const char *url, const char *const *header_names, const char *const *header_values,
-                            uint32_t header_count, uint32_t max_message, cpjsua_ws_notify notify, void *ctx,
+                            uint32_t header_count, uint32_t max_message, uint32_t connect_timeout_ms, const char *ca_file,
+                            const char *ca_path, int32_t verify_server, cpjsua_ws_notify notify, void *ctx,
                             cpjsua_ws_release release, cpjsua_ws_link **out)
 {
     *out = NULL;
-    if (header_count > PJ_WEBSOCK_MAX_HEADERS) {
+    if (header_count > MAX_HEADERS) {
         release(ctx);
         return PJ_ETOOMANY;
     }
@@ -226,56 +192,26 @@ int32_t cpjsua_ws_link_open(const char *url, const char *const *header_names, co
         link_unref(link);
         return PJ_ENOMEM;
     }
-
-    /* The group lock pj_websock will use: it releases its pool itself when the last reference
-     * goes, after our destroy handler. */
-    pj_pool_t *pool = pjsua_pool_create("wslink%p", 512, 512);
-    if (!pool) {
-        link_unref(link);
-        return PJ_ENOMEM;
-    }
-    pj_status_t status = pj_grp_lock_create(pool, NULL, &link->grp_lock);
+    cpjsua_wsc_params params = {
+        .url = url,
+        .header_names = header_names,
+        .header_values = header_values,
+        .header_count = header_count,
+        .max_message = max_message,
+        .connect_timeout_ms = connect_timeout_ms,
+        .ca_file = ca_file,
+        .ca_path = ca_path,
+        .verify_server = verify_server,
+        .cb = {.on_open = &on_open, .on_message = &on_message, .on_oversized = &on_oversized, .on_close = &on_close,
+               .on_gone = &on_gone},
+        .user = link,
+    };
+    atomic_fetch_add(&link->refs, 1);  /* the client's, released by on_gone */
+    /* The client writes link->client before any of its callbacks can run. */
+    pj_status_t status = cpjsua_wsc_connect(&params, &link->client);
     if (status != PJ_SUCCESS) {
-        pj_pool_release(pool);
+        atomic_fetch_sub(&link->refs, 1);  /* no on_gone comes after a failed connect */
         link_unref(link);
-        return status;
-    }
-    pj_grp_lock_add_ref(link->grp_lock);  /* ours, until the WebSocket holds its own */
-    atomic_fetch_add(&link->refs, 1);     /* the WebSocket's, released by on_grp_lock_destroy */
-    pj_grp_lock_add_handler(link->grp_lock, pool, link, &on_grp_lock_destroy);
-
-    pjsip_endpoint *endpoint = pjsua_get_pjsip_endpt();
-    pj_websock_param param;
-    pj_websock_param_default(&param);
-    param.ioqueue = pjsip_endpt_get_ioqueue(endpoint);
-    param.timer_heap = pjsip_endpt_get_timer_heap(endpoint);
-    param.cb.on_connect = &on_connect;
-    param.cb.on_rx_msg = &on_rx_msg;
-    param.cb.on_close = &on_close;
-    param.user_data = link;
-    param.grp_lock = link->grp_lock;
-    if (max_message) param.max_rx_msg_size = max_message;
-    pj_websock *ws = NULL;
-    status = pj_websock_create(pool, &param, &ws);
-    if (status != PJ_SUCCESS) {
-        pj_grp_lock_dec_ref(link->grp_lock);  /* runs the handler: drops the WebSocket's reference */
-        link_unref(link);
-        return status;
-    }
-    link->ws = ws;
-    pj_grp_lock_dec_ref(link->grp_lock);  /* the WebSocket holds it now */
-
-    pj_websock_connect_param cparam;
-    pj_websock_connect_param_default(&cparam);
-    for (uint32_t i = 0; i < header_count; i++) {
-        cparam.extra_hdr.header[i].name = pj_str((char *)header_names[i]);
-        cparam.extra_hdr.header[i].value = pj_str((char *)header_values[i]);
-    }
-    cparam.extra_hdr.count = header_count;
-    pj_str_t target = pj_str((char *)url);
-    status = pj_websock_connect(ws, &target, &cparam);
-    if (status != PJ_SUCCESS) {
-        cpjsua_ws_link_destroy(link);
         return status;
     }
     *out = link;
@@ -296,9 +232,9 @@ int32_t cpjsua_ws_link_send(cpjsua_ws_link *link, const char *head, uint32_t hea
         memcpy(message, head, head_length);
         memcpy(message + head_length, number, (size_t)number_length);
         memcpy(message + head_length + number_length, tail, tail_length);
-        result = send_locked(link, message, length);
-        if (result != -1 && numbered) link->sequence++;
-        if (sequence) *sequence = numbered ? link->sequence : 0;
+        result = send_locked(link, message, length, CPJSUA_WSC_CONTROL);
+        if (result == 0 && numbered) link->sequence++;
+        if (sequence) *sequence = numbered && result == 0 ? link->sequence : 0;
         if (message != stack) free(message);
     }
     pthread_mutex_unlock(&link->lock);
@@ -337,34 +273,41 @@ void cpjsua_ws_link_detach_reader(cpjsua_ws_link *link)
 void cpjsua_ws_link_close(cpjsua_ws_link *link, uint16_t code)
 {
     pthread_mutex_lock(&link->lock);
-    drain_locked(link);
-    pj_websock *ws = link->open ? link->ws : NULL;
+    cpjsua_wsc *client = link->open ? link->client : NULL;
     link->open = 0;
     free(link->media_sid);
     link->media_sid = NULL;
+    if (client) cpjsua_wsc_close(client, code);  /* behind what is queued */
     pthread_mutex_unlock(&link->lock);
-    if (ws) pj_websock_close(ws, code, NULL);
 }
 
 void cpjsua_ws_link_destroy(cpjsua_ws_link *link)
 {
     pthread_mutex_lock(&link->lock);
-    pj_websock *ws = link->ws;
-    link->ws = NULL;
+    cpjsua_wsc *client = link->client;
+    link->client = NULL;
     link->open = 0;
     pthread_mutex_unlock(&link->lock);
-    if (ws) {
-        pj_websock_set_user_data(ws, NULL);
-        pj_websock_destroy(ws);
-    }
+    if (client) cpjsua_wsc_destroy(client);
     link_unref(link);  /* the owner's */
 }
 
 cpjsua_ws_stats cpjsua_ws_link_stats(cpjsua_ws_link *link)
 {
     pthread_mutex_lock(&link->lock);
-    cpjsua_ws_stats stats = link->stats;
-    stats.queued = link->queue_count;
+    cpjsua_ws_stats stats = {0};
+    if (link->client) {
+        cpjsua_wsc_stats wire = cpjsua_wsc_get_stats(link->client);
+        stats.sent = wire.sent;
+        stats.sent_bytes = wire.sent_bytes;
+        stats.dropped = wire.dropped;
+        stats.dropped_control = wire.dropped_control;
+        stats.send_errors = wire.send_errors;
+        stats.queued = wire.queued;
+    }
+    stats.media_sent = link->media_sent;
+    stats.received = link->received;
+    stats.received_bytes = link->received_bytes;
     pthread_mutex_unlock(&link->lock);
     return stats;
 }

@@ -11,21 +11,25 @@ extension PJSUA {
     /// ends (`stop` is sent), on ``stopStream(_:)``, at shutdown, or when the agent leaves
     /// (``MediaStream/Options/whenAgentLeaves`` says what happens to the call then).
     ///
-    /// Built on pjproject's WebSocket client (`pj_websock_connect()`) and two pjmedia ports on the
-    /// bridge (`pjsua_conf_add_port()`, `pjsua_conf_connect()`).
+    /// Built on our RFC 6455 client on PJLIB's sockets (`pj_activesock_start_connect()`, for
+    /// `wss://` `pj_ssl_sock_start_connect2()`) and two pjmedia ports on the bridge
+    /// (`pjsua_conf_add_port()`, `pjsua_conf_connect()`); OpenAI Realtime on pjmedia's AI port.
     /// - Parameters:
     ///   - call: a call whose audio is active, not streamed yet.
-    ///   - url: the agent's `ws://` URL (`wss://` is refused for now: KL-39).
+    ///   - url: the agent's `ws://` or `wss://` URL. A `wss://` agent's certificate must chain to
+    ///     a trusted authority and name the URL's host (``MediaStream/Options/tls``).
     ///   - streamProtocol: what the agent speaks.
     ///   - options: handshake headers, custom parameters, timeouts, the playback queue and what
     ///     happens when the agent leaves.
     /// - Throws: ``PJSUAError/Code/mediaNotActive`` before the call's audio is up,
     ///   ``PJSUAError/Code/tooMany`` when the call is streamed already,
     ///   ``PJSUAError/Code/invalidArgument`` for a bad URL or option,
-    ///   ``PJSUAError/Code/unsupported`` for `wss://` or another protocol,
-    ///   ``PJSUAError/Code/timedOut`` when the handshake did not finish within
-    ///   ``MediaStream/Options/connectTimeout``, ``PJSUAError/Code/pjsip`` when the connection
-    ///   or the handshake failed.
+    ///   ``PJSUAError/Code/unsupported`` for another protocol (or `wss://` with OpenAI Realtime:
+    ///   KL-39), ``PJSUAError/Code/timedOut`` when the handshake did not finish within
+    ///   ``MediaStream/Options/connectTimeout``, ``PJSUAError/Code/certificateUntrusted``,
+    ///   ``PJSUAError/Code/certificateExpired``, ``PJSUAError/Code/certificateNameMismatch`` or
+    ///   ``PJSUAError/Code/certificateRejected`` when a `wss://` agent's certificate was refused,
+    ///   ``PJSUAError/Code/pjsip`` when the connection or the handshake failed.
     public func stream(_ call: Call, to url: String, protocol streamProtocol: MediaStream.StreamProtocol = .twilioMediaStreams,
                        options: MediaStream.Options = MediaStream.Options()) async throws -> MediaStream {
         let run = try requireRunning()
@@ -36,13 +40,15 @@ extension PJSUA {
         if streamProtocol == .openAIRealtime, options.authorizationToken?.isEmpty ?? true {
             throw PJSUAError(.invalidArgument, "OpenAI Realtime needs options.authorizationToken (the API key)")
         }
-        try Self.validateStreamURL(url)
+        try Self.validateStreamURL(url, secureAllowed: streamProtocol != .openAIRealtime)
         let callSlot = try audioPort(of: call)
         let sipCallID = try withLiveCallInfo(call) { String(pj: $0.pointee.call_id) }
         guard StreamWiring.stream(of: call) == nil else {
             throw PJSUAError(.tooMany, "\(call) is streamed already")
         }
-        guard let bridge = StreamBridge(call: call, url: url, streamProtocol: streamProtocol, callSID: sipCallID, options: options) else {
+        let trust = StreamBridge.Trust(options.tls ?? run.settings.tls)
+        guard let bridge = StreamBridge(call: call, url: url, streamProtocol: streamProtocol, callSID: sipCallID, options: options,
+                                        trust: trust) else {
             throw PJSUAError(.invalidArgument, "cannot make a playback queue of \(options.playbackCapacity)")
         }
         try bridge.open(callSlot: callSlot)
@@ -66,7 +72,7 @@ extension PJSUA {
     /// Ends a media stream: `stop` and a close frame go to the agent, the ports leave the bridge;
     /// the call goes on. Does nothing for a stream that has ended.
     ///
-    /// Drives `pj_websock_close()` and `pjsua_conf_remove_port()`.
+    /// Drives `pj_activesock_send()` (the close frame) and `pjsua_conf_remove_port()`.
     public func stopStream(_ stream: MediaStream) {
         guard run != nil else { return }
         StreamWiring.end(stream.bridge, .stoppedByApp)
@@ -86,14 +92,16 @@ extension PJSUA {
         }
     }
 
-    private static func validateStreamURL(_ url: String) throws(PJSUAError) {
+    private static func validateStreamURL(_ url: String, secureAllowed: Bool) throws(PJSUAError) {
         try Validation.headerValue(url, what: "the stream URL", maxLength: 2048)
         let lowered = url.lowercased()
-        if lowered.hasPrefix("wss://") {
-            throw PJSUAError(.unsupported, "wss:// is not supported yet: pjproject's WebSocket client cannot verify the agent's certificate (KL-39)")
+        let scheme = lowered.hasPrefix("wss://") ? "wss://" : "ws://"
+        if scheme == "wss://" && !secureAllowed {
+            throw PJSUAError(.unsupported, "wss:// with OpenAI Realtime is not supported yet: pjmedia's AI port uses pjproject's WebSocket client, which cannot verify the service's certificate (KL-39)")
         }
-        guard lowered.hasPrefix("ws://"), url.utf8.count > 5, !url.contains(" ") else {
-            throw PJSUAError(.invalidArgument, "\(Validation.quoted(url)) is not a ws:// URL")
+        let authority = lowered.dropFirst(scheme.count).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        guard lowered.hasPrefix(scheme), !authority.isEmpty, !authority.hasPrefix(":"), !url.contains(" ") else {
+            throw PJSUAError(.invalidArgument, "\(Validation.quoted(url)) is not a ws:// or wss:// URL")
         }
     }
 }

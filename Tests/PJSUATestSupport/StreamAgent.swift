@@ -12,9 +12,16 @@ public final class StreamAgent: @unchecked Sendable {
         (ProcessInfo.processInfo.environment["SWIFT_PJSUA_PEERS_VENV"] ?? "/opt/swift-pjsua-peers/venv") + "/bin/python"
     }
 
-    /// Starts the agent with `script` (a JSON array of actions, see the script's header).
+    /// The scheme of ``url(path:)``: `wss` when the agent serves TLS.
+    public let scheme: String
+
+    /// Starts the agent with `script` (a JSON array of actions, see the script's header); with
+    /// `tls` (a certificate and its key) it serves `wss://`; `receiveBuffer` shrinks its
+    /// sockets' receive buffer (SO_RCVBUF); `answer` (`forbidden`, `bad-accept`) makes it answer
+    /// the upgrade with that and nothing else.
     public init(name: String = "stream-agent", script: String = "[]", silent: Bool = false, pipecat: Bool = false,
-                echo: Bool = false, realtime: Bool = false) async throws {
+                echo: Bool = false, realtime: Bool = false, tls: (certificate: String, key: String)? = nil,
+                receiveBuffer: Int? = nil, answer: String? = nil) async throws {
         guard FileManager.default.isExecutableFile(atPath: Self.python) else {
             throw ChildProcessError("no \(Self.python): run scripts/install-peers.sh")
         }
@@ -23,6 +30,10 @@ public final class StreamAgent: @unchecked Sendable {
         if pipecat { arguments.append("--pipecat") }
         if echo { arguments.append("--echo") }
         if realtime { arguments.append("--realtime") }
+        if let tls { arguments += ["--cert", tls.certificate, "--key", tls.key] }
+        if let receiveBuffer { arguments += ["--rcvbuf", "\(receiveBuffer)"] }
+        if let answer { arguments += ["--answer", answer] }
+        scheme = tls == nil ? "ws" : "wss"
         process = try ChildProcess(Self.python, arguments, name: name)
         try await process.waitUntilStarted(printing: "LISTENING ")
         let line = process.output.split(separator: "\n").first { $0.hasPrefix("LISTENING ") }
@@ -32,8 +43,9 @@ public final class StreamAgent: @unchecked Sendable {
         self.port = port
     }
 
-    /// `ws://127.0.0.1:<port><path>`.
-    public func url(path: String = "/media") -> String { "ws://127.0.0.1:\(port)\(path)" }
+    /// `ws://127.0.0.1:<port><path>` (`wss://` with TLS); `host` replaces 127.0.0.1 (e.g.
+    /// `localhost`).
+    public func url(path: String = "/media", host: String = "127.0.0.1") -> String { "\(scheme)://\(host):\(port)\(path)" }
 
     /// Every JSON line the agent printed.
     public var records: [[String: Any]] { jsonLines(process.output) }

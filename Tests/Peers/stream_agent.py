@@ -12,7 +12,15 @@ The script is a JSON list of actions, run in order after `start`:
   {"mark": "name"}  {"clear": true}  {"sleep": 0.5}  {"text": "raw text"}  {"binary": 12}
   {"big": 1048576}  (one text message of that many bytes)  {"close": 1000}
   {"waitFor": "stop"}  (waits until a message with that event arrived)
---silent accepts TCP connections and never answers the WebSocket upgrade.
+  {"fragments": ["part", ...]}  (one text message sent as that many frames: continuations)
+  {"ping": "payload"}  (a WebSocket ping; logs {"pong": <payload>, "ms": <round trip>})
+  {"bigMarks": {"count": 20, "size": 60000}}  (marks named big<i>: padded to `size` bytes; their
+  echoes are logged as {"bigEcho": i, "intact": <name as sent>, "seq": <sequenceNumber>} instead
+  of the whole message)
+--cert PEM --key PEM serves wss:// (TLS). --rcvbuf BYTES shrinks the listening socket's receive
+buffer (so a stopped agent pushes back on the sender within a few kilobytes).
+--silent accepts TCP connections and never answers the WebSocket upgrade; --answer forbidden|bad-accept
+answers it with a 403, or a 101 whose Sec-WebSocket-Accept is wrong.
 --pipecat also decodes every message with pipecat's TwilioFrameSerializer and logs what it made
 of it ({"pipecat": "InputAudioRawFrame" ...}), and encodes the script's audio and clears through it
 (OutputAudioRawFrame, InterruptionFrame); --echo (implies --pipecat) sends every audio frame
@@ -60,6 +68,7 @@ class Agent:
         self.phase = 0.0
         self.events = {}
         self.serializer = None
+        self.big_names = []
 
     async def handler(self, ws):
         emit({"handshake": {"path": ws.request.path, "headers": dict(ws.request.headers.raw_items())}})
@@ -77,8 +86,14 @@ class Agent:
                     except ValueError:
                         emit({"receivedRaw": message[:200]})
                         continue
-                    emit({"received": parsed})
                     event = parsed.get("event")
+                    name = (parsed.get("mark") or {}).get("name", "") if event == "mark" else ""
+                    if name.startswith("big") and ":" in name:
+                        index = int(name[3:name.index(":")])
+                        emit({"bigEcho": index, "intact": index < len(self.big_names) and name == self.big_names[index],
+                              "seq": parsed.get("sequenceNumber")})
+                    else:
+                        emit({"received": parsed})
                     self.events.setdefault(event, asyncio.Event()).set()
                     if event == "start":
                         stream_sid["sid"] = parsed.get("streamSid", "")
@@ -162,6 +177,20 @@ class Agent:
             await ws.send("x" * action["big"])
         elif "close" in action:
             await ws.close(action["close"], "agent done")
+        elif "fragments" in action:
+            await ws.send(iter(action["fragments"]))
+        elif "ping" in action:
+            started = time.monotonic()
+            waiter = await ws.ping(action["ping"])
+            await asyncio.wait_for(waiter, 5)
+            emit({"pong": action["ping"], "ms": (time.monotonic() - started) * 1000})
+        elif "bigMarks" in action:
+            spec = action["bigMarks"]
+            for i in range(spec["count"]):
+                head = f"big{i}:"
+                self.big_names.append(head + "x" * (spec["size"] - len(head)))
+                await ws.send(json.dumps({"event": "mark", "streamSid": sid, "mark": {"name": self.big_names[-1]}}))
+            action = {"bigMarks": spec}
         elif "waitFor" in action:
             await asyncio.wait_for(self.events.setdefault(action["waitFor"], asyncio.Event()).wait(), 15)
         emit({"sent": action if "tone" not in action else {"tone": action["tone"]}})
@@ -244,6 +273,26 @@ async def silent(listener):
         await server.serve_forever()
 
 
+ANSWERS = {
+    "forbidden": "HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n",
+    "bad-accept": "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                  "Sec-WebSocket-Accept: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n",
+}
+
+
+async def answer(listener, name):
+    async def handle(reader, writer):
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(ANSWERS[name].encode())
+        await writer.drain()
+        emit({"answered": name})
+        await asyncio.sleep(10)
+        writer.close()
+    server = await asyncio.start_server(handle, sock=listener)
+    async with server:
+        await server.serve_forever()
+
+
 async def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--script", default="[]")
@@ -252,14 +301,30 @@ async def main():
     parser.add_argument("--echo", action="store_true")
     parser.add_argument("--bench", action="store_true")
     parser.add_argument("--realtime", action="store_true")
+    parser.add_argument("--cert")
+    parser.add_argument("--key")
+    parser.add_argument("--rcvbuf", type=int)
+    parser.add_argument("--answer", choices=sorted(ANSWERS))
     options = parser.parse_args()
+    tls = None
+    if options.cert:
+        import ssl
+        tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        tls.load_cert_chain(options.cert, options.key)
+        # Logs the name the client asked for (SNI): none for an IP address.
+        tls.sni_callback = lambda _socket, name, _context: emit({"sni": name})
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if options.rcvbuf:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, options.rcvbuf)
     listener.bind(("127.0.0.1", 0))
     listener.listen(16)
     print(f"LISTENING {listener.getsockname()[1]}", flush=True)
     if options.silent:
         await silent(listener)
+        return
+    if options.answer:
+        await answer(listener, options.answer)
         return
     if options.realtime:
         async with serve(realtime, sock=listener, ping_interval=None, max_size=2 ** 24):
@@ -274,7 +339,7 @@ async def main():
         import pipecat.serializers.twilio  # noqa: F401
         import pipecat.frames.frames  # noqa: F401
     agent = Agent(json.loads(options.script), options.pipecat or options.echo, options.echo)
-    async with serve(agent.handler, sock=listener, max_size=2 ** 24, ping_interval=None):
+    async with serve(agent.handler, sock=listener, max_size=2 ** 24, ping_interval=None, ssl=tls):
         await asyncio.Future()
 
 

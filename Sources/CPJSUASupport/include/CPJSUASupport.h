@@ -258,40 +258,51 @@ int32_t cpjsua_auth_challenge_answer(void *_Nonnull sess, void *_Nonnull token, 
 /* Gives the challenge up (pjsip_auth_clt_async_abandon): the request fails as refused. */
 void cpjsua_auth_challenge_abandon(void *_Nonnull sess, void *_Nonnull token, cpjsua_auth_challenge *_Nonnull challenge);
 
-/* WebSocket links (WebSocketLink.c): the wire of a media stream, on pj_websock. A link belongs to
- * its Swift owner (`ctx`, kept retained until the link's last reference goes, then released with
- * `release`). open/close/destroy/attach/detach: the engine's thread only. send, start/stop_media
- * and stats: any PJLIB-registered thread. `notify` runs on pjsua's worker threads (OPEN or FAILED
- * once, then TEXT/BINARY messages, then CLOSED with the close code, 0 for a transport error) and
- * must not block; nothing is notified after destroy. */
+/* WebSocket links (WebSocketLink.c): the wire of a media stream, on our RFC 6455 client
+ * (WebSocketClient.c). A link belongs to its Swift owner (`ctx`, kept retained until the link's
+ * last reference goes, then released with `release`). open/close/destroy/attach/detach: the
+ * engine's thread only. send, start/stop_media and stats: any PJLIB-registered thread, any lock
+ * held (they never wait for the socket). `notify` runs on pjsua's worker threads (OPEN, FAILED
+ * or REFUSED once, then TEXT/BINARY/OVERSIZED messages, then CLOSED with the close code, 0 for a
+ * transport error) and must not block; nothing is notified after destroy. */
 enum {
-    CPJSUA_WS_EVENT_OPEN = 1,    /* the handshake is done */
-    CPJSUA_WS_EVENT_FAILED = 2,  /* status: why the connection or handshake failed */
-    CPJSUA_WS_EVENT_TEXT = 3,    /* data, length: one text message */
-    CPJSUA_WS_EVENT_BINARY = 4,  /* data, length: one binary message */
-    CPJSUA_WS_EVENT_CLOSED = 5   /* status: the close code (0: transport error); data: reason */
+    CPJSUA_WS_EVENT_OPEN = 1,       /* the handshake is done */
+    CPJSUA_WS_EVENT_FAILED = 2,     /* status: why the connection or handshake failed; data: what
+                                       the agent answered, when that is why (may be NULL) */
+    CPJSUA_WS_EVENT_TEXT = 3,       /* data, length: one text message */
+    CPJSUA_WS_EVENT_BINARY = 4,     /* data, length: one binary message */
+    CPJSUA_WS_EVENT_CLOSED = 5,     /* status: the close code (0: transport error); data: reason */
+    CPJSUA_WS_EVENT_OVERSIZED = 6,  /* status: TEXT or BINARY; length: a message over max_message,
+                                       skipped (the connection goes on) */
+    CPJSUA_WS_EVENT_REFUSED = 7     /* status: the server certificate's problems
+                                       (pj_ssl_cert_verify_flag_t bits); data: a description */
 };
 typedef struct cpjsua_ws_link cpjsua_ws_link;
 typedef void (*cpjsua_ws_notify)(void *_Nullable ctx, cpjsua_ws_link *_Nonnull link, int32_t event, int32_t status, const char *_Nullable data,
                                  uint64_t length);
 typedef void (*cpjsua_ws_release)(void *_Nullable ctx);
 typedef struct cpjsua_ws_stats {
-    uint64_t sent, sent_bytes;          /* messages handed to the socket */
-    uint64_t media_sent;                /* of which media frames */
-    uint64_t received, received_bytes;  /* messages from the agent */
-    uint64_t dropped;                   /* messages dropped: the send queue was full */
+    uint64_t sent, sent_bytes;          /* messages the socket took */
+    uint64_t media_sent;                /* media frames handed to the send queue */
+    uint64_t received, received_bytes;  /* messages from the agent (oversized ones included) */
+    uint64_t dropped;                   /* media dropped and control refused: the queue was full */
+    uint64_t dropped_control;           /* of which control messages refused */
     uint64_t send_errors;               /* messages the socket refused */
     uint32_t queued;                    /* messages waiting for the socket */
 } cpjsua_ws_stats;
-/* Starts connecting to `url` (ws:// or wss://) with extra handshake headers. Returns a
- * pj_status_t; on failure `ctx` has been released and *out is NULL. */
+/* Starts connecting to `url` (ws:// or wss://) with extra handshake headers (at most 32), a
+ * bound on the TCP + TLS + upgrade time, and for wss:// the trusted authorities (NULL: none) and
+ * whether the server certificate (chain and host name) must verify. Returns a pj_status_t; on
+ * failure `ctx` has been released and *out is NULL. */
 int32_t cpjsua_ws_link_open(const char *_Nonnull url, const char *_Nonnull const *_Nullable header_names,
                             const char *_Nonnull const *_Nullable header_values, uint32_t header_count,
-                            uint32_t max_message, cpjsua_ws_notify _Nonnull notify, void *_Nullable ctx,
-                            cpjsua_ws_release _Nonnull release, cpjsua_ws_link *_Nullable *_Nonnull out);
+                            uint32_t max_message, uint32_t connect_timeout_ms, const char *_Nullable ca_file,
+                            const char *_Nullable ca_path, int32_t verify_server, cpjsua_ws_notify _Nonnull notify,
+                            void *_Nullable ctx, cpjsua_ws_release _Nonnull release,
+                            cpjsua_ws_link *_Nullable *_Nonnull out);
 /* Sends head + (numbered: the next sequence number) + tail as one text message, in order with
  * every other message; *sequence gets the number used. 0: sent or queued; -1: not open;
- * -2: the queue is full (dropped); other: a pj_status_t from the socket. */
+ * -2: refused, the send queue is full of control messages (counted in `dropped`). */
 int32_t cpjsua_ws_link_send(cpjsua_ws_link *_Nonnull link, const char *_Nonnull head, uint32_t head_length,
                             const char *_Nonnull tail, uint32_t tail_length, int32_t numbered,
                             uint64_t *_Nullable sequence);

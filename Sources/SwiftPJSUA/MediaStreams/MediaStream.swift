@@ -108,6 +108,8 @@ extension PJSUA.MediaStream {
             case badPayload
             /// More marks waiting to play than the stream keeps (256).
             case tooManyMarks
+            /// Larger than ``Options/maximumMessageSize``: its bytes were skipped unread.
+            case tooLarge
         }
 
         /// Why it was ignored.
@@ -154,7 +156,10 @@ extension PJSUA.MediaStream {
         public var messagesReceived: Int
         /// Messages from the agent counted and ignored.
         public var invalidMessages: Int
-        /// Messages to the agent dropped because the connection did not take them fast enough.
+        /// Messages to the agent dropped because the connection did not take them fast enough:
+        /// `media` dropped oldest first from a full send queue, and other messages (`mark`,
+        /// `dtmf`, `stop`) refused by a queue holding nothing else (those are never dropped
+        /// silently once queued).
         public var messagesDropped: Int
         /// The agent's audio played into the call so far.
         public var playedMilliseconds: Int

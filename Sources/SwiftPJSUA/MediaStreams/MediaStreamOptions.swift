@@ -50,7 +50,8 @@ extension PJSUA.MediaStream {
         /// What happens to the call when the agent leaves.
         public var whenAgentLeaves: AgentLossPolicy
         /// The largest message accepted from the agent, in bytes (1 KiB to 16 MiB); a larger one
-        /// is dropped by the WebSocket client before it reaches the stream (KL-39).
+        /// is skipped unread and counted as an ``InvalidMessage`` (``InvalidMessage/Reason/tooLarge``),
+        /// and the stream goes on.
         public var maximumMessageSize: Int
         /// The stream's identifier; nil: a new `MZ` + 32 hex digits.
         public var streamSID: String?
@@ -61,13 +62,20 @@ extension PJSUA.MediaStream {
         /// A bearer token: sent as `Authorization: Bearer <token>` on the handshake (unless
         /// ``headers`` has an `Authorization`); OpenAI Realtime requires it (its API key).
         public var authorizationToken: String?
+        /// How a `wss://` agent's certificate is verified: its authorities (``PJSUA/TLSConfiguration/caFile``,
+        /// ``PJSUA/TLSConfiguration/caDirectory``) and ``PJSUA/TLSConfiguration/verifyServer`` (the
+        /// chain and the URL's host name); the other fields are not used. nil: the engine's
+        /// ``PJSUA/Configuration/tls`` when it names authorities, else the system's trust store
+        /// (`/etc/ssl/certs`). Not used for `ws://` or OpenAI Realtime streams.
+        public var tls: PJSUA.TLSConfiguration?
 
         /// Options; by default no headers or parameters, 5 s to connect, 60 s of playback queue,
         /// hang up when the agent leaves.
         public init(headers: [String: String] = [:], customParameters: [String: String] = [:],
                     connectTimeout: Duration = .seconds(5), playbackCapacity: Duration = .seconds(60),
                     whenAgentLeaves: AgentLossPolicy = .hangUp, maximumMessageSize: Int = 256 * 1024,
-                    streamSID: String? = nil, callSID: String? = nil, accountSID: String = "", authorizationToken: String? = nil) {
+                    streamSID: String? = nil, callSID: String? = nil, accountSID: String = "", authorizationToken: String? = nil,
+                    tls: PJSUA.TLSConfiguration? = nil) {
             self.headers = headers
             self.customParameters = customParameters
             self.connectTimeout = connectTimeout
@@ -78,6 +86,7 @@ extension PJSUA.MediaStream {
             self.callSID = callSID
             self.accountSID = accountSID
             self.authorizationToken = authorizationToken
+            self.tls = tls
         }
 
         func validate() throws(PJSUAError) {
@@ -97,6 +106,9 @@ extension PJSUA.MediaStream {
                 throw PJSUAError(.invalidArgument, "maximumMessageSize must be 1 KiB...16 MiB, not \(maximumMessageSize)")
             }
             if let authorizationToken { try Validation.headerValue(authorizationToken, what: "the authorization token") }
+            for path in [tls?.caFile, tls?.caDirectory].compactMap({ $0 }) where path.isEmpty || path.contains("\0") {
+                throw PJSUAError(.invalidArgument, "the stream's TLS authority path \(Validation.quoted(path)) is empty or has a NUL")
+            }
             for text in [streamSID, callSID, accountSID].compactMap({ $0 }) where text.utf8.count > 256 || text.contains("\0") {
                 throw PJSUAError(.invalidArgument, "stream, call and account identifiers are at most 256 bytes, without NUL")
             }

@@ -6,7 +6,7 @@ import PJSIP
 /// reader port that sends the call's audio through it, the writer port that plays the agent's
 /// audio, and the protocol state (marks, counters, the stream's phase).
 ///
-/// Threads: pj_websock's callbacks (pjsua's worker threads) bring the agent's messages here;
+/// Threads: the WebSocket client's callbacks (pjsua's worker threads) bring the agent's messages here;
 /// the writer port's notify (the bridge's clock thread, or the thread of a `clear`) reports marks
 /// played or flushed; DTMF arrives on pjsua's callback threads. Each of them only copies, takes
 /// `lock` briefly and sends through the link, which never blocks. Opening, wiring and ending run
@@ -25,6 +25,7 @@ final class StreamBridge: @unchecked Sendable {
     let streamSID: String
     let callSID: String
     let options: Stream.Options
+    let trust: Trust
     let events: AsyncStream<Stream.Event>
     private let eventsContinuation: AsyncStream<Stream.Event>.Continuation
     /// Why the agent left, once, for the engine to apply ``Stream/Options/whenAgentLeaves``.
@@ -48,9 +49,13 @@ final class StreamBridge: @unchecked Sendable {
     private var invalidMessages = 0  // guarded by `lock`
     private var flushedInClear = 0  // guarded by `lock`
     private var clearedSamples: UInt64 = 0  // guarded by `lock`
+    /// The link's counters when it went, so that a stream's statistics outlive it.
+    private var finalWire = cpjsua_ws_stats()  // guarded by `lock`
 
-    init?(call: PJSUA.Call, url: String, streamProtocol: Stream.StreamProtocol, callSID: String, options: Stream.Options) {
+    init?(call: PJSUA.Call, url: String, streamProtocol: Stream.StreamProtocol, callSID: String, options: Stream.Options,
+          trust: Trust = Trust(PJSUA.TLSConfiguration())) {
         self.call = call
+        self.trust = trust
         self.url = url
         self.streamProtocol = streamProtocol
         self.callSID = options.callSID ?? callSID
@@ -98,8 +103,9 @@ final class StreamBridge: @unchecked Sendable {
         let status = names.map { UnsafePointer($0!) }.withUnsafeBufferPointer { namePointers in
             values.map { UnsafePointer($0!) }.withUnsafeBufferPointer { valuePointers in
                 cpjsua_ws_link_open(url, namePointers.baseAddress, valuePointers.baseAddress, UInt32(sortedHeaders.count),
-                                    UInt32(options.maximumMessageSize), linkNotify, Unmanaged.passRetained(self).toOpaque(),
-                                    bridgeRelease, &opened)
+                                    UInt32(options.maximumMessageSize), UInt32(clamping: options.connectTimeout.wholeMilliseconds),
+                                    trust.caFile, trust.caDirectory, trust.verify ? 1 : 0, linkNotify,
+                                    Unmanaged.passRetained(self).toOpaque(), bridgeRelease, &opened)
             }
         }
         guard status == pjSuccess, let opened else {
@@ -219,6 +225,7 @@ final class StreamBridge: @unchecked Sendable {
     func destroyLink() {
         let link = lock.withLock {
             defer {
+                if let link = self.link { finalWire = cpjsua_ws_link_stats(link) }
                 self.link = nil
                 phase = .ended
             }
@@ -232,8 +239,8 @@ final class StreamBridge: @unchecked Sendable {
     var hasEnded: Bool { lock.withLock { phase == .ending || phase == .ended } }
 
     var statistics: Stream.Statistics {
-        let (link, invalid, cleared) = lock.withLock { (self.link, invalidMessages, clearedSamples) }
-        let wire = link.map { cpjsua_ws_link_stats($0) } ?? cpjsua_ws_stats()
+        let (link, invalid, cleared, final) = lock.withLock { (self.link, invalidMessages, clearedSamples, finalWire) }
+        let wire = link.map { cpjsua_ws_link_stats($0) } ?? final
         let audio = cpjsua_frame_buffer_stats(writer)
         return Stream.Statistics(messagesSent: Int(wire.sent), mediaMessagesSent: Int(wire.media_sent), messagesReceived: Int(wire.received),
                                  invalidMessages: invalid, messagesDropped: Int(wire.dropped),
@@ -279,7 +286,13 @@ final class StreamBridge: @unchecked Sendable {
             cpjsua_ws_link_start_media(link, streamSID)
             connectFinished(.success(()))
         case CPJSUA_WS_EVENT_FAILED:
-            connectFinished(.failure(PJSUAError(status: status, operation: "cannot connect to the agent at \(Validation.quoted(url))")))
+            var operation = "cannot connect to the agent at \(Validation.quoted(url))"
+            if !data.isEmpty { operation += " (\(String(decoding: data, as: UTF8.self)))" }
+            connectFinished(.failure(PJSUAError(status: status, operation: operation)))
+        case CPJSUA_WS_EVENT_REFUSED:
+            let problems = PJSUA.CertificateProblems(rawValue: UInt32(bitPattern: status))
+            connectFinished(.failure(problems.error(remote: "the agent at \(Validation.quoted(url))")))
+
         case CPJSUA_WS_EVENT_TEXT:
             guard lock.withLock({ phase == .streaming }) else { return }
             handle(TwilioMediaStreams.parse(data))
@@ -303,6 +316,12 @@ final class StreamBridge: @unchecked Sendable {
         default:
             break
         }
+    }
+
+    /// A message over ``Stream/Options/maximumMessageSize`` that the client skipped.
+    fileprivate func oversized(length: UInt64, binary: Bool) {
+        guard lock.withLock({ phase == .streaming }) else { return }
+        handle(.invalid(.tooLarge, detail: "a \(binary ? "binary" : "text") message of \(length) bytes, over \(options.maximumMessageSize)"))
     }
 
     /// An event of the AI port (pjsua's worker threads): pjmedia_ai_event_type values.
@@ -422,11 +441,43 @@ final class StreamBridge: @unchecked Sendable {
     }
 }
 
+extension StreamBridge {
+    /// How a `wss://` agent's certificate is verified: ``Stream/Options/tls`` or the engine's
+    /// ``PJSUA/Configuration/tls`` when it names authorities, else the system's trust store.
+    struct Trust: Sendable, Hashable {
+        var caFile: String?
+        var caDirectory: String?
+        var verify: Bool
+
+        /// The system's store, where the platform keeps one as files (Debian's ca-certificates);
+        /// elsewhere nil, and the TLS backend's default applies.
+        static let systemFile = "/etc/ssl/certs/ca-certificates.crt"
+        static let systemDirectory = "/etc/ssl/certs"
+
+        init(_ tls: PJSUA.TLSConfiguration) {
+            verify = tls.verifyServer
+            if tls.caFile != nil || tls.caDirectory != nil {
+                caFile = tls.caFile
+                caDirectory = tls.caDirectory
+            } else {
+                let files = FileManager.default
+                caFile = files.fileExists(atPath: Self.systemFile) ? Self.systemFile : nil
+                caDirectory = files.fileExists(atPath: Self.systemDirectory) ? Self.systemDirectory : nil
+            }
+        }
+    }
+}
+
 /// The link's notify function: `ctx` is the bridge, kept alive by the link.
 private let linkNotify: cpjsua_ws_notify = { ctx, link, event, status, data, length in
     guard let ctx else { return }
+    let bridge = Unmanaged<StreamBridge>.fromOpaque(ctx).takeUnretainedValue()
+    if event == CPJSUA_WS_EVENT_OVERSIZED {
+        bridge.oversized(length: length, binary: status == CPJSUA_WS_EVENT_BINARY)
+        return
+    }
     let bytes = UnsafeRawBufferPointer(start: data, count: data == nil ? 0 : Int(length))
-    Unmanaged<StreamBridge>.fromOpaque(ctx).takeUnretainedValue().linkEvent(link, event, status, bytes)
+    bridge.linkEvent(link, event, status, bytes)
 }
 
 /// The AI port's notify function: `ctx` is the bridge, kept alive until the port is destroyed.

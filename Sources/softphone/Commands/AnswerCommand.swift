@@ -12,8 +12,9 @@ enum AnswerCommand {
                             [--stun HOST[:PORT],...] [--ice] [--turn HOST[:PORT] --turn-user U --turn-password-env VAR]
                             [--header 'Name: value']... [--accept-transfer | --refuse-transfer] [--accept-notify PACKAGE,...]
                             [--presence online|busy|away|offline[:NOTE] [--publish]]
-                            [--stream ws://HOST:PORT/PATH [--stream-header 'Name: value']... [--stream-param k=v]...
-                             [--stream-timeout S] [--stream-on-close hangup|keep] [--stream-protocol twilio|openai [--stream-token-env VAR]]]
+                            [--stream ws[s]://HOST:PORT/PATH [--stream-header 'Name: value']... [--stream-param k=v]...
+                             [--stream-timeout S] [--stream-on-close hangup|keep] [--stream-protocol twilio|openai [--stream-token-env VAR]]
+                             [--stream-ca-file CA.pem] [--stream-tls-verify on|off]]
                             [--video [--video-codecs VP8,H264] [--video-device N|colorbar] [--video-size WxH] [--video-fps N] [--video-kbps N]]
       Answers every incoming call with CODE (default 200; 180/183 only ring, 4xx-6xx reject), optionally
       after MS milliseconds; plays FILE into (one looping player shared by all calls, as the pjsua app's

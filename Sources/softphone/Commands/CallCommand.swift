@@ -11,7 +11,7 @@ enum CallCommand {
                           [--clock-rate HZ] [--resampler fast|medium|high] [--no-device-link] [--opus-rate HZ] [--jitter-buffer-max MS]
                           [--stun HOST[:PORT],...] [--ice] [--turn HOST[:PORT] --turn-user U --turn-password-env VAR]
                           [--header 'Name: value']... [--transfer-to <sip-uri> [--transfer-after S]]
-                          [--accept-transfer | --refuse-transfer] [--stream ws://HOST:PORT/PATH [stream options as for answer]] [--video [--video-codecs VP8,H264] [--video-device N|colorbar] [--video-size WxH] [--video-fps N] [--video-kbps N]]
+                          [--accept-transfer | --refuse-transfer] [--stream ws[s]://HOST:PORT/PATH [stream options as for answer]] [--video [--video-codecs VP8,H264] [--video-device N|colorbar] [--video-size WxH] [--video-fps N] [--video-kbps N]]
       Calls <sip-uri>, stays connected N seconds (default 5), then hangs up. Exits 0 when the call
       connected, 1 when it failed (with the SIP reason), 2 on bad input, 130 on SIGINT and 143 on
       SIGTERM (hanging up first). SIGTERM is 143, not 0, even for a connected call: the call did not

@@ -1,20 +1,23 @@
 import Foundation
 import SwiftPJSUA
 
-/// `--stream ws://HOST:PORT/PATH` and its companions, shared by `answer` and `call`: bridges a
+/// `--stream ws[s]://HOST:PORT/PATH` and its companions, shared by `answer` and `call`: bridges a
 /// call's audio to a WebSocket agent (Twilio Media Streams) once the call's audio is up, and
 /// prints the stream's events (`stream`, `streamMark`, `streamClear`, `streamDTMF`,
 /// `streamInvalid`).
 struct StreamOptions {
-    static let valued: Set<String> = ["stream", "stream-protocol", "stream-on-close", "stream-timeout", "stream-token-env"]
+    static let valued: Set<String> = ["stream", "stream-protocol", "stream-on-close", "stream-timeout", "stream-token-env",
+                                      "stream-ca-file", "stream-tls-verify"]
     static let repeatable: Set<String> = ["stream-header", "stream-param"]
     static let usage = """
-      --stream ws://HOST:PORT/PATH bridges each call's audio to a WebSocket agent speaking Twilio Media
-      Streams (pipecat, Vocode): --stream-header 'Name: value' (repeatable, e.g. Authorization),
+      --stream ws://HOST:PORT/PATH (or wss://) bridges each call's audio to a WebSocket agent speaking Twilio
+      Media Streams (pipecat, Vocode): --stream-header 'Name: value' (repeatable, e.g. Authorization),
       --stream-param key=value (repeatable: the start message's customParameters), --stream-timeout S
       (the handshake, default 5), --stream-on-close hangup|keep (when the agent leaves; default hangup),
       --stream-protocol twilio|openai (openai: OpenAI Realtime through pjmedia's AI port), --stream-token-env VAR
-      (a bearer token from the environment: Authorization for twilio, the API key for openai). Prints stream
+      (a bearer token from the environment: Authorization for twilio, the API key for openai), --stream-ca-file
+      CA.pem (the authorities a wss:// agent's certificate must chain to; default the system's, /etc/ssl/certs),
+      --stream-tls-verify on|off (off accepts any wss:// certificate, with a warning; default on). Prints stream
       lines: connected, marks played or cleared, clears, digits sent, invalid messages, realtime events, and the
       end with its reason.
     """
@@ -58,6 +61,19 @@ struct StreamOptions {
         }
         if let seconds = try arguments.seconds("stream-timeout", in: 0.1...600) {
             options.connectTimeout = .milliseconds(Int(seconds * 1000))
+        }
+        let caFile = arguments.string("stream-ca-file")
+        let verify: Bool
+        switch arguments.string("stream-tls-verify") {
+        case nil, "on": verify = true
+        case "off":
+            verify = false
+            FileHandle.standardError.write(Data("warning: --stream-tls-verify off accepts any wss:// agent's certificate\n".utf8))
+        case let other?: throw UsageError("--stream-tls-verify must be on or off, not \(other)")
+        }
+        if caFile != nil || !verify {
+            guard url.lowercased().hasPrefix("wss://") else { throw UsageError("--stream-ca-file and --stream-tls-verify need a wss:// --stream") }
+            options.tls = PJSUA.TLSConfiguration(caFile: caFile, verifyServer: verify)
         }
         switch arguments.string("stream-on-close") {
         case nil, "hangup": options.whenAgentLeaves = .hangUp

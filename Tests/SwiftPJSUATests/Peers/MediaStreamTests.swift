@@ -264,10 +264,12 @@ struct MediaStreamTests {
                 if case let .invalidMessage(message) = event { return message }
                 return nil
             }
-            // The 1 MiB message is over the 256 KiB limit: pj_websock drops it unseen (KL-39).
-            #expect(invalid.map(\.reason) == [.notJSON, .unknownEvent, .missingField, .badPayload, .binaryMessage, .notJSON], "\(invalid)")
-            #expect(invalid.map(\.count) == Array(1...6))
-            #expect(stream.statistics.invalidMessages == 6 && stream.statistics.playedMilliseconds == 200, "\(stream.statistics)")
+            // The 1 MiB message is over the 256 KiB limit: skipped unread, counted, the stream goes on.
+            #expect(invalid.map(\.reason) == [.notJSON, .unknownEvent, .missingField, .badPayload, .binaryMessage, .notJSON, .tooLarge],
+                    "\(invalid)")
+            #expect(invalid.last?.detail.contains("1048576 bytes") == true, "\(invalid)")
+            #expect(invalid.map(\.count) == Array(1...7))
+            #expect(stream.statistics.invalidMessages == 7 && stream.statistics.playedMilliseconds == 200, "\(stream.statistics)")
             #expect(!stream.hasEnded)
             #expect(log.states(of: call).last == .confirmed)
             try await phone.hangUp(call)
@@ -551,8 +553,10 @@ struct MediaStreamProtocolTests {
     @Test func badURLsAndOptionsAreTypedErrorsBeforeAnythingConnects() async throws {
         try await withEngine { phone, _, _ in
             let call = PJSUA.Call(slot: 0, token: 999_999)
-            for (url, code) in [("wss://agent.example/", PJSUAError.Code.unsupported), ("http://x/", .invalidArgument),
-                                ("ws://", .invalidArgument), ("ws://a b/", .invalidArgument), ("ws://x/\r\n", .invalidArgument)] {
+            // A wss:// URL passes the URL checks (and fails here on the stale call only).
+            for (url, code) in [("wss://agent.example/", PJSUAError.Code.staleHandle), ("http://x/", .invalidArgument),
+                                ("ws://", .invalidArgument), ("wss://", .invalidArgument), ("ws://:80/", .invalidArgument),
+                                ("ws://a b/", .invalidArgument), ("ws://x/\r\n", .invalidArgument)] {
                 #expect(await errorCode { try await phone.stream(call, to: url) } == code, "\(url)")
             }
             let tooMany = Dictionary(uniqueKeysWithValues: (0..<17).map { ("X-\($0)", "v") })
@@ -562,6 +566,10 @@ struct MediaStreamProtocolTests {
                 #expect(await errorCode { try await phone.stream(call, to: "ws://127.0.0.1:1/", options: options) } != nil, "\(options)")
             }
             #expect(await errorCode { try await phone.stream(call, to: "ws://127.0.0.1:1/", protocol: .init(rawValue: "asterisk")) } == .unsupported)
+            // OpenAI Realtime runs on pjmedia's AI port, whose pj_websock cannot verify wss:// (KL-39).
+            #expect(await errorCode {
+                try await phone.stream(call, to: "wss://127.0.0.1:1/", protocol: .openAIRealtime, options: .init(authorizationToken: "k"))
+            } == .unsupported)
             #expect(await errorCode { try await phone.stream(call, to: "ws://127.0.0.1:1/") } == .staleHandle)
         }
     }
