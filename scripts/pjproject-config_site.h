@@ -3,9 +3,13 @@
  * Copied to pjlib/include/pj/config_site.h by scripts/install-pjproject.sh.
  * Swift code reads these limits from the C headers; it never hard-codes them.
  */
-#define PJSUA_MAX_CALLS          128   /* pjproject default: 4 */
+/* 256 calls: a bot or a media-stream bridge holds a few hundred calls in one process (issue 20's
+ * target is 200 streams on one core); each call takes a conference port, a media stream two more
+ * (its reader and writer), so the bridge gets four per call. pjsua keeps one pjsua_call per slot
+ * whether used or not; the measured cost of 128 -> 256 is in the README. */
+#define PJSUA_MAX_CALLS          256   /* pjproject default: 4 */
 #define PJSUA_MAX_ACC            32    /* pjproject default: 4 */
-#define PJSUA_MAX_CONF_PORTS     512   /* pjproject default: 254 */
+#define PJSUA_MAX_CONF_PORTS     1024  /* pjproject default: 254 */
 #define PJSUA_MAX_PLAYERS        64
 #define PJSUA_MAX_RECORDERS      64
 /* Closed ioqueue keys linger before reuse, so size for call rate, not only concurrency. */

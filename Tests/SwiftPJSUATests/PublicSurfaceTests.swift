@@ -65,7 +65,7 @@ struct PublicSurfaceTests {
 
     @Test func limitsComeFromTheCHeaders() {
         // scripts/pjproject-config_site.h sets these for the Linux build.
-        #expect(PJSUA.maxCallsLimit == 128)
+        #expect(PJSUA.maxCallsLimit == 256)
         #expect(PJSUA.maxAccountsLimit == 32)
     }
 }

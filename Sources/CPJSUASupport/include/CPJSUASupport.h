@@ -9,7 +9,7 @@
  *
  * This target is built on every platform against that platform's pjproject headers (Linux: the
  * `PJSIP` system library found through pkg-config; iOS: swift-pjsip's xcframework), so the values
- * are those of the library actually linked: PJSUA_MAX_CALLS is 128 in our Linux build and 8 in
+ * are those of the library actually linked: PJSUA_MAX_CALLS is 256 in our Linux build and 8 in
  * the iOS binary. This header deliberately includes no pjproject header, so that pjproject's
  * declarations reach Swift through one module only (`PJSIP`).
  */

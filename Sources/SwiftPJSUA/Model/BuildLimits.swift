@@ -6,7 +6,7 @@ extension PJSUA {
     /// and swift-pjsip's iOS binary, so code that sizes anything by them reads them here.
     ///
     /// Read from the headers the library was built with (through the `CPJSUASupport` C target),
-    /// never hard-coded: 128 calls and 64 players on the Linux build, 8 calls and 4 players in
+    /// never hard-coded: 256 calls and 64 players on the Linux build, 8 calls and 4 players in
     /// the iOS binary.
     public struct BuildLimits: Sendable, Hashable {
         /// The most calls at once, both directions (`PJSUA_MAX_CALLS`).

@@ -6,7 +6,7 @@ import PJSUATestSupport
 import Testing
 
 /// What the engine chooses by itself follows the PJSIP it is linked against: the Linux build
-/// (128 calls, 64 players, Opus) and the iOS profile (`make test-ios-profile`: swift-pjsip 0.2.1's
+/// (256 calls, 64 players, Opus) and the iOS profile (`make test-ios-profile`: swift-pjsip 0.2.1's
 /// 8 calls, 4 players, no Opus). Each test reads the build's limits and exercises them, so it
 /// runs, and means the same, on both.
 @Suite("Build profile: limits, codecs and media defaults follow the linked PJSIP", .serialized)

@@ -64,7 +64,7 @@ struct CallWaitingTests {
     }
 
     /// Calls up to ``PJSUA/Configuration/maxCalls`` (here 4, pjproject's default
-    /// `PJSUA_MAX_CALLS`; this build allows 128) are taken at once; one more is refused with
+    /// `PJSUA_MAX_CALLS`; this build allows 256) are taken at once; one more is refused with
     /// 503 (admission control) and the others stay up.
     @Test func callsUpToTheConfiguredLimitAreHeldAtOnce() async throws {
         let limit = 4
