@@ -128,7 +128,8 @@ extension MediaStreamTests {
             agent.process.signal(SIGSTOP)
             // The marks come back once the 1.5 s of audio before them has played: far more than
             // the stopped agent's buffers take.
-            _ = try await events.first("the last big mark played", timeout: .seconds(5)) { event -> Bool? in
+            // 80 marks of 200 kB to take in and parse: under ThreadSanitizer 76 of them took 5 s.
+            _ = try await events.first("the last big mark played", timeout: .seconds(30)) { event -> Bool? in
                 if case let .markPlayed(report) = event, report.name.hasPrefix("big29:") { return true }
                 return nil
             }
@@ -180,7 +181,8 @@ extension MediaStreamTests {
             let events = StreamEvents(stream)
             try await agent.waitFor("\"sent\": {\"bigMarks\"", timeout: .seconds(20))
             agent.process.signal(SIGSTOP)
-            _ = try await events.first("the last big mark played", timeout: .seconds(5)) { event -> Bool? in
+            // 80 marks of 200 kB to take in and parse: under ThreadSanitizer 76 of them took 5 s.
+            _ = try await events.first("the last big mark played", timeout: .seconds(30)) { event -> Bool? in
                 if case let .markPlayed(report) = event, report.name.hasPrefix("big79:") { return true }
                 return nil
             }
