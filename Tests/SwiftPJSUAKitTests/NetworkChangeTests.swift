@@ -48,6 +48,9 @@ struct NetworkChangePolicyTests {
 /// A sleep the test ends by hand (`elapse()`), so the settle wait is deterministic.
 actor ManualSleep {
     private var sleepers: [UUID: CheckedContinuation<Void, any Error>] = [:]
+    /// Sleeps whose cancellation arrived before they were stored (the cancellation handler's task
+    /// can run first): they end as soon as they are, instead of waiting forever.
+    private var cancelledEarly: Set<UUID> = []
 
     var count: Int { sleepers.count }
 
@@ -55,7 +58,7 @@ actor ManualSleep {
         let id = UUID()
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                if Task.isCancelled {
+                if Task.isCancelled || cancelledEarly.remove(id) != nil {
                     continuation.resume(throwing: CancellationError())
                 } else {
                     sleepers[id] = continuation
@@ -67,7 +70,11 @@ actor ManualSleep {
     }
 
     private func cancel(_ id: UUID) {
-        sleepers.removeValue(forKey: id)?.resume(throwing: CancellationError())
+        if let sleeper = sleepers.removeValue(forKey: id) {
+            sleeper.resume(throwing: CancellationError())
+        } else {
+            cancelledEarly.insert(id)
+        }
     }
 
     /// Ends every sleep in progress.
