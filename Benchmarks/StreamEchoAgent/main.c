@@ -22,7 +22,6 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
-#include <math.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
@@ -38,7 +37,9 @@
 
 enum { MAX_MESSAGE = 1 << 20, MAX_REQUEST = 16384, READ_CHUNK = 65536 };
 
-static const double click_level = 0.15;
+/* A frame louder than 0.15 of full scale (RMS) after a quieter one is a click's onset: an
+ * integer RMS of 4916 or more (0.15 * 32767 = 4915.05). */
+static const int loud_rms = 4916;
 
 /* MARK: SHA-1 (FIPS 180-4), enough for Sec-WebSocket-Accept */
 
@@ -468,9 +469,9 @@ static int handle_message(connection *c, const char *text, size_t length, uint64
                     size_t count = base64_decode(payload, payload_length, audio);
                     double sum = 0;
                     for (size_t i = 0; i < count; i++) sum += (double)ulaw_decoded[audio[i]] * ulaw_decoded[audio[i]];
-                    /* As audioop.rms: the root of the mean square, truncated to an integer. */
-                    double rms = count ? floor(sqrt(sum / (double)count)) : 0;
-                    int loud = rms / 32767 > click_level;
+                    /* audioop.rms (the root of the mean square, truncated to an integer) / 32767
+                     * > 0.15 holds from an RMS of loud_rms on, so from its square on. */
+                    int loud = count > 0 && sum / (double)count >= (double)loud_rms * loud_rms;
                     if (loud && !c->was_loud) {
                         int crossings = 0;
                         for (size_t i = 1; i < count; i++)

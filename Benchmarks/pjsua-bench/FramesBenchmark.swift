@@ -37,6 +37,32 @@ enum FramesBenchmark {
         var repetitions = 3
         /// The sides measured: swift and c (`frames`), plus stream (`stream`).
         var sides: [Side] = [.swift, .c]
+        /// The stream side's echo agent.
+        var streamAgent = StreamAgentKind.c
+    }
+
+    /// The WebSocket agent the stream side streams to; both echo every `media` message and print
+    /// the same `click` lines.
+    enum StreamAgentKind: String {
+        /// `stream-echo-agent` (Benchmarks/StreamEchoAgent): C, one thread on epoll.
+        case c
+        /// Tests/Peers/stream_agent.py --bench: Python `websockets`, decoding every payload; it
+        /// falls behind at about 120 streams on the callers' CPU, and its bursts add latency.
+        case python
+
+        /// The program and its arguments, the C agent found beside this executable.
+        func command() throws -> (String, [String]) {
+            switch self {
+            case .python:
+                return (StreamAgent.python, ["-u", "-W", "ignore", peersDirectory + "/stream_agent.py", "--bench"])
+            case .c:
+                let path = URL(fileURLWithPath: FramesBenchmark.ownPath).deletingLastPathComponent().appendingPathComponent("stream-echo-agent").path
+                guard FileManager.default.isExecutableFile(atPath: path) else {
+                    throw BenchError("no \(path): build it (swift build -c release --product stream-echo-agent), or use --agent python")
+                }
+                return (path, [])
+            }
+        }
     }
 
     struct Outcome {
@@ -100,7 +126,8 @@ enum FramesBenchmark {
                  + "frames at \(options.frameRate ?? options.clockRate) Hz, "
                  + (options.hiccupMilliseconds > 0 ? "a \(options.hiccupMilliseconds) ms hiccup every 5 s, " : "")
                  + (options.jitterBufferMaxMilliseconds.map { "jitter buffer at most \($0) ms, " } ?? "")
-                 + "\(options.repetitions) interleaved runs per side\(CPUPinning.enabled ? ", server on CPU 0, callers on CPU 1" : "")")
+                 + "\(options.repetitions) interleaved runs per side\(CPUPinning.enabled ? ", server on CPU 0, callers on CPU 1" : "")"
+                 + (options.sides.contains(.stream) ? ", stream agent: \(options.streamAgent.rawValue)" : ""))
         var outcomes: [Side: [Outcome]] = [:]
         for repetition in 1...options.repetitions {
             for side in options.sides {
@@ -128,6 +155,7 @@ enum FramesBenchmark {
                                      "resampler": options.resampler.rawValue, "frame_rate": options.frameRate ?? options.clockRate,
                                      "hiccup_ms": options.hiccupMilliseconds, "jb_max_ms": options.jitterBufferMaxMilliseconds ?? -1,
                                      "repeat": options.repetitions, "pinned": CPUPinning.enabled]
+        if options.sides.contains(.stream) { fields["stream_agent"] = options.streamAgent.rawValue }
         var medians: [Side: Double] = [:]
         for side in options.sides {
             let runs = outcomes[side] ?? []
@@ -223,9 +251,8 @@ enum FramesBenchmark {
         defer { streamAgent?.stop() }
         if side == .stream {
             // The WebSocket agent on the callers' CPU: what the server spends is the engine's.
-            let python = StreamAgent.python
-            let (agentExecutable, agentArguments) = try CPUPinning.command(python, ["-u", "-W", "ignore", peersDirectory + "/stream_agent.py", "--bench"],
-                                                                           cpu: CPUPinning.loadGeneratorCPU)
+            let (program, programArguments) = try options.streamAgent.command()
+            let (agentExecutable, agentArguments) = try CPUPinning.command(program, programArguments, cpu: CPUPinning.loadGeneratorCPU)
             let child = try ChildProcess(agentExecutable, agentArguments, name: "stream-agent")
             streamAgent = child
             try await child.waitForOutput("LISTENING ")

@@ -105,9 +105,14 @@ do {
                                             jitterBufferMaxMilliseconds: arguments.contains("--jb-max") ? option("jb-max", default: 500) : nil,
                                             repetitions: option("repeat", default: 3)))
     case "stream":
+        let agentName = arguments.firstIndex(of: "--agent").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil } ?? "c"
+        guard let agent = FramesBenchmark.StreamAgentKind(rawValue: agentName) else {
+            throw BenchError("--agent must be c or python, not \(agentName)")
+        }
         try await FramesBenchmark.run(.init(calls: option("calls", default: 50), seconds: option("seconds", default: 10),
                                             repetitions: option("repeat", default: 3),
-                                            sides: arguments.contains("--stream-only") ? [.stream] : [.swift, .c, .stream]))
+                                            sides: arguments.contains("--stream-only") ? [.stream] : [.swift, .c, .stream],
+                                            streamAgent: agent))
     case "video":
         try await VideoBenchmark.run(.init(seconds: option("seconds", default: 10), warmup: option("warmup", default: 3),
                                            repetitions: option("repeat", default: 3), width: option("width", default: 640),
