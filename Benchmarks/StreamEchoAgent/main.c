@@ -334,6 +334,7 @@ typedef struct {
 } connection;
 
 static int epoll_fd;
+static int trace;  /* STREAM_ECHO_AGENT_TRACE=1: a `media <callSid> <received ns>` line per media message */
 
 static uint64_t monotonic_ns(void)
 {
@@ -447,6 +448,7 @@ static int handle_message(connection *c, const char *text, size_t length, uint64
         size_t payload_length = 0;
         char *payload = string_value(member(member(text, end, "media"), end, "payload"), end, &payload_length);
         char *stream_sid = string_value(member(text, end, "streamSid"), end, NULL);
+        if (trace) printf("media %s %llu\n", c->call_sid ? c->call_sid : "?", (unsigned long long)received);
         if (!payload) {
             result = send_close(c, 1011);  /* the Python agent's handler fails on a KeyError */
         } else {
@@ -652,6 +654,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    trace = getenv("STREAM_ECHO_AGENT_TRACE") != NULL;
     signal(SIGPIPE, SIG_IGN);
     setvbuf(stdout, NULL, _IOLBF, 0);  /* a line is out as soon as it is printed, as the Python agent's */
     base64_prepare();

@@ -141,7 +141,12 @@ enum FramesBenchmark {
                     + "RTP back: fewest \(outcome.fewestPackets)/\(options.seconds * 50) packets, longest gap \(format(outcome.longestGap, 0)) ms; "
                     + "load average \(format(outcome.loadAverage, 2))"
                 if side != .c {
-                    line += "; delivery p50/p99 \(format(outcome.deliveryP50, 0))/\(format(outcome.deliveryP99, 0)) us, "
+                    if side == .swift {
+                        line += "; delivery p50/p99 \(format(outcome.deliveryP50, 0))/\(format(outcome.deliveryP99, 0)) us"
+                    }
+                    // Per run: the bridge's clock and the callers' are not in phase, so where a
+                    // run's latency falls within a 20 ms tick differs from run to run.
+                    line += "; in/out p50 \(format(Percentiles(outcome.inbound).p50, 1))/\(format(Percentiles(outcome.outbound).p50, 1)) ms, "
                         + "\(outcome.roundTrip.count) of \(outcome.clicksSent) clicks echoed"
                 }
                 progress(line)
