@@ -40,15 +40,20 @@ usage: pjsua-bench <hop|events|setup|lifecycle|load|media|idle|soak|frames|strea
                                    setting), frames at the bridge's rate unless --frame-rate;
                                    --hiccup-ms: every 5 s the callers hold MS of audio back, then
                                    send it at once; --jb-max: the server's jitter-buffer bound
-  stream [--calls N] [--seconds T] [--repeat N] [--pin] [--stream-only]
+  stream [--calls N] [--seconds T] [--repeat N] [--pin] [--stream-only] [--agent c|python]
                                    frames' N PCMU echo calls three ways, interleaved: through Swift
                                    frames, a WAV player (C only), and a media stream to a WebSocket
-                                   agent that echoes (Tests/Peers/stream_agent.py --bench, on the
-                                   callers' CPU): server CPU per call-second and the ratios
+                                   agent that echoes, on the callers' CPU (c: stream-echo-agent, built
+                                   beside pjsua-bench with --product stream-echo-agent; python:
+                                   Tests/Peers/stream_agent.py --bench, which falls behind at ~120
+                                   streams): server CPU per call-second and the ratios
                                    stream/frames and stream/c, calls kept up, and the latency RTP
                                    in -> WebSocket out and WebSocket in -> RTP out (clicks, one clock);
                                    --stream-only: the stream side alone (the WAV side stops at
-                                   PJSUA_MAX_PLAYERS calls, 64 here)
+                                   PJSUA_MAX_PLAYERS calls, 64 here). 2026-12-02, loaded machine
+                                   (load 1-3.4): 20 calls 5.3 vs 3.0 vs 2.4 ms per call-second
+                                   (stream/frames 1.75), p50 ~20 ms each way, p99 25-50 ms;
+                                   --stream-only --calls 200: all up, the server at 66 % of a core
   video  [--seconds T] [--warmup T] [--repeat N] [--pin] [--width W --height H] [--fps N] [--kbps N]
                                    one VP8 video call (default 640x480, 15 fps, 512 kbit/s, colour bars)
                                    from a softphone peer to softphone answer --video and to the pjsua
