@@ -40,7 +40,7 @@ usage: pjsua-bench <hop|events|setup|lifecycle|load|media|idle|soak|frames|strea
                                    setting), frames at the bridge's rate unless --frame-rate;
                                    --hiccup-ms: every 5 s the callers hold MS of audio back, then
                                    send it at once; --jb-max: the server's jitter-buffer bound
-  stream [--calls N] [--seconds T] [--repeat N] [--pin] [--stream-only] [--agent c|python]
+  stream [--calls N] [--seconds T] [--repeat N] [--pin] [--stream-only | --no-wav] [--agent c|python]
                                    frames' N PCMU echo calls three ways, interleaved: through Swift
                                    frames, a WAV player (C only), and a media stream to a WebSocket
                                    agent that echoes, on the callers' CPU (c: stream-echo-agent, built
@@ -49,8 +49,8 @@ usage: pjsua-bench <hop|events|setup|lifecycle|load|media|idle|soak|frames|strea
                                    streams): server CPU per call-second and the ratios
                                    stream/frames and stream/c, calls kept up, and the latency RTP
                                    in -> WebSocket out and WebSocket in -> RTP out (clicks, one clock);
-                                   --stream-only: the stream side alone (the WAV side stops at
-                                   PJSUA_MAX_PLAYERS calls, 64 here). 2026-12-02, loaded machine
+                                   --stream-only: the stream side alone, --no-wav: frames and stream
+                                   (the WAV side stops at PJSUA_MAX_PLAYERS calls, 64 here). 2026-12-02, loaded machine
                                    (load 1-3.4): 20 calls 5.3 vs 3.0 vs 2.4 ms per call-second
                                    (stream/frames 1.75), p50 ~20 ms each way, p99 25-50 ms;
                                    --stream-only --calls 200: all up, the server at 66 % of a core
@@ -116,7 +116,8 @@ do {
         }
         try await FramesBenchmark.run(.init(calls: option("calls", default: 50), seconds: option("seconds", default: 10),
                                             repetitions: option("repeat", default: 3),
-                                            sides: arguments.contains("--stream-only") ? [.stream] : [.swift, .c, .stream],
+                                            sides: arguments.contains("--stream-only") ? [.stream]
+                                                : arguments.contains("--no-wav") ? [.swift, .stream] : [.swift, .c, .stream],
                                             streamAgent: agent))
     case "video":
         try await VideoBenchmark.run(.init(seconds: option("seconds", default: 10), warmup: option("warmup", default: 3),
