@@ -283,6 +283,7 @@ enum FramesBenchmark {
             $0.confirmed && !$0.hungUpByServer && Double($0.packetsReceived) >= 0.9 * expectedPackets && $0.longestGap < 500_000_000
         }.count
         let lines = agent.output.split(separator: "\n")
+        if let counters = lines.last(where: { $0.hasPrefix("streams ") }) { progress("frames stream run: \(counters)") }
         if let delivery = lines.last(where: { $0.hasPrefix("delivery ") })?.split(separator: " "), delivery.count >= 4 {
             outcome.deliveryCount = Int(delivery[1]) ?? 0
             outcome.deliveryP50 = Double(delivery[2]) ?? .nan
