@@ -50,10 +50,11 @@ usage: pjsua-bench <hop|events|setup|lifecycle|load|media|idle|soak|frames|strea
                                    stream/frames and stream/c, calls kept up, and the latency RTP
                                    in -> WebSocket out and WebSocket in -> RTP out (clicks, one clock);
                                    --stream-only: the stream side alone, --no-wav: frames and stream
-                                   (the WAV side stops at PJSUA_MAX_PLAYERS calls, 64 here). 2026-12-02, loaded machine
-                                   (load 1-3.4): 20 calls 5.3 vs 3.0 vs 2.4 ms per call-second
-                                   (stream/frames 1.75), p50 ~20 ms each way, p99 25-50 ms;
-                                   --stream-only --calls 200: all up, the server at 66 % of a core
+                                   (the WAV side stops at PJSUA_MAX_PLAYERS calls, 64 here). 2026-12-02, shared machine:
+                                   20 calls (load 0.65-1.1) 5.2 vs 3.2 vs 2.5 ms per call-second
+                                   (stream/frames 1.62), in/out p50 15/20 ms, p99 27/44 ms;
+                                   --stream-only --calls 200 (load 0.5-3.4): all up, the server at
+                                   66-79 % of a core, inbound p99 40-142 ms
   video  [--seconds T] [--warmup T] [--repeat N] [--pin] [--width W --height H] [--fps N] [--kbps N]
                                    one VP8 video call (default 640x480, 15 fps, 512 kbit/s, colour bars)
                                    from a softphone peer to softphone answer --video and to the pjsua
