@@ -63,6 +63,7 @@ let package = Package(
         .library(name: "SwiftPJSUAKit", targets: ["SwiftPJSUAKit"]),
         .executable(name: "softphone", targets: ["softphone"]),
         .executable(name: "pjsua-bench", targets: ["pjsua-bench"]),
+        .executable(name: "stream-echo-agent", targets: ["stream-echo-agent"]),
     ],
     dependencies: pjsipPackages,
     targets: pjsipTargets + [
@@ -86,6 +87,9 @@ let package = Package(
         .target(name: "CPJSUABaseline", dependencies: [pjsip], path: "Benchmarks/CPJSUABaseline"),
         .executableTarget(name: "pjsua-bench", dependencies: ["SwiftPJSUA", "CPJSUABaseline", "PJSUATestSupport"],
                          path: "Benchmarks/pjsua-bench"),
+        // The WebSocket agent `pjsua-bench stream` streams calls to: plain C and epoll, so that
+        // the agent is not what limits the streams measured (the Python one falls behind first).
+        .executableTarget(name: "stream-echo-agent", path: "Benchmarks/StreamEchoAgent"),
         // Shared by the test targets (which all run in one process, one pjsua engine at a time)
         // and the benchmarks: engine turns, peer processes, free ports.
         .target(name: "PJSUATestSupport", dependencies: ["SwiftPJSUA"], path: "Tests/PJSUATestSupport"),

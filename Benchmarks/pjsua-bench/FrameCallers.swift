@@ -110,9 +110,21 @@ final class FrameCallers: Sendable {
         usleep(300_000)  // the last echoes
         receiving.store(false, ordering: .relaxed)
 
-        for index in 0..<count { sendBye(index) }
-        let byeDeadline = nanoseconds() + 5_000_000_000
-        while nanoseconds() < byeDeadline, !state.withLock({ $0.allSatisfy { $0.byeAnswered || $0.hungUpByServer } }) { usleep(10_000) }
+        // Paced as the INVITEs are, and sent again every second to the calls with no answer yet:
+        // a BYE is one UDP datagram, and at 200 calls a burst of them can overflow the server's
+        // receive buffer while it tears streams down (a lost one leaves its call up for good).
+        for index in 0..<count {
+            sendBye(index)
+            usleep(1000)
+        }
+        let byeDeadline = nanoseconds() + 8_000_000_000
+        var lastSent = nanoseconds()
+        while nanoseconds() < byeDeadline, !state.withLock({ $0.allSatisfy { $0.byeAnswered || $0.hungUpByServer } }) {
+            usleep(10_000)
+            guard nanoseconds() - lastSent > 1_000_000_000 else { continue }
+            lastSent = nanoseconds()
+            for index in state.withLock({ calls in calls.indices.filter { !calls[$0].byeAnswered && !calls[$0].hungUpByServer } }) { sendBye(index) }
+        }
         return Result(calls: state.withLock { $0 }, mediaSeconds: Double(ended - started) / 1e9,
                       serverCPUSeconds: cpuAfter - cpuBefore, serverRSSKilobytes: rss,
                       serverContextSwitches: switchesAfter - switchesBefore)

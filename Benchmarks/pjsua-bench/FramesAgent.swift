@@ -24,6 +24,8 @@ enum FramesAgent {
         }
 
         let log = Mutex(Log())
+        /// The media streams (mode stream), for their counters at the end.
+        let streams = Mutex<[PJSUA.MediaStream]>([])
     }
 
     /// A frame this loud (RMS, of full scale) after a quieter one is a click's onset.
@@ -81,8 +83,9 @@ enum FramesAgent {
                     // Connected concurrently: a handshake must not hold up the next call's events.
                     Task {
                         do {
-                            _ = try await phone.stream(call, to: agentURL ?? "",
-                                                       options: .init(playbackCapacity: .milliseconds(40), whenAgentLeaves: .keepCall))
+                            let stream = try await phone.stream(call, to: agentURL ?? "",
+                                                                options: .init(playbackCapacity: .milliseconds(40), whenAgentLeaves: .keepCall))
+                            recorder.streams.withLock { $0.append(stream) }
                         } catch {
                             print("stream failed \(call): \(error)")
                         }
@@ -98,6 +101,14 @@ enum FramesAgent {
         let log = recorder.log.withLock { $0 }
         for click in log.clicks {
             print("click \(click.sipCallID) \(click.bridge) \(click.received) \(click.written) \(click.crossings)")
+        }
+        // The streams' counters, summed: what the engine sent, dropped and played.
+        let counters = recorder.streams.withLock { $0.map(\.statistics) }
+        if !counters.isEmpty {
+            func sum(_ field: KeyPath<PJSUA.MediaStream.Statistics, Int>) -> Int { counters.map { $0[keyPath: field] }.reduce(0, +) }
+            print("streams \(counters.count) media sent \(sum(\.mediaMessagesSent)), received \(sum(\.messagesReceived)), "
+                  + "dropped to the agent \(sum(\.messagesDropped)), played \(sum(\.playedMilliseconds)) ms, "
+                  + "dropped from the agent \(sum(\.droppedMilliseconds)) ms, underruns \(sum(\.underruns))")
         }
         let delivery = Percentiles(log.deliveryMicroseconds)
         print("delivery \(log.deliveryMicroseconds.count) \(delivery.p50) \(delivery.p99) \(delivery.sorted.last ?? .nan)")

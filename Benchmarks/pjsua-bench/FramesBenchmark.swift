@@ -37,6 +37,32 @@ enum FramesBenchmark {
         var repetitions = 3
         /// The sides measured: swift and c (`frames`), plus stream (`stream`).
         var sides: [Side] = [.swift, .c]
+        /// The stream side's echo agent.
+        var streamAgent = StreamAgentKind.c
+    }
+
+    /// The WebSocket agent the stream side streams to; both echo every `media` message and print
+    /// the same `click` lines.
+    enum StreamAgentKind: String {
+        /// `stream-echo-agent` (Benchmarks/StreamEchoAgent): C, one thread on epoll.
+        case c
+        /// Tests/Peers/stream_agent.py --bench: Python `websockets`, decoding every payload; it
+        /// falls behind at about 120 streams on the callers' CPU, and its bursts add latency.
+        case python
+
+        /// The program and its arguments, the C agent found beside this executable.
+        func command() throws -> (String, [String]) {
+            switch self {
+            case .python:
+                return (StreamAgent.python, ["-u", "-W", "ignore", peersDirectory + "/stream_agent.py", "--bench"])
+            case .c:
+                let path = URL(fileURLWithPath: FramesBenchmark.ownPath).deletingLastPathComponent().appendingPathComponent("stream-echo-agent").path
+                guard FileManager.default.isExecutableFile(atPath: path) else {
+                    throw BenchError("no \(path): build it (swift build -c release --product stream-echo-agent), or use --agent python")
+                }
+                return (path, [])
+            }
+        }
     }
 
     struct Outcome {
@@ -100,7 +126,8 @@ enum FramesBenchmark {
                  + "frames at \(options.frameRate ?? options.clockRate) Hz, "
                  + (options.hiccupMilliseconds > 0 ? "a \(options.hiccupMilliseconds) ms hiccup every 5 s, " : "")
                  + (options.jitterBufferMaxMilliseconds.map { "jitter buffer at most \($0) ms, " } ?? "")
-                 + "\(options.repetitions) interleaved runs per side\(CPUPinning.enabled ? ", server on CPU 0, callers on CPU 1" : "")")
+                 + "\(options.repetitions) interleaved runs per side\(CPUPinning.enabled ? ", server on CPU 0, callers on CPU 1" : "")"
+                 + (options.sides.contains(.stream) ? ", stream agent: \(options.streamAgent.rawValue)" : ""))
         var outcomes: [Side: [Outcome]] = [:]
         for repetition in 1...options.repetitions {
             for side in options.sides {
@@ -114,7 +141,12 @@ enum FramesBenchmark {
                     + "RTP back: fewest \(outcome.fewestPackets)/\(options.seconds * 50) packets, longest gap \(format(outcome.longestGap, 0)) ms; "
                     + "load average \(format(outcome.loadAverage, 2))"
                 if side != .c {
-                    line += "; delivery p50/p99 \(format(outcome.deliveryP50, 0))/\(format(outcome.deliveryP99, 0)) us, "
+                    if side == .swift {
+                        line += "; delivery p50/p99 \(format(outcome.deliveryP50, 0))/\(format(outcome.deliveryP99, 0)) us"
+                    }
+                    // Per run: the bridge's clock and the callers' are not in phase, so where a
+                    // run's latency falls within a 20 ms tick differs from run to run.
+                    line += "; in/out p50 \(format(Percentiles(outcome.inbound).p50, 1))/\(format(Percentiles(outcome.outbound).p50, 1)) ms, "
                         + "\(outcome.roundTrip.count) of \(outcome.clicksSent) clicks echoed"
                 }
                 progress(line)
@@ -128,6 +160,7 @@ enum FramesBenchmark {
                                      "resampler": options.resampler.rawValue, "frame_rate": options.frameRate ?? options.clockRate,
                                      "hiccup_ms": options.hiccupMilliseconds, "jb_max_ms": options.jitterBufferMaxMilliseconds ?? -1,
                                      "repeat": options.repetitions, "pinned": CPUPinning.enabled]
+        if options.sides.contains(.stream) { fields["stream_agent"] = options.streamAgent.rawValue }
         var medians: [Side: Double] = [:]
         for side in options.sides {
             let runs = outcomes[side] ?? []
@@ -223,9 +256,8 @@ enum FramesBenchmark {
         defer { streamAgent?.stop() }
         if side == .stream {
             // The WebSocket agent on the callers' CPU: what the server spends is the engine's.
-            let python = StreamAgent.python
-            let (agentExecutable, agentArguments) = try CPUPinning.command(python, ["-u", "-W", "ignore", peersDirectory + "/stream_agent.py", "--bench"],
-                                                                           cpu: CPUPinning.loadGeneratorCPU)
+            let (program, programArguments) = try options.streamAgent.command()
+            let (agentExecutable, agentArguments) = try CPUPinning.command(program, programArguments, cpu: CPUPinning.loadGeneratorCPU)
             let child = try ChildProcess(agentExecutable, agentArguments, name: "stream-agent")
             streamAgent = child
             try await child.waitForOutput("LISTENING ")
@@ -251,6 +283,7 @@ enum FramesBenchmark {
             $0.confirmed && !$0.hungUpByServer && Double($0.packetsReceived) >= 0.9 * expectedPackets && $0.longestGap < 500_000_000
         }.count
         let lines = agent.output.split(separator: "\n")
+        if let counters = lines.last(where: { $0.hasPrefix("streams ") }) { progress("frames stream run: \(counters)") }
         if let delivery = lines.last(where: { $0.hasPrefix("delivery ") })?.split(separator: " "), delivery.count >= 4 {
             outcome.deliveryCount = Int(delivery[1]) ?? 0
             outcome.deliveryP50 = Double(delivery[2]) ?? .nan

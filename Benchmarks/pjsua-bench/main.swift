@@ -40,15 +40,21 @@ usage: pjsua-bench <hop|events|setup|lifecycle|load|media|idle|soak|frames|strea
                                    setting), frames at the bridge's rate unless --frame-rate;
                                    --hiccup-ms: every 5 s the callers hold MS of audio back, then
                                    send it at once; --jb-max: the server's jitter-buffer bound
-  stream [--calls N] [--seconds T] [--repeat N] [--pin] [--stream-only]
+  stream [--calls N] [--seconds T] [--repeat N] [--pin] [--stream-only | --no-wav] [--agent c|python]
                                    frames' N PCMU echo calls three ways, interleaved: through Swift
                                    frames, a WAV player (C only), and a media stream to a WebSocket
-                                   agent that echoes (Tests/Peers/stream_agent.py --bench, on the
-                                   callers' CPU): server CPU per call-second and the ratios
+                                   agent that echoes, on the callers' CPU (c: stream-echo-agent, built
+                                   beside pjsua-bench with --product stream-echo-agent; python:
+                                   Tests/Peers/stream_agent.py --bench, which falls behind at ~120
+                                   streams): server CPU per call-second and the ratios
                                    stream/frames and stream/c, calls kept up, and the latency RTP
                                    in -> WebSocket out and WebSocket in -> RTP out (clicks, one clock);
-                                   --stream-only: the stream side alone (the WAV side stops at
-                                   PJSUA_MAX_PLAYERS calls, 64 here)
+                                   --stream-only: the stream side alone, --no-wav: frames and stream
+                                   (the WAV side stops at PJSUA_MAX_PLAYERS calls, 64 here). 2026-12-02, shared machine:
+                                   20 calls (load 0.65-1.1) 5.2 vs 3.2 vs 2.5 ms per call-second
+                                   (stream/frames 1.62), in/out p50 15/20 ms, p99 27/44 ms;
+                                   --stream-only --calls 200 (load 0.5-3.4): all up, the server at
+                                   66-79 % of a core, inbound p99 40-142 ms
   video  [--seconds T] [--warmup T] [--repeat N] [--pin] [--width W --height H] [--fps N] [--kbps N]
                                    one VP8 video call (default 640x480, 15 fps, 512 kbit/s, colour bars)
                                    from a softphone peer to softphone answer --video and to the pjsua
@@ -105,9 +111,15 @@ do {
                                             jitterBufferMaxMilliseconds: arguments.contains("--jb-max") ? option("jb-max", default: 500) : nil,
                                             repetitions: option("repeat", default: 3)))
     case "stream":
+        let agentName = arguments.firstIndex(of: "--agent").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil } ?? "c"
+        guard let agent = FramesBenchmark.StreamAgentKind(rawValue: agentName) else {
+            throw BenchError("--agent must be c or python, not \(agentName)")
+        }
         try await FramesBenchmark.run(.init(calls: option("calls", default: 50), seconds: option("seconds", default: 10),
                                             repetitions: option("repeat", default: 3),
-                                            sides: arguments.contains("--stream-only") ? [.stream] : [.swift, .c, .stream]))
+                                            sides: arguments.contains("--stream-only") ? [.stream]
+                                                : arguments.contains("--no-wav") ? [.swift, .stream] : [.swift, .c, .stream],
+                                            streamAgent: agent))
     case "video":
         try await VideoBenchmark.run(.init(seconds: option("seconds", default: 10), warmup: option("warmup", default: 3),
                                            repetitions: option("repeat", default: 3), width: option("width", default: 640),
