@@ -160,6 +160,7 @@ BENCH = .build/release/pjsua-bench
 bench: deps peers
 	$(SWIFT) build -c release --product softphone
 	$(SWIFT) build -c release --product pjsua-bench
+	$(SWIFT) build -c release --product stream-echo-agent  # pjsua-bench stream's WebSocket agent
 	$(BENCH) hop
 	$(BENCH) events
 	$(BENCH) setup --calls 200
@@ -168,6 +169,7 @@ bench: deps peers
 	$(BENCH) load --rate 20 --seconds 10 --hold-ms 1000 --repeat 3 --overload --overload-seconds 10 --pin
 	$(BENCH) load --rate 20 --seconds 10 --hold-ms 1000 --repeat 3 --overload --overload-seconds 10 --pin --clock-rate 8000
 	$(BENCH) frames --calls 50 --seconds 10 --repeat 3 --pin
+	$(BENCH) stream --calls 20 --seconds 8 --repeat 3 --pin
 	$(BENCH) media --calls 100 --opus-calls 10 --seconds 8 --pin
 	$(BENCH) video --seconds 10 --repeat 3 --pin
 
