@@ -153,10 +153,7 @@ extension MediaStreamTests {
         let echoes = records.filter { $0["bigEcho"] != nil }
         #expect(echoes.count == 30 && echoes.allSatisfy { $0["intact"] as? Bool == true }, "\(echoes.count) big echoes")
         // Every numbered message, big or not, arrived once and in order.
-        let numbers = records.compactMap { record -> Int? in
-            let number = record["seq"] as? String ?? ((record["received"] as? [String: Any])?["sequenceNumber"] as? String)
-            return number.flatMap { Int($0) }
-        }
+        let numbers = sequenceNumbers(in: records)
         #expect(numbers == Array(1...max(1, numbers.count)), "\(numbers.count) numbered messages")
         #expect(numbers.count > 150, "\(numbers.count)")
     }
@@ -212,10 +209,7 @@ extension MediaStreamTests {
         #expect(echoes.allSatisfy { $0["intact"] as? Bool == true })
         let indexes = echoes.compactMap { $0["bigEcho"] as? Int }
         #expect(indexes == indexes.sorted(), "the marks that got through came in order: \(indexes)")
-        let numbers = records.compactMap { record -> Int? in
-            let number = record["seq"] as? String ?? ((record["received"] as? [String: Any])?["sequenceNumber"] as? String)
-            return number.flatMap { Int($0) }
-        }
+        let numbers = sequenceNumbers(in: records)
         #expect(zip(numbers, numbers.dropFirst()).allSatisfy { $0 < $1 }, "numbers only increase")
         #expect(numbers.count > 100, "\(numbers.count)")
     }
@@ -269,5 +263,14 @@ extension MediaStreamTests {
             #expect(log.states(of: call).last == .confirmed)
             try await phone.hangUp(call)
         }
+    }
+}
+
+/// The sequence numbers the agent logged, in arrival order: a big mark's echo carries its own
+/// (`seq`), every other message the one it was received with.
+private func sequenceNumbers(in records: [[String: Any]]) -> [Int] {
+    records.compactMap { record -> Int? in
+        let number = record["seq"] as? String ?? ((record["received"] as? [String: Any])?["sequenceNumber"] as? String)
+        return number.flatMap { Int($0) }
     }
 }
