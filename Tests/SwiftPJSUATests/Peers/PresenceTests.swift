@@ -283,11 +283,7 @@ private func notify(for subscribe: RawSIPMessage, by server: RawSIPPeer, tag: St
             // engine, watches her through the server.
             var configuration = PJSUA.Account.Configuration(id: "sip:carol@127.0.0.1:\(server.port)", registrar: server.uri)
             configuration.publishesPresence = true
-            let carol = try await phone.addAccount(configuration)
-            try await log.first("carol registered") { event -> Void? in
-                if case let .registration(account, state) = event, account == carol, state.isRegistered { return () }
-                return nil
-            }
+            let carol = try await registeredAccount(configuration, phone, log)
             try await phone.setPresence(PJSUA.OwnPresence(isOnline: true, activity: .away, note: "In the lab"), for: carol)
             let alice = try await registeredAlice(phone, at: server, log)
             let buddy = try await phone.addBuddy("sip:carol@127.0.0.1:\(server.port)", account: alice)
@@ -378,10 +374,15 @@ private func registeredBob(at server: Kamailio, _ extra: [String]) async throws 
 
 /// alice: an account of the engine in this process, registered with the presence server.
 private func registeredAlice(_ phone: PJSUA, at server: Kamailio, _ log: EventLog) async throws -> PJSUA.Account {
-    let alice = try await phone.addAccount(id: "sip:alice@127.0.0.1:\(server.port)", registrar: server.uri)
-    try await log.first("alice registered") { event -> Void? in
-        if case let .registration(account, state) = event, account == alice, state.isRegistered { return () }
+    try await registeredAccount(PJSUA.Account.Configuration(id: "sip:alice@127.0.0.1:\(server.port)", registrar: server.uri), phone, log)
+}
+
+/// An account of the engine in this process, added from `configuration` and registered.
+private func registeredAccount(_ configuration: PJSUA.Account.Configuration, _ phone: PJSUA, _ log: EventLog) async throws -> PJSUA.Account {
+    let added = try await phone.addAccount(configuration)
+    try await log.first("\(configuration.id) registered") { event -> Void? in
+        if case let .registration(account, state) = event, account == added, state.isRegistered { return () }
         return nil
     }
-    return alice
+    return added
 }
