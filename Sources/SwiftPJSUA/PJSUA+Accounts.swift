@@ -224,13 +224,7 @@ extension PJSUA {
             run.credentials.accountRemoved(token)
             throw error
         }
-        if configuration.messageWaitingIndication {
-            let packages = run.withState { state in
-                state.presence.messageWaitingAccounts.insert(slot)
-                return state.presence.acceptedNotifyEvents
-            }
-            try installUnhandledRequests(accepting: packages)
-        }
+        if configuration.messageWaitingIndication { try recordMessageWaiting(true, slot: slot, in: run) }
         return Account(slot: slot, token: token)
     }
 
@@ -383,17 +377,13 @@ extension PJSUA {
             guard let again = try? resolve(account), let current = self.run else { return }
             (slot, run) = (again, current)
         }
-        let (packages, hadMessageWaiting) = run.withState { state in
-            if state.localAccount == account { state.localAccount = nil }
-            let hadMessageWaiting = state.presence.messageWaitingAccounts.remove(slot) != nil
-            return (state.presence.acceptedNotifyEvents, hadMessageWaiting)
-        }
+        run.withState { if $0.localAccount == account { $0.localAccount = nil } }
         run.credentials.accountRemoved(account.token)
         try check(pjsua_acc_del(slot), "cannot remove \(account)")
         // The slot's voicemail subscription went with the account: a later account in the same
         // slot starts without it, and unsolicited message summaries are refused again once no
         // account asks for them.
-        if hadMessageWaiting { try installUnhandledRequests(accepting: packages) }
+        try recordMessageWaiting(false, slot: slot, in: run)
     }
 
     /// Registers (`enabled: true`) or unregisters (`false`) an account.

@@ -17,6 +17,22 @@ extension PJSUA {
         let run = try requireRunning()
         let slot = try resolve(account)
         try modifyAccount(slot) { $0.mwi_enabled = enabled ? 1 : 0 }
+        let wasEnabled = try recordMessageWaiting(enabled, slot: slot, in: run)
+        // pjsua detaches the subscription from the account before it unsubscribes, so
+        // on_mwi_state reports nothing more: the end is reported here.
+        if !enabled && wasEnabled {
+            run.publish(.subscriptionState(SubscriptionState(subject: .messageSummary(account), eventPackage: "message-summary",
+                                                             state: .terminated, status: nil, reason: "unsubscribed", retryAfter: nil)))
+        }
+    }
+}
+
+extension PJSUA {
+    /// Records whether the account in `slot` has message-waiting indication on, and installs
+    /// the out-of-dialog NOTIFY packages that follow from it (`message-summary` while any
+    /// account has it on). Returns whether the slot had it on before.
+    @discardableResult
+    func recordMessageWaiting(_ enabled: Bool, slot: pjsua_acc_id, in run: EngineRun) throws(PJSUAError) -> Bool {
         let (packages, wasEnabled) = run.withState { state in
             let wasEnabled = enabled
                 ? state.presence.messageWaitingAccounts.insert(slot).inserted == false
@@ -24,12 +40,7 @@ extension PJSUA {
             return (state.presence.acceptedNotifyEvents, wasEnabled)
         }
         try installUnhandledRequests(accepting: packages)
-        // pjsua detaches the subscription from the account before it unsubscribes, so
-        // on_mwi_state reports nothing more: the end is reported here.
-        if !enabled && wasEnabled {
-            run.publish(.subscriptionState(SubscriptionState(subject: .messageSummary(account), eventPackage: "message-summary",
-                                                             state: .terminated, status: nil, reason: "unsubscribed", retryAfter: nil)))
-        }
+        return wasEnabled
     }
 }
 
