@@ -41,12 +41,16 @@ demo-video: deps
 ## engine suites are one serial chain of engine turns (pjsua is one per process: about 440 s in the
 ## main pass, 530 s under ASan); running them in both passes put make test over its 30 minutes.
 ## `swift test` (after `make deps peers`) runs the whole suite unsanitized, as make test did before.
+## Every `swift test` in make test is bounded (BOUNDED, about 2.5x its time on a busy machine): a
+## test process that dies in a way `swift test` does not notice (KL-42: an abort whose backtrace
+## tripped AddressSanitizer) otherwise left make test waiting until CI's own limit.
+BOUNDED = bash scripts/bounded.sh
 test: deps peers
 	$(SWIFT) build $(SWIFT_FLAGS)
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
 	$(SWIFT) test list $(SWIFT_FLAGS) --skip-build | python3 scripts/check-test-split.py \
 		'$(ASAN_TARGET)' '$(UNSANITIZED_SUITES)' '$(MAIN_PASS_SKIP)'
-	$(SWIFT) test $(SWIFT_FLAGS) --skip-build --skip '$(MAIN_PASS_SKIP)'
+	$(BOUNDED) 600 $(SWIFT) test $(SWIFT_FLAGS) --skip-build --skip '$(MAIN_PASS_SKIP)'
 	$(MAKE) api-check
 	$(MAKE) docs
 	$(MAKE) bench-check
@@ -81,7 +85,7 @@ test-ios-profile: deps-ios-profile
 		ldd .build/ios-profile/debug/$$binary | grep -q '$(IOS_PREFIX)/lib/libpjsua.so' \
 			|| { echo "test-ios-profile: $$binary does not load the profile's libpjsua" >&2; exit 1; }; \
 	done
-	$(IOS_ENV) $(SWIFT) test $(SWIFT_FLAGS) $(IOS_SCRATCH) $(IOS_LINK) --skip-build --disable-xctest --filter '$(IOS_PROFILE_SUITES)'
+	$(IOS_ENV) $(BOUNDED) 600 $(SWIFT) test $(SWIFT_FLAGS) $(IOS_SCRATCH) $(IOS_LINK) --skip-build --disable-xctest --filter '$(IOS_PROFILE_SUITES)'
 
 ## make asan / make tsan: the whole suite under AddressSanitizer (with LeakSanitizer) or
 ## ThreadSanitizer, in their own build directories. Swift Testing only (--disable-xctest: the
@@ -107,7 +111,7 @@ ASAN_ENGINE_FILTER = --filter $(ASAN_TARGET) --skip '$(UNSANITIZED_SUITES)'
 MAIN_PASS_SKIP = $(ASAN_TARGET)\.(?!.*($(UNSANITIZED_SUITES)))
 asan-engine: deps peers
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests $(ASAN)
-	$(SWIFT) test $(SWIFT_FLAGS) --skip-build --disable-xctest $(ASAN) $(ASAN_ENGINE_FILTER)
+	$(BOUNDED) 1500 $(SWIFT) test $(SWIFT_FLAGS) --skip-build --disable-xctest $(ASAN) $(ASAN_ENGINE_FILTER)
 
 tsan: deps peers
 	$(SWIFT) build $(SWIFT_FLAGS) --product softphone  # the tests run it as a child process
