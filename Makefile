@@ -73,11 +73,12 @@ test: deps peers
 ## pjsua app (telephone-event 101, a PCMU call where Linux talks Opus), transaction matching (31
 ## transactions, the select ioqueue), audio-only offers, the codec preference and offers
 ## (CodecTests: G.722 first without Opus), hostile input sized by the build's PJSIP_MAX_PKT_LEN
-## (16000) and ioqueue handles (64), and every Kit suite (against a real engine).
+## (16000) and ioqueue handles (64), a send on a closed socket (KL-42, the profile's ioqueue),
+## listener restarts on an IP change (KL-43), and every Kit suite (against a real engine).
 IOS_SCRATCH = --scratch-path .build/ios-profile
 IOS_ENV = PKG_CONFIG_PATH=$(IOS_PREFIX)/lib/pkgconfig SWIFT_PJSUA_SOFTPHONE=$(CURDIR)/.build/ios-profile/debug/softphone
 IOS_LINK = -Xlinker -rpath -Xlinker $(IOS_PREFIX)/lib -Xlinker --disable-new-dtags
-IOS_PROFILE_SUITES ?= ^SwiftPJSUATests\.(BuildProfileTests|SharedPlayerTests|SelfCallTests|DTMFTests|DTMFInteropTests|TransactionMatchingTests|AudioOnlyCallTests|CodecTests|HostileInputTests)/|^SwiftPJSUAKitTests\.
+IOS_PROFILE_SUITES ?= ^SwiftPJSUATests\.(BuildProfileTests|SharedPlayerTests|SelfCallTests|DTMFTests|DTMFInteropTests|TransactionMatchingTests|AudioOnlyCallTests|CodecTests|HostileInputTests|ClosedSocketSendTests|ListenerRestartTests)/|^SwiftPJSUAKitTests\.
 test-ios-profile: deps-ios-profile
 	$(IOS_ENV) $(SWIFT) build $(SWIFT_FLAGS) $(IOS_SCRATCH) $(IOS_LINK) --product softphone
 	$(IOS_ENV) $(SWIFT) build $(SWIFT_FLAGS) $(IOS_SCRATCH) $(IOS_LINK) --build-tests

@@ -163,6 +163,33 @@ for IOQUEUE in "$SRC/pjlib/src/pj/ioqueue_epoll.c" "$SRC/pjlib/src/pj/ioqueue_se
     fi
 done
 
+# KL-42: closing a socket sets its ioqueue key to NULL (pj_activesock_close, the SIP and media UDP
+# transports' destroy and restart), and every sender reads that key without the closer's lock
+# (stun_sock's and turn_sock's send paths, transport_udp's RTP/RTCP send after a started check, the
+# SIP UDP transport after an is_paused check), so a packet sent by one thread as another closes the
+# socket reaches pj_ioqueue_send[to](NULL, ...), whose argument assert aborts the process (seen
+# once in make test's ASan pass, under load). A key that is closing already fails the send with
+# PJ_ECANCELLED a few lines below; a key already gone now fails it the same way. The other
+# arguments keep their assert (a caller's bug, not a race).
+IOQUEUE_ABS="$SRC/pjlib/src/pj/ioqueue_common_abs.c"
+if ! grep -q "swift-pjsua: KL-42" "$IOQUEUE_ABS"; then
+    [ "$(grep -c '^    PJ_ASSERT_RETURN(key && op_key && data && length, PJ_EINVAL);$' "$IOQUEUE_ABS")" = 2 ] \
+        || die "ioqueue_common_abs.c changed: review the KL-42 send on a closed key"
+    sed -i 's|^    PJ_ASSERT_RETURN(key && op_key && data && length, PJ_EINVAL);$|    if (key == NULL)  /* swift-pjsua: KL-42, the socket was closed by another thread */\n        return PJ_ECANCELLED;\n&|' "$IOQUEUE_ABS"
+fi
+
+# KL-43: pjsua_handle_ip_change's listener restart (pjsua_core.c restart_listener) binds the new
+# socket to the old port on every address (pj_sockaddr_init with a NULL host), whatever address the
+# transport was bound to: an engine bound to 127.0.0.1 (or to one interface) was reachable on all
+# of them after its first IP change. A transport bound to an address restarts on that address; one
+# bound to every address still does (the case the restart is for: the new interface's address).
+PJSUA_CORE="$SRC/pjsip/src/pjsua-lib/pjsua_core.c"
+if ! grep -q "swift-pjsua: KL-43" "$PJSUA_CORE"; then
+    [ "$(grep -c '^                            pj_sockaddr_get_port(&tp_info.local_addr) : 0);$' "$PJSUA_CORE")" = 1 ] \
+        || die "pjsua_core.c changed: review the KL-43 listener restart address"
+    sed -i 's|^                            pj_sockaddr_get_port(&tp_info.local_addr) : 0);$|&\n    if ((saf==PJ_AF_INET \|\| saf==PJ_AF_INET6) \&\& pj_sockaddr_has_addr(\&tp_info.local_addr))\n        pj_sockaddr_cp(\&bind_addr, \&tp_info.local_addr);  /* swift-pjsua: KL-43, keep the bound address */|' "$PJSUA_CORE"
+fi
+
 # pjproject #5126 (fixed upstream by #5127, after 2.17): ICE's two STUN send paths read
 # comp->stun[].sock without the ICE transport's lock while media teardown sets it to NULL, so an
 # RTP packet or connectivity check in flight at hang-up reaches pj_stun_sock_sendto(NULL), whose

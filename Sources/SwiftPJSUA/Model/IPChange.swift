@@ -4,11 +4,23 @@ extension PJSUA {
     /// How ``PJSUA/handleIPChange(_:)`` recovers signalling after a network change
     /// (`pjsua_ip_change_param`).
     public struct IPChangeOptions: Sendable, Hashable {
-        /// Whether the SIP listeners are closed and opened again, so that they bind to and
-        /// advertise the new address (`restart_listener`). On by default.
+        /// Whether the SIP listeners are closed and opened again on their port, so that they bind
+        /// to and advertise the new address (`restart_listener`). On by default.
+        ///
+        /// A listener bound to every address reopens on every address. One bound to a single
+        /// address (``Configuration/bindAddress``) reopens on that address only: pjsua itself
+        /// would widen it to every address, so that an engine bound to 127.0.0.1 became reachable
+        /// from the network after its first IP change; our PJSIP build keeps the address (KL-43).
+        /// swift-pjsip's iOS binary is not patched: there a bound listener reopens on every
+        /// address, as pjsua documents.
         public var restartListener: Bool
-        /// How long to wait before the listeners are opened again (`restart_lis_delay`; 0...60 s,
-        /// pjsua's default is 10 ms).
+        /// How long pjsua waits before it tries once more when reopening a listener fails
+        /// (`restart_lis_delay`; 0...60 s, pjsua's default is 10 ms). The first try is at once.
+        ///
+        /// Reopening can fail while another thread is still inside a call on the closed socket
+        /// (the port is still taken then) or when the bound address is gone. With zero there is
+        /// no second try: the listener stays closed, and the failure arrives as the
+        /// ``IPChangeStep/listenerRestarted`` step's error.
         public var listenerRestartDelay: Duration
         /// Whether connections (TCP, TLS) bound to the old address are shut down
         /// (`shutdown_transport`). On by default.

@@ -1,0 +1,93 @@
+import Foundation
+import Glibc
+import SwiftPJSUA
+import PJSUATestSupport
+import Testing
+
+/// An IP change restarts the SIP listeners (``PJSUA/IPChangeOptions/restartListener``): pjsua
+/// closes each listening socket and opens it again on the same port.
+@Suite("Listener restarts on an IP change", .serialized)
+struct ListenerRestartTests {
+    /// KL-43: pjsua reopened every listener on all addresses, so an engine bound to 127.0.0.1 was
+    /// reachable from every interface after its first IP change. Probed from the side: while the
+    /// engine holds only 127.0.0.1:port, 127.0.0.2:port is free to bind.
+    @Test func aListenerBoundToOneAddressReopensOnThatAddressOnly() async throws {
+        try await withEngine { phone, transport, log in
+            #expect(canBind(udpPort: transport.port, on: "127.0.0.2"), "before the change")
+            try await phone.handleIPChange()
+            try await waitUntil("the IP change completed") {
+                log.all.contains { if case .ipChange(.completed, _) = $0 { true } else { false } }
+            }
+            #expect(canBind(udpPort: transport.port, on: "127.0.0.2"), "the listener took every address")
+            let peer = try RawSIPPeer(target: transport.port)
+            #expect(try await peer.exchange(RawSIPRequest(peer: peer, method: "OPTIONS"))?.statusCode == 200)
+        }
+    }
+
+    /// KL-42's race, where it lives: requests stream in from a thread of their own (each answered
+    /// by a pjsua worker thread) while the engine closes and reopens its listener 300 times. The
+    /// engine must come out of it up, with every restart successful, and answering. A reopening
+    /// can find the port still taken (a worker thread still inside a call on the closed socket):
+    /// the default delay's second try covers that, so every restart must end well.
+    @Test func requestsAnsweredWhileTheListenerRestartsLeaveTheEngineUpAndAnswering() async throws {
+        try await withEngine { phone, transport, log in
+            let flooding = Flood(peer: try RawSIPPeer(target: transport.port))
+            flooding.start()
+            defer { flooding.stop() }
+            for round in 1...300 {
+                try await phone.handleIPChange(.init(restartListener: true, shutDownTransports: false))
+                try await waitUntil("IP change \(round) completed") {
+                    log.all.filter { if case .ipChange(.completed, _) = $0 { true } else { false } }.count >= round
+                }
+            }
+            flooding.stop()
+            #expect(flooding.sent > 1000, "\(flooding.sent) requests sent")
+            let failures = log.all.compactMap { event -> String? in
+                if case let .ipChange(step, error?) = event { return "\(step): \(error)" }
+                return nil
+            }
+            #expect(failures.isEmpty, "\(failures.prefix(5))")
+            // A fresh peer: the flooding one's socket is full of the flood's answers.
+            let after = try RawSIPPeer(target: transport.port)
+            #expect(try await after.exchange(RawSIPRequest(peer: after, method: "OPTIONS"))?.statusCode == 200)
+        }
+    }
+}
+
+/// Whether a UDP socket can be bound to `address`:`udpPort` now (it is closed again at once).
+private func canBind(udpPort: Int, on address: String) -> Bool {
+    let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    guard descriptor >= 0 else { return false }
+    defer { close(descriptor) }
+    var name = sockaddr_in()
+    name.sin_family = sa_family_t(AF_INET)
+    name.sin_addr.s_addr = inet_addr(address)
+    name.sin_port = UInt16(udpPort).bigEndian
+    return withUnsafePointer(to: &name) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    } == 0
+}
+
+/// OPTIONS datagrams sent back to back from a thread of their own until stopped.
+private final class Flood: @unchecked Sendable {
+    // @unchecked Sendable: `stopped` and `count` are guarded by `lock`; `peer` is Sendable.
+    private let peer: RawSIPPeer
+    private let lock = NSLock()
+    private var stopped = false
+    private var count = 0
+
+    init(peer: RawSIPPeer) { self.peer = peer }
+
+    var sent: Int { lock.withLock { count } }
+
+    func start() {
+        Thread { [self] in
+            while !lock.withLock({ stopped }) {
+                peer.send(RawSIPRequest(peer: peer, method: "OPTIONS"))
+                lock.withLock { count += 1 }
+            }
+        }.start()
+    }
+
+    func stop() { lock.withLock { stopped = true } }
+}
