@@ -233,6 +233,7 @@ public actor PJSUA {
         for id in owned.1.keys { pjsua_player_destroy(id) }
         for id in owned.2.keys { pjsua_recorder_destroy(id) }
         run.credentials.close()  // challenges still pending are dropped before pjsua goes
+        DelayedVideoStarts.letPendingStartsFire(in: run)  // they hold their streams (KL-41)
         PJLibrary.destroyPJSUA(flags: flags)
         EngineRun.end()
         if endingSubscriptions { run.hub.finishAll() }
