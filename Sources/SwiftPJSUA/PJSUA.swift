@@ -143,7 +143,8 @@ public actor PJSUA {
     /// unregisters registered accounts (waiting at most ``Configuration/unregisterTimeout``), destroys pjsua and finishes every event
     /// sequence. Does nothing if the engine is not started; while another caller's shutdown is
     /// under way, returns when that one has finished. The engine can be started again
-    /// afterwards.
+    /// afterwards. Within half a second of a call's video stream starting, it waits for pjsua's
+    /// delayed start of that stream's encoding first, so the stream and its codec are freed.
     ///
     /// Drives `pjsua_call_hangup_all()`, `pjsua_acc_set_registration()` and `pjsua_destroy2()`.
     public func shutdown() async {
@@ -233,6 +234,7 @@ public actor PJSUA {
         for id in owned.1.keys { pjsua_player_destroy(id) }
         for id in owned.2.keys { pjsua_recorder_destroy(id) }
         run.credentials.close()  // challenges still pending are dropped before pjsua goes
+        DelayedVideoStarts.letPendingStartsFire(in: run)  // they hold their streams (KL-41)
         PJLibrary.destroyPJSUA(flags: flags)
         EngineRun.end()
         if endingSubscriptions { run.hub.finishAll() }

@@ -219,6 +219,11 @@ int32_t cpjsua_video_tap_source(const cpjsua_video_tap *_Nonnull tap);
 /* Taps not yet destroyed in this process. */
 int32_t cpjsua_video_taps_alive(void);
 
+/* TimerBarrier.c: schedules a pjsua timer `delay_msec` from now and waits (at most `timeout_msec`)
+ * until a pjsua worker thread has fired it, and with it every pjsua timer due before. Returns 0,
+ * PJ_ETIMEDOUT's value, or pjsua_schedule_timer2's error. Engine thread only, while pjsua runs. */
+int32_t cpjsua_pjsua_timer_barrier(uint32_t delay_msec, uint32_t timeout_msec);
+
 /* SDLHints.c: before pjsua_init opens SDL (when the linked pjproject uses it for video), asks it
  * to install no signal handlers and, with no display in the environment, to use its headless
  * driver. Returns a bit set: 1 no signal handlers, 2 headless driver; 0 when SDL is not in the

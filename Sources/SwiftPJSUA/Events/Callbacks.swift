@@ -110,7 +110,10 @@ private func onCallMediaState(_ callID: pjsua_call_id) {
     EngineRun.current?.publish(published)
     // Calls that never had a video stream publish no video event.
     let streams = withCallInfo(callID) { info in readVideoStreams(callID, info) } ?? []
-    if !streams.isEmpty { EngineRun.current?.publish(.videoMedia(call: call, streams: streams)) }
+    if !streams.isEmpty, let run = EngineRun.current {
+        DelayedVideoStarts.noteVideoMediaUpdate(in: run)
+        run.publish(.videoMedia(call: call, streams: streams))
+    }
 }
 
 private func onRegState(_ accID: pjsua_acc_id, _ info: UnsafeMutablePointer<pjsua_reg_info>?) {

@@ -82,6 +82,8 @@ final class EngineRun: @unchecked Sendable {
         var conference: Set<PJSUA.Call> = []
         /// The number of the last video subscription made.
         var lastVideoSubscription = 0
+        /// When a call last reported media with a video stream (``DelayedVideoStarts``).
+        var lastVideoMediaUpdate: ContinuousClock.Instant?
         /// Pools of ports removed from the bridge, released a while later: the bridge applies a
         /// removal at its next tick, and may touch the port until then (KL-22). What is left at
         /// teardown goes with pjsua.

@@ -170,6 +170,38 @@ struct VideoTests {
         }
     }
 
+    /// pjsua starts a video stream's encoding from a timer 500 ms after making the stream
+    /// (PJSUA_VIDEO_STREAM_DELAY_START_ENCODE), and the timer holds the stream until it fires. An
+    /// engine shut down sooner must still free the stream and its codec (an OpenH264 encoder and
+    /// decoder, megabytes: KL-41), not leave their pools to pjsua_destroy, which logs each pool it
+    /// reclaims but cannot free the encoder's own memory.
+    @Test func shuttingDownRightAfterAVideoStreamStartsFreesTheStreamAndItsCodec() async throws {
+        let lines = LineLog()
+        try await withEngine(loggingEngine(lines)) { phone, transport, log in
+            try await useCheapVideo(phone)
+            let child = try ChildProcess(try softphone(), ["call", transport.uri(user: "short-video"), "--json", "--seconds", "20",
+                                                          "--video", "--video-codecs", "H264", "--video-size", "352x288"],
+                                         name: "softphone-video-short")
+            defer { child.stop() }
+            let incoming = try await log.incomingCall(timeout: .seconds(15))
+            // pjsua_call_answer2 negotiates the SDP and makes the video stream before it returns;
+            // the shutdown that follows hangs the call up well within the 500 ms.
+            try await phone.answer(incoming.call, video: .sendReceive)
+        }
+        let logged = lines.values
+        #expect(logged.contains { $0.contains("PJSUA destroyed") }, "the log covers pjsua_destroy to its end")
+        // The case under test: the stream was ended before its delayed start of encoding.
+        let ended = try #require(logged.firstIndex { $0.contains("Destroy request on vstrm") }, "the video stream was never made")
+        let resumed = logged.firstIndex { $0.contains("Encoder stream resumed") }
+        try #require(resumed.map { ended < $0 } ?? true, "the stream's encoding started before the shutdown: nothing tested")
+        // Other pools may be left to pjsua_destroy (a codec's default settings: pjmedia keeps them
+        // until the end); the stream's own pool and its codec's must not be.
+        let leftovers = logged.filter {
+            $0.contains("Pool is not released by application") && ($0.contains("vstrm") || $0.contains("oh264"))
+        }
+        #expect(leftovers.isEmpty, "\(leftovers.joined(separator: "\n"))")
+    }
+
     @Test func videoIsAddedToAnAudioCallByReInviteAndRemovedAgain() async throws {
         let (child, port) = try await answeringSoftphone(["--video", "--video-codecs", "H264", "--video-size", "352x288", "--exit-after", "1"], name: "softphone-video-add")
         defer { child.stop() }
