@@ -265,12 +265,13 @@ public final class LoopbackSocket {
     public let descriptor: Int32
     public let port: Int
 
-    /// A socket on a free port (0) or on `port`; throws if it cannot be bound.
-    public init(udp: Bool = true, on requested: Int = 0) throws {
+    /// A socket on a free port (0) or on `port`, on 127.0.0.1 or another loopback `host`;
+    /// throws if it cannot be bound.
+    public init(udp: Bool = true, on requested: Int = 0, host: String = "127.0.0.1") throws {
         let fd = socket(AF_INET, Int32(udp ? SOCK_DGRAM.rawValue : SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_addr.s_addr = inet_addr(host)
         address.sin_port = UInt16(requested).bigEndian
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }

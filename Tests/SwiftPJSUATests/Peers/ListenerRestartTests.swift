@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 import SwiftPJSUA
 import PJSUATestSupport
 import Testing
@@ -33,7 +32,7 @@ struct ListenerRestartTests {
         try await withEngine { phone, transport, log in
             let flooding = Flood(peer: try RawSIPPeer(target: transport.port))
             flooding.start()
-            defer { flooding.stop() }
+            defer { flooding.stop() }  // on a thrown error too: the thread ends at its next send
             for round in 1...300 {
                 try await phone.handleIPChange(.init(restartListener: true, shutDownTransports: false))
                 try await waitUntil("IP change \(round) completed") {
@@ -41,7 +40,8 @@ struct ListenerRestartTests {
                 }
             }
             flooding.stop()
-            #expect(flooding.sent > 1000, "\(flooding.sent) requests sent")
+            let sent = await flooding.sent
+            #expect(sent > 1000, "\(sent) requests sent")
             let failures = log.all.compactMap { event -> String? in
                 if case let .ipChange(step, error?) = event { return "\(step): \(error)" }
                 return nil
@@ -54,40 +54,39 @@ struct ListenerRestartTests {
     }
 }
 
-/// Whether a UDP socket can be bound to `address`:`udpPort` now (it is closed again at once).
-private func canBind(udpPort: Int, on address: String) -> Bool {
-    let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-    guard descriptor >= 0 else { return false }
-    defer { close(descriptor) }
-    var name = sockaddr_in()
-    name.sin_family = sa_family_t(AF_INET)
-    name.sin_addr.s_addr = inet_addr(address)
-    name.sin_port = UInt16(udpPort).bigEndian
-    return withUnsafePointer(to: &name) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    } == 0
+/// Whether a UDP socket can be bound to `host`:`udpPort` now (it is closed again at once).
+private func canBind(udpPort: Int, on host: String) -> Bool {
+    (try? LoopbackSocket(udp: true, on: udpPort, host: host)) != nil
 }
 
-/// OPTIONS datagrams sent back to back from a thread of their own until stopped.
+/// OPTIONS datagrams sent back to back, on a thread of their own, from `start()` until `stop()`.
 private final class Flood: @unchecked Sendable {
-    // @unchecked Sendable: `stopped` and `count` are guarded by `lock`; `peer` is Sendable.
+    // @unchecked Sendable: `stopped` is guarded by `lock`; `peer` is Sendable; `sending` is only
+    // touched by the test task.
     private let peer: RawSIPPeer
     private let lock = NSLock()
     private var stopped = false
-    private var count = 0
+    private var sending: Task<Int, Never>?
 
     init(peer: RawSIPPeer) { self.peer = peer }
 
-    var sent: Int { lock.withLock { count } }
-
     func start() {
-        Thread { [self] in
-            while !lock.withLock({ stopped }) {
-                peer.send(RawSIPRequest(peer: peer, method: "OPTIONS"))
-                lock.withLock { count += 1 }
+        sending = Task { [self] in
+            await onThreadOfItsOwn("options-flood") { [self] in
+                var count = 0
+                while !lock.withLock({ stopped }) {
+                    peer.send(RawSIPRequest(peer: peer, method: "OPTIONS"))
+                    count += 1
+                }
+                return count
             }
-        }.start()
+        }
     }
 
     func stop() { lock.withLock { stopped = true } }
+
+    /// How many requests went out, once the thread has ended (after ``stop()``).
+    var sent: Int {
+        get async { await sending?.value ?? 0 }
+    }
 }

@@ -154,9 +154,7 @@ struct VideoTests {
     @Test func ringingFirstLeavesTheFinalAnswerFreeToTakeVideo() async throws {
         try await withEngine { phone, transport, log in
             try await useCheapVideo(phone)
-            let child = try ChildProcess(try softphone(), ["call", transport.uri(user: "ring-first"), "--json", "--seconds", "20",
-                                                          "--video", "--video-codecs", "H264", "--video-size", "352x288"],
-                                         name: "softphone-video-ring-first")
+            let child = try h264Caller(calling: transport.uri(user: "ring-first"), name: "softphone-video-ring-first")
             defer { child.stop() }
             let incoming = try await log.incomingCall(timeout: .seconds(15))
             try await phone.answer(incoming.call, code: 180)
@@ -179,9 +177,7 @@ struct VideoTests {
         let lines = LineLog()
         try await withEngine(loggingEngine(lines)) { phone, transport, log in
             try await useCheapVideo(phone)
-            let child = try ChildProcess(try softphone(), ["call", transport.uri(user: "short-video"), "--json", "--seconds", "20",
-                                                          "--video", "--video-codecs", "H264", "--video-size", "352x288"],
-                                         name: "softphone-video-short")
+            let child = try h264Caller(calling: transport.uri(user: "short-video"), name: "softphone-video-short")
             defer { child.stop() }
             let incoming = try await log.incomingCall(timeout: .seconds(15))
             // pjsua_call_answer2 negotiates the SDP and makes the video stream before it returns;
@@ -307,4 +303,11 @@ struct PjsuaAppVideoTests {
             try await log.state(call, .disconnected)
         }
     }
+}
+
+/// A `softphone call` to `uri` offering H.264 video at CIF, for 20 s: the far end of the tests
+/// that answer a video call in this process.
+private func h264Caller(calling uri: String, name: String) throws -> ChildProcess {
+    try ChildProcess(try softphone(), ["call", uri, "--json", "--seconds", "20",
+                                       "--video", "--video-codecs", "H264", "--video-size", "352x288"], name: name)
 }
