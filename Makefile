@@ -45,7 +45,9 @@ demo-video: deps
 ## test process that dies in a way `swift test` does not notice (KL-42: an abort whose backtrace
 ## tripped AddressSanitizer) otherwise left make test waiting until CI's own limit.
 BOUNDED = bash scripts/bounded.sh
-test: deps peers
+# deps-ios-profile too: LibraryCheckTests runs a softphone against the other build's libraries,
+# so both builds must exist before the first pass (not only before test-ios-profile).
+test: deps deps-ios-profile peers
 	$(SWIFT) build $(SWIFT_FLAGS)
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
 	$(SWIFT) test list $(SWIFT_FLAGS) --skip-build | python3 scripts/check-test-split.py \
@@ -98,8 +100,8 @@ test-ios-profile: deps-ios-profile
 # lld: gold prints a page of "cannot export local symbol" warnings for the ASan runtime.
 ASAN = --sanitize=address --scratch-path .build/asan -Xswiftc -use-ld=lld
 TSAN = --sanitize=thread --scratch-path .build/tsan
-asan: deps peers
-	$(SWIFT) build $(SWIFT_FLAGS) --product softphone  # the tests run it as a child process
+asan: deps deps-ios-profile peers
+	$(SWIFT) build $(SWIFT_FLAGS)  # every product: the tests run softphone and the examples as child processes
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests $(ASAN)
 	$(SWIFT) test $(SWIFT_FLAGS) --skip-build --disable-xctest $(ASAN)
 
@@ -113,12 +115,12 @@ ASAN_ENGINE_FILTER = --filter $(ASAN_TARGET) --skip '$(UNSANITIZED_SUITES)'
 # Its complement, the main pass: every test but ASAN_TARGET's, unless it is one of
 # UNSANITIZED_SUITES (scripts/check-test-split.py checks the split on every make test).
 MAIN_PASS_SKIP = $(ASAN_TARGET)\.(?!.*($(UNSANITIZED_SUITES)))
-asan-engine: deps peers
+asan-engine: deps deps-ios-profile peers
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests $(ASAN)
 	$(BOUNDED) 1500 $(SWIFT) test $(SWIFT_FLAGS) --skip-build --disable-xctest $(ASAN) $(ASAN_ENGINE_FILTER)
 
-tsan: deps peers
-	$(SWIFT) build $(SWIFT_FLAGS) --product softphone  # the tests run it as a child process
+tsan: deps deps-ios-profile peers
+	$(SWIFT) build $(SWIFT_FLAGS)  # every product: the tests run softphone and the examples as child processes
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests $(TSAN)
 	$(SWIFT) test $(SWIFT_FLAGS) --skip-build --disable-xctest $(TSAN)
 
