@@ -17,15 +17,22 @@ struct EventHubTests {
             while stop.value != true {
                 hub.publish(event)
                 count += 1
-                // Without a pause the loop takes the hub's lock again before a waiting
-                // subscriber is scheduled: under ASan at load 30 no subscribe() got in for 15 s
-                // (starvation, not the deadlock this test looks for). pjsua's callbacks never
-                // publish back to back like this.
+                // Paced, as pjsua's callbacks are: back to back, a publisher outruns the
+                // consumer (whose `for await` then never suspends, holding a thread of the
+                // cooperative pool) and keeps the registry lock from its waiters (subscribe, the
+                // cancelled consumer's termination). At the start of an ASan pass at load 9 that
+                // froze the whole pool, every other test in the process included, for 15 s. A
+                // short rest after each burst of 64 lets both through; the bursts still race
+                // the cancellations (resumes of a waiting consumer among them).
                 sched_yield()
+                if count.isMultiple(of: 64) { usleep(500) }
             }
             published.value = count
         }
         publisher.start()
+        // Set on every way out, a failed wait included: a publisher left spinning would load a
+        // core for the rest of the test run.
+        defer { stop.value = true }
         let cancelled = Box<Int>()
         let canceller = Task.detached {
             for round in 0..<2_000 {
@@ -37,12 +44,31 @@ struct EventHubTests {
                 cancelled.value = round + 1
             }
         }
-        // A deadlock stops progress for good; a loaded machine only slows it (the publisher spins on
-        // a core of its own): fail when no consumer was cancelled for 15 s, not after a total time.
+        // The deadlock this looks for blocks the canceller for good while the rest of the
+        // cooperative pool runs on; a pool starved by the other tests in the process stops both,
+        // and a wall-clock window reads that as a deadlock. So the window is counted in beats of a
+        // task on the same pool: fail when the canceller made no progress in 1,500 beats (15 s
+        // when the pool is free), or in 120 s whatever the pool did.
+        let beats = Box<Int>()
+        let heartbeat = Task.detached {
+            var count = 0
+            while !Task.isCancelled {
+                count += 1
+                beats.value = count
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+        }
+        defer { heartbeat.cancel() }
         var done = 0
         while done < 2_000 {
-            try await waitUntil("a consumer cancelled while events flow (\(done) of 2,000 so far)", timeout: .seconds(15)) {
-                (cancelled.value ?? 0) > done
+            let beatsBefore = beats.value ?? 0
+            let deadline = ContinuousClock.now.advanced(by: .seconds(120))
+            while (cancelled.value ?? 0) <= done {
+                if (beats.value ?? 0) - beatsBefore >= 1_500 || ContinuousClock.now >= deadline {
+                    Issue.record("no consumer cancelled while events flow for \((beats.value ?? 0) - beatsBefore) beats of the pool (\(done) of 2,000 so far): a deadlock")
+                    return
+                }
+                try await Task.sleep(for: .milliseconds(20))
             }
             done = cancelled.value ?? done
         }
