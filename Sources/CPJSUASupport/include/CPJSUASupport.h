@@ -340,23 +340,6 @@ int32_t cpjsua_ulaw_base64_decode(const char *_Nonnull base64, uint32_t length, 
 int32_t cpjsua_pcm16_base64_decode(const char *_Nonnull base64, uint32_t length, int16_t *_Nonnull samples,
                                    uint32_t capacity);
 
-/* Realtime streams (RealtimeStream.c): a call to OpenAI Realtime through pjmedia's AI port and
- * its OpenAI backend (PCM16 24 kHz; the bridge resamples). open/close: the engine's thread only.
- * `notify` runs on pjsua's worker threads with a pjmedia_ai_event_type (CONNECTED = 0,
- * DISCONNECTED = 1 with a status, TRANSCRIPT = 2 with text, RESPONSE_START = 3, RESPONSE_DONE = 4,
- * SPEECH_STARTED = 5, SPEECH_STOPPED = 6), never after close. `ctx` is released with `release`
- * once the port is destroyed (or at once on failure). */
-typedef struct cpjsua_rt_stream cpjsua_rt_stream;
-typedef void (*cpjsua_rt_notify)(void *_Nullable ctx, int32_t type, int32_t status, const char *_Nullable text,
-                                 uint64_t length);
-/* Creates the port, adds it to the bridge (*slot) and starts connecting to `url` with `token`.
- * Returns a pj_status_t. */
-int32_t cpjsua_rt_stream_open(const char *_Nonnull url, const char *_Nonnull token, cpjsua_rt_notify _Nonnull notify,
-                              void *_Nullable ctx, cpjsua_ws_release _Nonnull release, int32_t *_Nonnull slot,
-                              cpjsua_rt_stream *_Nullable *_Nonnull out);
-/* Disconnects, takes the port off the bridge and lets it go. Once. */
-void cpjsua_rt_stream_close(cpjsua_rt_stream *_Nonnull stream);
-
 /* Header/binary agreement (LibraryCheck.c). The version the headers here describe ("2.17",
  * built from PJ_VERSION_NUM_*), and the one the loaded libpj reports (pj_get_version()). */
 const char *_Nonnull cpjsua_header_version(void);
