@@ -177,7 +177,8 @@ extension PJSUA.MediaStream {
     public struct Statistics: Sendable, Hashable {
         /// Messages sent to the agent.
         public var messagesSent: Int
-        /// Of those, `media` messages (one per 20 ms of the caller's audio).
+        /// Of those, `media` messages (OpenAI Realtime: `input_audio_buffer.append`), one per
+        /// 20 ms of the caller's audio.
         public var mediaMessagesSent: Int
         /// Messages received from the agent.
         public var messagesReceived: Int
@@ -193,7 +194,7 @@ extension PJSUA.MediaStream {
         /// The agent's audio waiting to play.
         public var queuedMilliseconds: Int
         /// The agent's audio dropped because more arrived than the queue holds
-        /// (``Options/playbackCapacity``), or by `clear`.
+        /// (``Options/playbackCapacity``), or by `clear` (OpenAI Realtime: by barge-in).
         public var droppedMilliseconds: Int
         /// Times the agent's audio ran dry while it was playing.
         public var underruns: Int

@@ -7,7 +7,7 @@ import PJSIP
 /// audio, and the protocol state (marks, counters, the stream's phase; for OpenAI Realtime the
 /// answer items queued, for barge-in).
 ///
-/// Threads: the WebSocket client's callbacks (pjsua's worker threads) bring the agent's messages here;
+/// Threads: the WebSocket client's callbacks (pjsua's worker threads, one at a time) bring the agent's messages here;
 /// the writer port's notify (the bridge's clock thread, or the thread of a `clear`) reports marks
 /// played or flushed; DTMF arrives on pjsua's callback threads. Each of them only copies, takes
 /// `lock` briefly and sends through the link, which never blocks. Opening, wiring and ending run
@@ -61,6 +61,7 @@ final class StreamBridge: @unchecked Sendable {
     private var answerItems: [(id: String, start: UInt64, end: UInt64)] = []  // guarded by `lock`
     private var interruptedItems: Set<String> = []  // guarded by `lock`
     private var responding = false  // guarded by `lock`
+
     init?(call: PJSUA.Call, url: String, streamProtocol: Stream.StreamProtocol, callSID: String, options: Stream.Options,
           trust: Trust = Trust(PJSUA.TLSConfiguration())) {
         self.call = call
@@ -190,7 +191,9 @@ final class StreamBridge: @unchecked Sendable {
         }
         if wasStreaming && graceful {
             // OpenAI Realtime has no `stop`: the close frame ends the session.
-            if !isRealtime { _ = lock.withLock { send(TwilioMediaStreams.stop(streamSID: streamSID, callSID: callSID, accountSID: options.accountSID), on: link) } }
+            if !isRealtime {
+                _ = lock.withLock { send(TwilioMediaStreams.stop(streamSID: streamSID, callSID: callSID, accountSID: options.accountSID), on: link) }
+            }
             cpjsua_ws_link_close(link, 1000)
         }
         cpjsua_ws_link_stop_media(link)
