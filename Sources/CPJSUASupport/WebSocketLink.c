@@ -4,7 +4,8 @@
  * include/CPJSUASupport.h.
  *
  * Why C: the call's audio goes out from the conference bridge's clock thread, one message per
- * 20 ms frame. Encoding it (mu-law, base64, a JSON text frame with its sequence number) and
+ * 20 ms frame. Encoding it (mu-law, base64, a JSON text frame with its sequence number; for
+ * OpenAI Realtime PCM16 LE at 24 kHz, base64, an unnumbered `input_audio_buffer.append`) and
  * handing it to the client's queue here keeps that thread away from Swift concurrency: it takes
  * the link's mutex for a memcpy-sized job and a send that never waits for the socket. Messages
  * to the agent made in Swift (start, dtmf, mark, stop) take the same mutex, so one counter

@@ -237,13 +237,17 @@ extension MediaStreamTests {
             try await log.mediaActive(call)
             try await child.waitForOutput("\"state\":\"connected\"")
             try await child.waitForOutput("responseDone")
+            // A digit from the caller: Realtime has no message for it, so nothing goes out.
+            try await phone.sendDTMF("5", on: call)
+            try await Task.sleep(for: .milliseconds(800))
             try await phone.hangUp(call)
             try await child.waitForOutput("\"state\":\"ended\"")
             let kinds = softphoneEvents(child.output, "streamRealtime").compactMap { $0["kind"] as? String }
             #expect(kinds == ["responseStarted", "transcript(\"Hello\")", "transcript(\" there\")", "responseDone"], "\(kinds)")
             let headers = agent.records.compactMap { $0["handshake"] as? [String: Any] }.first?["headers"] as? [String: Any]
             #expect(headers?["Authorization"] as? String == "Bearer sk-cli")
-            #expect(agent.received.first?.message["type"] as? String == "session.update")
+            #expect(agent.received.map { $0.message["type"] as? String } == ["session.update"], "\(agent.received.map(\.message))")
+            #expect(softphoneEvents(child.output, "dtmf").first?["digit"] as? String == "5" && softphoneEvents(child.output, "streamDTMF").isEmpty)
             #expect(agent.records.contains { $0["append"] as? Int == 960 })
         }
     }
