@@ -259,3 +259,47 @@ func monotonicSeconds() -> Double {
     clock_gettime(CLOCK_MONOTONIC, &time)
     return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
 }
+
+/// OpenAI Realtime's messages, without a network.
+extension MediaStreamProtocolTests {
+    @Test func realtimeServiceEventsAreReadByTheirGAOrBetaNamesOthersIgnoredAndMalformedOnesInvalid() {
+        func parse(_ text: String) -> OpenAIRealtime.ServiceMessage {
+            Array(text.utf8).withUnsafeBytes { OpenAIRealtime.parse($0) }
+        }
+        #expect(parse(#"{"type":"response.output_audio.delta","item_id":"i1","delta":"AAAA"}"#) == .audio(item: "i1", payload: "AAAA"))
+        #expect(parse(#"{"type":"response.audio.delta","item_id":"i2","delta":"AQA="}"#) == .audio(item: "i2", payload: "AQA="))
+        #expect(parse(#"{"type":"response.output_audio_transcript.delta","delta":"Hi"}"#) == .transcript("Hi"))
+        #expect(parse(#"{"type":"response.audio_transcript.delta","delta":"yo"}"#) == .transcript("yo"))
+        #expect(parse(#"{"type":"input_audio_buffer.speech_started","audio_start_ms":10}"#) == .speechStarted)
+        #expect(parse(#"{"type":"input_audio_buffer.speech_stopped"}"#) == .speechStopped)
+        #expect(parse(#"{"type":"response.created"}"#) == .responseStarted && parse(#"{"type":"response.done"}"#) == .responseDone)
+        #expect(parse(#"{"type":"error","error":{"type":"invalid_request_error","code":"x","message":"m"}}"#)
+            == .error(.init(type: "invalid_request_error", code: "x", message: "m")))
+        #expect(parse(#"{"type":"session.created"}"#) == .ignored && parse(#"{"type":"response.output_text.delta","delta":"t"}"#) == .ignored)
+        for (text, reason) in [("", PJSUA.MediaStream.InvalidMessage.Reason.notJSON), ("[1]", .notJSON), (#"{"type":1}"#, .missingField),
+                               (#"{"type":"response.output_audio.delta"}"#, .missingField)] {
+            guard case let .invalid(got, _) = parse(text) else {
+                Issue.record("\(text) was read as valid")
+                continue
+            }
+            #expect(got == reason, "\(text)")
+        }
+    }
+
+    @Test func theSessionUpdateAndTruncateAreValidJSONWithTheSessionsSettingsEscaped() throws {
+        let session = PJSUA.MediaStream.RealtimeSession(instructions: "Say \"hi\"\n", voice: "alloy", silenceDuration: .milliseconds(350))
+        let update = try #require(try JSONSerialization.jsonObject(with: Data(OpenAIRealtime.sessionUpdate(session).utf8)) as? [String: Any])
+        let body = update["session"] as? [String: Any]
+        let audio = body?["audio"] as? [String: Any]
+        let input = audio?["input"] as? [String: Any]
+        #expect(update["type"] as? String == "session.update" && body?["instructions"] as? String == "Say \"hi\"\n")
+        #expect((input?["turn_detection"] as? [String: Any])?["silence_duration_ms"] as? Int == 350)
+        #expect((audio?["output"] as? [String: Any])?["voice"] as? String == "alloy")
+        // Without settings, nothing of the service's defaults is overridden.
+        let plain = OpenAIRealtime.sessionUpdate(.init())
+        #expect(!plain.contains("instructions") && !plain.contains("voice") && !plain.contains("silence_duration_ms"))
+        let truncate = try #require(try JSONSerialization.jsonObject(with: Data(OpenAIRealtime.truncate(item: "it\"1", audioEndMilliseconds: 640).utf8))
+            as? [String: Any])
+        #expect(truncate["item_id"] as? String == "it\"1" && truncate["audio_end_ms"] as? Int == 640 && truncate["content_index"] as? Int == 0)
+    }
+}
