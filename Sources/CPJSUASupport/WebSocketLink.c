@@ -4,7 +4,8 @@
  * include/CPJSUASupport.h.
  *
  * Why C: the call's audio goes out from the conference bridge's clock thread, one message per
- * 20 ms frame. Encoding it (mu-law, base64, a JSON text frame with its sequence number) and
+ * 20 ms frame. Encoding it (mu-law, base64, a JSON text frame with its sequence number; for
+ * OpenAI Realtime PCM16 LE at 24 kHz, base64, an unnumbered `input_audio_buffer.append`) and
  * handing it to the client's queue here keeps that thread away from Swift concurrency: it takes
  * the link's mutex for a memcpy-sized job and a send that never waits for the socket. Messages
  * to the agent made in Swift (start, dtmf, mark, stop) take the same mutex, so one counter
@@ -39,6 +40,8 @@
 #define MAX_HEADERS 32
 #define MEDIA_SAMPLES 160           /* 20 ms at 8 kHz */
 #define MEDIA_MESSAGE_SIZE 640      /* the JSON around 216 base64 characters and a stream id */
+#define REALTIME_SAMPLES 480        /* 20 ms at 24 kHz */
+#define REALTIME_MESSAGE_SIZE 1400  /* the JSON around 1280 base64 characters */
 
 struct cpjsua_ws_link {
     atomic_int refs;
@@ -51,6 +54,7 @@ struct cpjsua_ws_link {
     uint64_t chunk;
     uint64_t media_sent, received, received_bytes;
     /* Set once at creation. */
+    int32_t format;                 /* CPJSUA_WS_MEDIA_* */
     cpjsua_frame_buffer *reader;
     cpjsua_ws_notify notify;
     void *ctx;
@@ -135,13 +139,42 @@ static void on_gone(void *user)
     link_unref((cpjsua_ws_link *)user);
 }
 
+/* An OpenAI Realtime stream's frame: `input_audio_buffer.append` with 20 ms of PCM16 LE 24 kHz
+ * (unnumbered: the protocol has no sequence numbers). */
+static void send_realtime_frame(cpjsua_ws_link *link, const int16_t *samples)
+{
+    uint8_t pcm[REALTIME_SAMPLES * 2];
+    for (uint32_t i = 0; i < REALTIME_SAMPLES; i++) {
+        uint16_t sample = (uint16_t)samples[i];
+        pcm[2 * i] = (uint8_t)(sample & 0xFF);
+        pcm[2 * i + 1] = (uint8_t)(sample >> 8);
+    }
+    static const char head[] = "{\"type\":\"input_audio_buffer.append\",\"audio\":\"";
+    static const char tail[] = "\"}";
+    char message[REALTIME_MESSAGE_SIZE];
+    memcpy(message, head, sizeof head - 1);
+    int payload_length = (int)(sizeof message - sizeof head - sizeof tail);
+    if (pj_base64_encode(pcm, sizeof pcm, message + sizeof head - 1, &payload_length) != PJ_SUCCESS) return;
+    uint32_t length = (uint32_t)(sizeof head - 1) + (uint32_t)payload_length;
+    memcpy(message + length, tail, sizeof tail - 1);
+    length += (uint32_t)(sizeof tail - 1);
+    pthread_mutex_lock(&link->lock);
+    if (link->media_sid && link->open && send_locked(link, message, length, CPJSUA_WSC_MEDIA) == 0) link->media_sent++;
+    pthread_mutex_unlock(&link->lock);
+}
+
 /* The reader port's notify: one frame of the call's audio, on the bridge's clock thread. */
 static void reader_notify(void *ctx, int32_t event, const int16_t *samples, uint32_t count, uint64_t position,
                           uint64_t handed)
 {
     (void)handed;
     cpjsua_ws_link *link = ctx;
-    if (event != CPJSUA_FRAME_EVENT_RECEIVED || !samples || count != MEDIA_SAMPLES) return;
+    if (event != CPJSUA_FRAME_EVENT_RECEIVED || !samples) return;
+    if (link->format == CPJSUA_WS_MEDIA_REALTIME) {
+        if (count == REALTIME_SAMPLES) send_realtime_frame(link, samples);
+        return;
+    }
+    if (count != MEDIA_SAMPLES) return;
     uint8_t ulaw[MEDIA_SAMPLES];
     for (uint32_t i = 0; i < count; i++) ulaw[i] = pjmedia_linear2ulaw(samples[i]);
     char payload[PJ_BASE256_TO_BASE64_LEN(MEDIA_SAMPLES) + 1];
@@ -169,7 +202,7 @@ static void reader_notify(void *ctx, int32_t event, const int16_t *samples, uint
 
 int32_t cpjsua_ws_link_open(const char *url, const char *const *header_names, const char *const *header_values,
                             uint32_t header_count, uint32_t max_message, uint32_t connect_timeout_ms, const char *ca_file,
-                            const char *ca_path, int32_t verify_server, cpjsua_ws_notify notify, void *ctx,
+                            const char *ca_path, int32_t verify_server, int32_t media_format, cpjsua_ws_notify notify, void *ctx,
                             cpjsua_ws_release release, cpjsua_ws_link **out)
 {
     *out = NULL;
@@ -186,8 +219,10 @@ int32_t cpjsua_ws_link_open(const char *url, const char *const *header_names, co
     link->notify = notify;
     link->ctx = ctx;
     link->release = release;
+    link->format = media_format;
     atomic_init(&link->refs, 1);  /* the owner's */
-    link->reader = cpjsua_frame_buffer_create(MEDIA_SAMPLES, 1, reader_notify, link);
+    link->reader = cpjsua_frame_buffer_create(media_format == CPJSUA_WS_MEDIA_REALTIME ? REALTIME_SAMPLES : MEDIA_SAMPLES, 1,
+                                              reader_notify, link);
     if (!link->reader) {
         link_unref(link);
         return PJ_ENOMEM;
@@ -261,7 +296,8 @@ void cpjsua_ws_link_stop_media(cpjsua_ws_link *link)
 int32_t cpjsua_ws_link_attach_reader(cpjsua_ws_link *link, int32_t *slot)
 {
     atomic_fetch_add(&link->refs, 1);  /* the port's, released when the bridge destroys it */
-    return cpjsua_frame_port_attach(link->reader, 0, 8000, link, link_release_cb, slot);
+    return cpjsua_frame_port_attach(link->reader, 0, link->format == CPJSUA_WS_MEDIA_REALTIME ? 24000 : 8000, link,
+                                    link_release_cb, slot);
 }
 
 void cpjsua_ws_link_detach_reader(cpjsua_ws_link *link)
@@ -312,10 +348,14 @@ cpjsua_ws_stats cpjsua_ws_link_stats(cpjsua_ws_link *link)
     return stats;
 }
 
-int32_t cpjsua_ulaw_base64_decode(const char *base64, uint32_t length, int16_t *samples, uint32_t capacity)
+/* Decodes strict base64 (pj_base64_decode skips what is not base64; a payload with anything
+ * else is refused) and hands the bytes to `convert`: its result, -1 for bad base64, -2 when
+ * `convert` finds them over capacity. */
+static int32_t decode_base64(const char *base64, uint32_t length,
+                             int32_t (*convert)(const uint8_t *bytes, int count, int16_t *samples, uint32_t capacity),
+                             int16_t *samples, uint32_t capacity)
 {
     if (length == 0) return 0;
-    /* pj_base64_decode skips what is not base64; a payload with anything else is refused. */
     for (uint32_t i = 0; i < length; i++) {
         char c = base64[i];
         int ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '/' ||
@@ -328,15 +368,34 @@ int32_t cpjsua_ulaw_base64_decode(const char *base64, uint32_t length, int16_t *
     if (!bytes) return -2;
     pj_str_t input = {(char *)base64, (pj_ssize_t)length};
     int out_length = (int)bytes_capacity;
-    int32_t result;
-    if (pj_base64_decode(&input, bytes, &out_length) != PJ_SUCCESS || out_length < 0) {
-        result = -1;
-    } else if ((uint32_t)out_length > capacity) {
-        result = -2;
-    } else {
-        for (int i = 0; i < out_length; i++) samples[i] = (int16_t)pjmedia_ulaw2linear(bytes[i]);
-        result = out_length;
-    }
+    int32_t result = -1;
+    if (pj_base64_decode(&input, bytes, &out_length) == PJ_SUCCESS && out_length >= 0)
+        result = convert(bytes, out_length, samples, capacity);
     if (bytes != stack) free(bytes);
     return result;
+}
+
+static int32_t ulaw_to_linear(const uint8_t *bytes, int count, int16_t *samples, uint32_t capacity)
+{
+    if ((uint32_t)count > capacity) return -2;
+    for (int i = 0; i < count; i++) samples[i] = (int16_t)pjmedia_ulaw2linear(bytes[i]);
+    return count;
+}
+
+static int32_t pcm16le_to_linear(const uint8_t *bytes, int count, int16_t *samples, uint32_t capacity)
+{
+    if (count % 2) return -1;
+    if ((uint32_t)(count / 2) > capacity) return -2;
+    for (int i = 0; i < count / 2; i++) samples[i] = (int16_t)(uint16_t)(bytes[2 * i] | (bytes[2 * i + 1] << 8));
+    return count / 2;
+}
+
+int32_t cpjsua_ulaw_base64_decode(const char *base64, uint32_t length, int16_t *samples, uint32_t capacity)
+{
+    return decode_base64(base64, length, ulaw_to_linear, samples, capacity);
+}
+
+int32_t cpjsua_pcm16_base64_decode(const char *base64, uint32_t length, int16_t *samples, uint32_t capacity)
+{
+    return decode_base64(base64, length, pcm16le_to_linear, samples, capacity);
 }

@@ -3,7 +3,7 @@ import PJSIP
 extension PJSUA {
     /// Connects a call's audio to a WebSocket agent (a voice bot: pipecat, Vocode, a hosted model)
     /// speaking `protocol`, and returns once the agent has accepted the connection and got the
-    /// protocol's opening messages (`connected`, `start`).
+    /// protocol's opening messages (`connected`, `start`; OpenAI Realtime: `session.update`).
     ///
     /// From then on the caller's audio goes to the agent every 20 ms, paced by the conference
     /// bridge's clock, and the agent's audio plays into the call through a bounded queue; marks,
@@ -13,7 +13,7 @@ extension PJSUA {
     ///
     /// Built on our RFC 6455 client on PJLIB's sockets (`pj_activesock_start_connect()`, for
     /// `wss://` `pj_ssl_sock_start_connect2()`) and two pjmedia ports on the bridge
-    /// (`pjsua_conf_add_port()`, `pjsua_conf_connect()`); OpenAI Realtime on pjmedia's AI port.
+    /// (`pjsua_conf_add_port()`, `pjsua_conf_connect()`), for both protocols.
     /// - Parameters:
     ///   - call: a call whose audio is active, not streamed yet.
     ///   - url: the agent's `ws://` or `wss://` URL. A `wss://` agent's certificate must chain to
@@ -24,8 +24,7 @@ extension PJSUA {
     /// - Throws: ``PJSUAError/Code/mediaNotActive`` before the call's audio is up,
     ///   ``PJSUAError/Code/tooMany`` when the call is streamed already,
     ///   ``PJSUAError/Code/invalidArgument`` for a bad URL or option,
-    ///   ``PJSUAError/Code/unsupported`` for another protocol (or `wss://` with OpenAI Realtime:
-    ///   KL-39), ``PJSUAError/Code/timedOut`` when the handshake did not finish within
+    ///   ``PJSUAError/Code/unsupported`` for another protocol, ``PJSUAError/Code/timedOut`` when the handshake did not finish within
     ///   ``MediaStream/Options/connectTimeout``, ``PJSUAError/Code/certificateUntrusted``,
     ///   ``PJSUAError/Code/certificateExpired``, ``PJSUAError/Code/certificateNameMismatch`` or
     ///   ``PJSUAError/Code/certificateRejected`` when a `wss://` agent's certificate was refused,
@@ -40,7 +39,7 @@ extension PJSUA {
         if streamProtocol == .openAIRealtime, options.authorizationToken?.isEmpty ?? true {
             throw PJSUAError(.invalidArgument, "OpenAI Realtime needs options.authorizationToken (the API key)")
         }
-        try Self.validateStreamURL(url, secureAllowed: streamProtocol != .openAIRealtime)
+        try Self.validateStreamURL(url)
         let callSlot = try audioPort(of: call)
         let sipCallID = try withLiveCallInfo(call) { String(pj: $0.pointee.call_id) }
         guard StreamWiring.stream(of: call) == nil else {
@@ -92,13 +91,10 @@ extension PJSUA {
         }
     }
 
-    private static func validateStreamURL(_ url: String, secureAllowed: Bool) throws(PJSUAError) {
+    private static func validateStreamURL(_ url: String) throws(PJSUAError) {
         try Validation.headerValue(url, what: "the stream URL", maxLength: 2048)
         let lowered = url.lowercased()
         let scheme = lowered.hasPrefix("wss://") ? "wss://" : "ws://"
-        if scheme == "wss://" && !secureAllowed {
-            throw PJSUAError(.unsupported, "wss:// with OpenAI Realtime is not supported yet: pjmedia's AI port uses pjproject's WebSocket client, which cannot verify the service's certificate (KL-39)")
-        }
         let authority = lowered.dropFirst(scheme.count).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         guard lowered.hasPrefix(scheme), !authority.isEmpty, !authority.hasPrefix(":"), !url.contains(" ") else {
             throw PJSUAError(.invalidArgument, "\(Validation.quoted(url)) is not a ws:// or wss:// URL")

@@ -1,7 +1,7 @@
 """A Twilio Media Streams agent for the media-stream tests: a WebSocket server (PyPI `websockets`)
 on 127.0.0.1 that logs every message it receives and plays a script once `start` arrived.
 
-Usage: stream_agent.py [--script JSON] [--silent] [--pipecat]
+Usage: stream_agent.py [--script JSON] [--silent] [--pipecat] [--realtime [--echo]] [--cert PEM --key PEM]
 Prints `LISTENING <port>` once bound (port 0: a free one), then one JSON line per event:
   {"t": <monotonic s>, "handshake": {"path": ..., "headers": {...}}}
   {"t": ..., "received": <the message, parsed>}   (or "receivedRaw" for what is not JSON)
@@ -221,47 +221,110 @@ async def bench(ws):
             was_loud = loud
 
 
-async def realtime(ws):
-    """--realtime: a local stand-in for OpenAI Realtime, speaking its documented events: sends
-    session.created, answers session.update, and after half a second of the caller's audio
-    (input_audio_buffer.append, PCM16 24 kHz) reports the caller's tone frequency ({"heard": Hz})
-    and answers: speech_started/stopped, response.created, half a second of 1000 Hz as
-    response.audio.delta, two transcript deltas, response.done."""
-    emit({"handshake": {"path": ws.request.path, "headers": dict(ws.request.headers.raw_items())}})
-    await ws.send(json.dumps({"type": "session.created", "session": {"id": "sess_local"}}))
-    samples, answered = [], False
-    try:
-        async for message in ws:
-            parsed = json.loads(message)
-            kind = parsed.get("type")
-            if kind != "input_audio_buffer.append":
-                emit({"received": parsed})
-            if kind == "session.update":
-                await ws.send(json.dumps({"type": "session.updated", "session": parsed.get("session", {})}))
-            elif kind == "input_audio_buffer.append":
-                pcm = base64.b64decode(parsed.get("audio", ""))
-                samples.extend(memoryview(pcm).cast("h"))
-                if len(samples) >= 24000 and not answered:
-                    answered = True
-                    tail = samples[-12000:]
+class Realtime:
+    """--realtime: a local stand-in for OpenAI Realtime's GA interface, speaking its documented
+    events. On connect it sends session.created and answers every session.update with
+    session.updated; it logs every message but input_audio_buffer.append, which it logs as
+    {"append": <bytes>} and keeps (PCM16 LE 24 kHz). Then it runs --script's actions, in order:
+      {"afterAudio": 1000}  waits until that many ms of the caller's audio arrived
+      {"heard": 500}  logs {"heard": <Hz>} of the last 500 ms of the caller's audio (zero crossings)
+      {"answer": {"hz": 1000, "ms": 300, "chunkMs": 100, "item": "item_1", "beta": false}}
+          response.created, the tone as response.output_audio.delta (response.audio.delta with
+          "beta") in chunks, two transcript deltas ("Hello", " there"), response.done
+      {"event": {...}}  sends that JSON event as it is (input_audio_buffer.speech_started, error)
+      {"sleep": 0.5}  {"waitFor": "conversation.item.truncate"}  {"text": "raw text"}  {"close": 1000}
+    Without a script: after 1 s of audio it logs what it heard and sends speech_started/stopped
+    and a 500 ms answer of 1000 Hz. --echo answers every append with a delta of the same audio
+    (the measurements' steady two-way load)."""
+
+    def __init__(self, script, echo):
+        self.script = script or [{"afterAudio": 1000}, {"heard": 500},
+                                 {"event": {"type": "input_audio_buffer.speech_started", "item_id": "item_in"}},
+                                 {"event": {"type": "input_audio_buffer.speech_stopped", "item_id": "item_in"}},
+                                 {"answer": {"hz": 1000, "ms": 500, "chunkMs": 20}}]
+        self.echo = echo
+
+    async def handler(self, ws):
+        emit({"handshake": {"path": ws.request.path, "headers": dict(ws.request.headers.raw_items())}})
+        await ws.send(json.dumps({"type": "session.created", "session": {"id": "sess_local", "type": "realtime"}}))
+        samples = []
+        audio_event = asyncio.Event()
+        types = {}
+
+        async def receive():
+            try:
+                async for message in ws:
+                    try:
+                        parsed = json.loads(message)
+                    except ValueError:
+                        emit({"receivedRaw": message[:200]})
+                        continue
+                    kind = parsed.get("type")
+                    if kind == "input_audio_buffer.append":
+                        pcm = base64.b64decode(parsed.get("audio", ""))
+                        emit({"append": len(pcm)})
+                        samples.extend(memoryview(pcm).cast("h"))
+                        audio_event.set()
+                        if self.echo:
+                            await ws.send('{"type":"response.audio.delta","item_id":"echo","delta":"%s"}' % parsed.get("audio", ""))
+                        continue
+                    emit({"received": parsed})
+                    types.setdefault(kind, asyncio.Event()).set()
+                    if kind == "session.update":
+                        await ws.send(json.dumps({"type": "session.updated", "session": parsed.get("session", {})}))
+            finally:
+                emit({"closed": ws.close_code})
+
+        receiver = asyncio.create_task(receive())
+        try:
+            for action in self.script:
+                if "afterAudio" in action:
+                    while len(samples) < action["afterAudio"] * 24:
+                        audio_event.clear()
+                        await asyncio.wait_for(audio_event.wait(), 10)
+                elif "heard" in action:
+                    tail = samples[-action["heard"] * 24:]
                     crossings = sum(1 for a, b in zip(tail, tail[1:]) if (a < 0) != (b < 0))
-                    emit({"heard": crossings / 2 / 0.5})
-                    for event in ("input_audio_buffer.speech_started", "input_audio_buffer.speech_stopped", "response.created"):
-                        await ws.send(json.dumps({"type": event}))
-                    phase = 0.0
-                    for _ in range(25):
-                        chunk = []
-                        for _ in range(480):
-                            chunk.append(int(0.5 * 32767 * math.sin(phase)))
-                            phase += 2 * math.pi * 1000 / 24000
-                        audio = base64.b64encode(b"".join(x.to_bytes(2, "little", signed=True) for x in chunk)).decode()
-                        await ws.send(json.dumps({"type": "response.audio.delta", "delta": audio}))
-                    for text in ("Hello", " there"):
-                        await ws.send(json.dumps({"type": "response.audio_transcript.delta", "delta": text}))
-                    await ws.send(json.dumps({"type": "response.done", "response": {"status": "completed"}}))
-                    emit({"sent": {"response": True}})
-    finally:
-        emit({"closed": ws.close_code})
+                    emit({"heard": crossings / 2 / (len(tail) / 24000) if tail else 0})
+                    continue
+                elif "answer" in action:
+                    await self.answer(ws, action["answer"])
+                elif "event" in action:
+                    await ws.send(json.dumps(action["event"]))
+                elif "sleep" in action:
+                    await asyncio.sleep(action["sleep"])
+                elif "waitFor" in action:
+                    await asyncio.wait_for(types.setdefault(action["waitFor"], asyncio.Event()).wait(), 15)
+                elif "text" in action:
+                    await ws.send(action["text"])
+                elif "close" in action:
+                    await ws.close(action["close"], "agent done")
+                emit({"sent": action})
+        except Exception as error:  # the call side may close first; log it and end
+            emit({"error": repr(error)})
+        await receiver
+
+    async def answer(self, ws, spec):
+        item = spec.get("item", "item_1")
+        kind = "response.audio.delta" if spec.get("beta") else "response.output_audio.delta"
+        transcript = "response.audio_transcript.delta" if spec.get("beta") else "response.output_audio_transcript.delta"
+        await ws.send(json.dumps({"type": "response.created", "response": {"id": "resp_1", "status": "in_progress"}}))
+        chunk = 24 * spec.get("chunkMs", 100)
+        total = 24 * spec["ms"]
+        phase, sent = 0.0, 0
+        emit({"firstDelta": item})
+        while sent < total:
+            count = min(chunk, total - sent)
+            pcm = bytearray()
+            for _ in range(count):
+                pcm += int(0.5 * 32767 * math.sin(phase)).to_bytes(2, "little", signed=True)
+                phase += 2 * math.pi * spec["hz"] / 24000
+            await ws.send(json.dumps({"type": kind, "response_id": "resp_1", "item_id": item, "output_index": 0,
+                                      "content_index": 0, "delta": base64.b64encode(bytes(pcm)).decode()}))
+            sent += count
+        for text in ("Hello", " there"):
+            await ws.send(json.dumps({"type": transcript, "item_id": item, "delta": text}))
+        await ws.send(json.dumps({"type": "response.done", "response": {"id": "resp_1", "status": "completed"}}))
 
 
 async def silent(listener):
@@ -327,7 +390,8 @@ async def main():
         await answer(listener, options.answer)
         return
     if options.realtime:
-        async with serve(realtime, sock=listener, ping_interval=None, max_size=2 ** 24):
+        agent = Realtime(json.loads(options.script), options.echo)
+        async with serve(agent.handler, sock=listener, ping_interval=None, max_size=2 ** 24, ssl=tls):
             await asyncio.Future()
         return
     if options.bench:

@@ -282,6 +282,11 @@ enum {
     CPJSUA_WS_EVENT_REFUSED = 7     /* status: the server certificate's problems
                                        (pj_ssl_cert_verify_flag_t bits); data: a description */
 };
+/* What a link's reader port sends for each 20 ms of the call's audio. */
+enum {
+    CPJSUA_WS_MEDIA_TWILIO = 0,   /* a numbered Twilio `media` message: base64 mu-law 8 kHz */
+    CPJSUA_WS_MEDIA_REALTIME = 1  /* an OpenAI Realtime `input_audio_buffer.append`: base64 PCM16 LE 24 kHz */
+};
 typedef struct cpjsua_ws_link cpjsua_ws_link;
 typedef void (*cpjsua_ws_notify)(void *_Nullable ctx, cpjsua_ws_link *_Nonnull link, int32_t event, int32_t status, const char *_Nullable data,
                                  uint64_t length);
@@ -297,12 +302,14 @@ typedef struct cpjsua_ws_stats {
 } cpjsua_ws_stats;
 /* Starts connecting to `url` (ws:// or wss://) with extra handshake headers (at most 32), a
  * bound on the TCP + TLS + upgrade time, and for wss:// the trusted authorities (NULL: none) and
- * whether the server certificate (chain and host name) must verify. Returns a pj_status_t; on
- * failure `ctx` has been released and *out is NULL. */
+ * whether the server certificate (chain and host name) must verify; `media_format` is a
+ * CPJSUA_WS_MEDIA_* value. Returns a pj_status_t; on failure `ctx` has been released and *out is
+ * NULL. */
 int32_t cpjsua_ws_link_open(const char *_Nonnull url, const char *_Nonnull const *_Nullable header_names,
                             const char *_Nonnull const *_Nullable header_values, uint32_t header_count,
                             uint32_t max_message, uint32_t connect_timeout_ms, const char *_Nullable ca_file,
-                            const char *_Nullable ca_path, int32_t verify_server, cpjsua_ws_notify _Nonnull notify,
+                            const char *_Nullable ca_path, int32_t verify_server, int32_t media_format,
+                            cpjsua_ws_notify _Nonnull notify,
                             void *_Nullable ctx, cpjsua_ws_release _Nonnull release,
                             cpjsua_ws_link *_Nullable *_Nonnull out);
 /* Sends head + (numbered: the next sequence number) + tail as one text message, in order with
@@ -312,10 +319,11 @@ int32_t cpjsua_ws_link_send(cpjsua_ws_link *_Nonnull link, const char *_Nonnull 
                             const char *_Nonnull tail, uint32_t tail_length, int32_t numbered,
                             uint64_t *_Nullable sequence);
 /* From now on every frame of the reader port goes out as a Twilio `media` message of this
- * stream; stop_media ends that. */
+ * stream (or a Realtime `input_audio_buffer.append`); stop_media ends that. */
 void cpjsua_ws_link_start_media(cpjsua_ws_link *_Nonnull link, const char *_Nonnull stream_sid);
 void cpjsua_ws_link_stop_media(cpjsua_ws_link *_Nonnull link);
-/* The reader port: the call's audio at 8 kHz, 20 ms, into the link. Returns a pj_status_t. */
+/* The reader port: the call's audio at 8 kHz (Realtime: 24 kHz), 20 ms, into the link. Returns a
+ * pj_status_t. */
 int32_t cpjsua_ws_link_attach_reader(cpjsua_ws_link *_Nonnull link, int32_t *_Nonnull slot);
 void cpjsua_ws_link_detach_reader(cpjsua_ws_link *_Nonnull link);
 /* Sends what is queued, then a close frame with `code` (the agent's echo arrives as CLOSED). */
@@ -328,23 +336,9 @@ cpjsua_ws_stats cpjsua_ws_link_stats(cpjsua_ws_link *_Nonnull link);
  * more than `capacity`. Any thread (no PJLIB state). */
 int32_t cpjsua_ulaw_base64_decode(const char *_Nonnull base64, uint32_t length, int16_t *_Nonnull samples,
                                   uint32_t capacity);
-
-/* Realtime streams (RealtimeStream.c): a call to OpenAI Realtime through pjmedia's AI port and
- * its OpenAI backend (PCM16 24 kHz; the bridge resamples). open/close: the engine's thread only.
- * `notify` runs on pjsua's worker threads with a pjmedia_ai_event_type (CONNECTED = 0,
- * DISCONNECTED = 1 with a status, TRANSCRIPT = 2 with text, RESPONSE_START = 3, RESPONSE_DONE = 4,
- * SPEECH_STARTED = 5, SPEECH_STOPPED = 6), never after close. `ctx` is released with `release`
- * once the port is destroyed (or at once on failure). */
-typedef struct cpjsua_rt_stream cpjsua_rt_stream;
-typedef void (*cpjsua_rt_notify)(void *_Nullable ctx, int32_t type, int32_t status, const char *_Nullable text,
-                                 uint64_t length);
-/* Creates the port, adds it to the bridge (*slot) and starts connecting to `url` with `token`.
- * Returns a pj_status_t. */
-int32_t cpjsua_rt_stream_open(const char *_Nonnull url, const char *_Nonnull token, cpjsua_rt_notify _Nonnull notify,
-                              void *_Nullable ctx, cpjsua_ws_release _Nonnull release, int32_t *_Nonnull slot,
-                              cpjsua_rt_stream *_Nullable *_Nonnull out);
-/* Disconnects, takes the port off the bridge and lets it go. Once. */
-void cpjsua_rt_stream_close(cpjsua_rt_stream *_Nonnull stream);
+/* The same for base64 PCM16 little-endian (OpenAI Realtime's audio); an odd byte count is -1. */
+int32_t cpjsua_pcm16_base64_decode(const char *_Nonnull base64, uint32_t length, int16_t *_Nonnull samples,
+                                   uint32_t capacity);
 
 /* Header/binary agreement (LibraryCheck.c). The version the headers here describe ("2.17",
  * built from PJ_VERSION_NUM_*), and the one the loaded libpj reports (pj_get_version()). */

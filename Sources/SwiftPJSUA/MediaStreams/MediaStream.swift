@@ -49,9 +49,11 @@ extension PJSUA.MediaStream {
         /// The agent's mark was dropped by a `clear` before the audio in front of it played.
         /// It was echoed to the agent with `"cleared":true` in its `mark` object.
         case markCleared(MarkReport)
-        /// The agent sent `clear`: the queued audio was dropped.
+        /// The agent sent `clear`, or (OpenAI Realtime) the caller started speaking over the
+        /// answer: the queued audio was dropped.
         case cleared(ClearReport)
-        /// A digit the caller keyed went to the agent as a `dtmf` message.
+        /// A digit the caller keyed went to the agent as a `dtmf` message (Twilio Media Streams
+        /// only: OpenAI Realtime has no message for digits).
         case dtmfSent(PJSUA.DTMFDigit)
         /// The agent sent something the protocol does not define, or could not be read: it was
         /// counted and ignored.
@@ -62,18 +64,43 @@ extension PJSUA.MediaStream {
         case ended(Ending)
     }
 
-    /// What an OpenAI Realtime session reported (pjmedia's AI port events).
+    /// What an OpenAI Realtime session reported.
     public enum RealtimeEvent: Sendable, Hashable {
-        /// A piece of the transcript of the model's spoken answer (`response.audio_transcript.delta`).
+        /// A piece of the transcript of the model's spoken answer
+        /// (`response.output_audio_transcript.delta`, or the beta `response.audio_transcript.delta`).
         case transcript(String)
-        /// The service's voice detection heard the caller start speaking.
+        /// The service's voice detection heard the caller start speaking
+        /// (`input_audio_buffer.speech_started`). An answer still playing was cut off (barge-in):
+        /// see <doc:MediaStreams>.
         case speechStarted
-        /// ... and stop.
+        /// ... and stop (`input_audio_buffer.speech_stopped`).
         case speechStopped
         /// The model started an answer (`response.created`).
         case responseStarted
         /// The model finished an answer (`response.done`).
         case responseDone
+        /// The service reported an error (its `error` event); the session goes on unless the
+        /// service closes it.
+        case error(RealtimeError)
+    }
+
+    /// An OpenAI Realtime `error` event's `error` object.
+    public struct RealtimeError: Sendable, Hashable, CustomStringConvertible {
+        /// The kind of error (`invalid_request_error`, `server_error`...).
+        public let type: String
+        /// The service's code for it (`invalid_value`...), when it gave one.
+        public let code: String?
+        /// What the service said, for people.
+        public let message: String
+
+        /// An error as the service reported it.
+        public init(type: String, code: String?, message: String) {
+            self.type = type
+            self.code = code
+            self.message = message
+        }
+
+        public var description: String { "\(type)\(code.map { " (\($0))" } ?? ""): \(message)" }
     }
 
     /// A mark of the agent's, and how far its audio had played.
@@ -150,7 +177,8 @@ extension PJSUA.MediaStream {
     public struct Statistics: Sendable, Hashable {
         /// Messages sent to the agent.
         public var messagesSent: Int
-        /// Of those, `media` messages (one per 20 ms of the caller's audio).
+        /// Of those, `media` messages (OpenAI Realtime: `input_audio_buffer.append`), one per
+        /// 20 ms of the caller's audio.
         public var mediaMessagesSent: Int
         /// Messages received from the agent.
         public var messagesReceived: Int
@@ -166,7 +194,7 @@ extension PJSUA.MediaStream {
         /// The agent's audio waiting to play.
         public var queuedMilliseconds: Int
         /// The agent's audio dropped because more arrived than the queue holds
-        /// (``Options/playbackCapacity``), or by `clear`.
+        /// (``Options/playbackCapacity``), or by `clear` (OpenAI Realtime: by barge-in).
         public var droppedMilliseconds: Int
         /// Times the agent's audio ran dry while it was playing.
         public var underruns: Int

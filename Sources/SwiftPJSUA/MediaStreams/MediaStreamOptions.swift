@@ -14,12 +14,36 @@ extension PJSUA.MediaStream {
         /// 20 ms `media` messages; from the agent `media`, `mark` and `clear`.
         public static let twilioMediaStreams = StreamProtocol(rawValue: "twilio-media-streams")
 
-        /// OpenAI Realtime over pjproject's experimental AI media port (`pjmedia_ai_port` with
-        /// `pjmedia_ai_openai_backend_create`): PCM16 24 kHz both ways, the service's events as
-        /// ``PJSUA/MediaStream/Event/realtime(_:)``. Needs ``Options/authorizationToken``.
+        /// OpenAI Realtime (its GA interface) on the same WebSocket client as Twilio streams,
+        /// `ws://` or `wss://`: `session.update` from ``Options/realtimeSession`` on open, the
+        /// caller's audio as one `input_audio_buffer.append` (PCM16 24 kHz) per 20 ms, the
+        /// answer's audio deltas played through the queue, barge-in when the caller speaks, the
+        /// service's events as ``PJSUA/MediaStream/Event/realtime(_:)``. Needs
+        /// ``Options/authorizationToken`` (the API key). No DTMF: the protocol has no message for it.
         public static let openAIRealtime = StreamProtocol(rawValue: "openai-realtime")
 
         public var description: String { rawValue }
+    }
+
+    /// The settings of an OpenAI Realtime session that the stream sends in `session.update`, on
+    /// top of what it always sets: a `realtime` session, audio out, PCM16 24 kHz both ways and the
+    /// service's voice detection (`server_vad`) ending the caller's turns. The model is chosen by
+    /// the URL (`wss://api.openai.com/v1/realtime?model=...`).
+    public struct RealtimeSession: Sendable, Hashable {
+        /// The system instructions for the model; nil: the service's default.
+        public var instructions: String?
+        /// The voice the model answers with (`alloy`, `marin`...); nil: the service's default.
+        public var voice: String?
+        /// How long the caller must be silent before the service takes the turn as ended
+        /// (`silence_duration_ms`), up to 10 s; nil: the service's default.
+        public var silenceDuration: Duration?
+
+        /// Session settings; by default the service's own.
+        public init(instructions: String? = nil, voice: String? = nil, silenceDuration: Duration? = nil) {
+            self.instructions = instructions
+            self.voice = voice
+            self.silenceDuration = silenceDuration
+        }
     }
 
     /// What happens to the call when the agent leaves (closes the WebSocket, or the connection
@@ -66,8 +90,11 @@ extension PJSUA.MediaStream {
         /// ``PJSUA/TLSConfiguration/caDirectory``) and ``PJSUA/TLSConfiguration/verifyServer`` (the
         /// chain and the URL's host name); the other fields are not used. nil: the engine's
         /// ``PJSUA/Configuration/tls`` when it names authorities, else the system's trust store
-        /// (`/etc/ssl/certs`). Not used for `ws://` or OpenAI Realtime streams.
+        /// (`/etc/ssl/certs`). Not used for `ws://`.
         public var tls: PJSUA.TLSConfiguration?
+        /// The OpenAI Realtime session's settings, sent in `session.update` when the stream
+        /// opens (``StreamProtocol/openAIRealtime`` only).
+        public var realtimeSession: RealtimeSession
 
         /// Options; by default no headers or parameters, 5 s to connect, 60 s of playback queue,
         /// hang up when the agent leaves.
@@ -75,7 +102,7 @@ extension PJSUA.MediaStream {
                     connectTimeout: Duration = .seconds(5), playbackCapacity: Duration = .seconds(60),
                     whenAgentLeaves: AgentLossPolicy = .hangUp, maximumMessageSize: Int = 256 * 1024,
                     streamSID: String? = nil, callSID: String? = nil, accountSID: String = "", authorizationToken: String? = nil,
-                    tls: PJSUA.TLSConfiguration? = nil) {
+                    tls: PJSUA.TLSConfiguration? = nil, realtimeSession: RealtimeSession = RealtimeSession()) {
             self.headers = headers
             self.customParameters = customParameters
             self.connectTimeout = connectTimeout
@@ -87,6 +114,7 @@ extension PJSUA.MediaStream {
             self.accountSID = accountSID
             self.authorizationToken = authorizationToken
             self.tls = tls
+            self.realtimeSession = realtimeSession
         }
 
         func validate() throws(PJSUAError) {
@@ -108,6 +136,9 @@ extension PJSUA.MediaStream {
             if let authorizationToken { try Validation.headerValue(authorizationToken, what: "the authorization token") }
             for path in [tls?.caFile, tls?.caDirectory].compactMap({ $0 }) where path.isEmpty || path.contains("\0") {
                 throw PJSUAError(.invalidArgument, "the stream's TLS authority path \(Validation.quoted(path)) is empty or has a NUL")
+            }
+            if let silence = realtimeSession.silenceDuration {
+                try Validation.duration(silence, in: .milliseconds(0) ... .seconds(10), what: "the realtime session's silence duration")
             }
             for text in [streamSID, callSID, accountSID].compactMap({ $0 }) where text.utf8.count > 256 || text.contains("\0") {
                 throw PJSUAError(.invalidArgument, "stream, call and account identifiers are at most 256 bytes, without NUL")

@@ -4,9 +4,10 @@ import PJSIP
 
 /// The engine side of one media stream: the WebSocket link to the agent (WebSocketLink.c), the
 /// reader port that sends the call's audio through it, the writer port that plays the agent's
-/// audio, and the protocol state (marks, counters, the stream's phase).
+/// audio, and the protocol state (marks, counters, the stream's phase; for OpenAI Realtime the
+/// answer items queued, for barge-in).
 ///
-/// Threads: the WebSocket client's callbacks (pjsua's worker threads) bring the agent's messages here;
+/// Threads: the WebSocket client's callbacks (pjsua's worker threads, one at a time) bring the agent's messages here;
 /// the writer port's notify (the bridge's clock thread, or the thread of a `clear`) reports marks
 /// played or flushed; DTMF arrives on pjsua's callback threads. Each of them only copies, takes
 /// `lock` briefly and sends through the link, which never blocks. Opening, wiring and ending run
@@ -31,16 +32,17 @@ final class StreamBridge: @unchecked Sendable {
     /// Why the agent left, once, for the engine to apply ``Stream/Options/whenAgentLeaves``.
     let agentLoss: AsyncStream<Stream.EndReason>
     private let agentLossContinuation: AsyncStream<Stream.EndReason>.Continuation
-    /// The writer port's queue: the agent's audio at 8 kHz.
+    /// The writer port's queue: the agent's audio at 8 kHz (OpenAI Realtime: 24 kHz).
     private let writer: OpaquePointer
     private let capacitySamples: Int
+    /// The agent's audio rate, and its samples per millisecond.
+    private let sampleRate: Int
+    private let samplesPerMillisecond: UInt64
     private var readerSlot: Int32 = -1  // executor thread only
     private var writerSlot: Int32 = -1  // executor thread only
 
     private let lock = NSLock()
     private var link: OpaquePointer?  // guarded by `lock`; nil before open and after the link is destroyed
-    /// The AI port of an OpenAI Realtime stream (instead of `link` and the two frame ports).
-    private var realtime: OpaquePointer?  // guarded by `lock`
     private var phase = Phase.connecting  // guarded by `lock`
     private var connectOutcome: Result<Void, PJSUAError>?  // guarded by `lock`
     private var connectWaiter: CheckedContinuation<Void, Error>?  // guarded by `lock`
@@ -51,6 +53,14 @@ final class StreamBridge: @unchecked Sendable {
     private var clearedSamples: UInt64 = 0  // guarded by `lock`
     /// The link's counters when it went, so that a stream's statistics outlive it.
     private var finalWire = cpjsua_ws_stats()  // guarded by `lock`
+    /// OpenAI Realtime: the answer audio written to the queue so far (samples: the queue's
+    /// stream position after the last write), and where each answer item's audio starts and
+    /// ends in it, newest last; the items the caller interrupted (their late deltas are dropped);
+    /// whether a response is under way.
+    private var writtenSamples: UInt64 = 0  // guarded by `lock`
+    private var answerItems: [(id: String, start: UInt64, end: UInt64)] = []  // guarded by `lock`
+    private var interruptedItems: Set<String> = []  // guarded by `lock`
+    private var responding = false  // guarded by `lock`
 
     init?(call: PJSUA.Call, url: String, streamProtocol: Stream.StreamProtocol, callSID: String, options: Stream.Options,
           trust: Trust = Trust(PJSUA.TLSConfiguration())) {
@@ -63,9 +73,12 @@ final class StreamBridge: @unchecked Sendable {
         streamSID = options.streamSID ?? Self.makeStreamSID()
         (events, eventsContinuation) = AsyncStream.makeStream(of: Stream.Event.self, bufferingPolicy: .bufferingNewest(4096))
         (agentLoss, agentLossContinuation) = AsyncStream.makeStream(of: Stream.EndReason.self, bufferingPolicy: .bufferingNewest(1))
+        sampleRate = streamProtocol == .openAIRealtime ? OpenAIRealtime.sampleRate : 8000
+        samplesPerMillisecond = UInt64(sampleRate / 1000)
         let frames = max(1, Int(options.playbackCapacity.wholeMilliseconds / 20))
-        capacitySamples = frames * 160
-        guard let writer = cpjsua_frame_buffer_create(160, UInt32(frames), writerNotify, nil) else { return nil }
+        let samplesPerFrame = sampleRate / 50
+        capacitySamples = frames * samplesPerFrame
+        guard let writer = cpjsua_frame_buffer_create(UInt32(samplesPerFrame), UInt32(frames), writerNotify, nil) else { return nil }
         self.writer = writer
         // The buffer's notify context is this object, unretained: the writer port keeps it alive
         // while it can notify (cpjsua_frame_port_attach's `retained`).
@@ -86,7 +99,6 @@ final class StreamBridge: @unchecked Sendable {
 
     /// Starts connecting and puts the ports on the bridge, wired to `callSlot`.
     func open(callSlot: Int32) throws(PJSUAError) {
-        if streamProtocol == .openAIRealtime { return try openRealtime(callSlot: callSlot) }
         var headers = options.headers
         if let token = options.authorizationToken, !headers.keys.contains(where: { $0.lowercased() == "authorization" }) {
             headers["Authorization"] = "Bearer \(token)"
@@ -104,7 +116,8 @@ final class StreamBridge: @unchecked Sendable {
             values.map { UnsafePointer($0!) }.withUnsafeBufferPointer { valuePointers in
                 cpjsua_ws_link_open(url, namePointers.baseAddress, valuePointers.baseAddress, UInt32(sortedHeaders.count),
                                     UInt32(options.maximumMessageSize), UInt32(clamping: options.connectTimeout.wholeMilliseconds),
-                                    trust.caFile, trust.caDirectory, trust.verify ? 1 : 0, linkNotify,
+                                    trust.caFile, trust.caDirectory, trust.verify ? 1 : 0,
+                                    Int32(isRealtime ? CPJSUA_WS_MEDIA_REALTIME : CPJSUA_WS_MEDIA_TWILIO), linkNotify,
                                     Unmanaged.passRetained(self).toOpaque(), bridgeRelease, &opened)
             }
         }
@@ -116,7 +129,7 @@ final class StreamBridge: @unchecked Sendable {
         var attach = cpjsua_ws_link_attach_reader(opened, &slot)
         if attach == pjSuccess {
             readerSlot = slot
-            attach = cpjsua_frame_port_attach(writer, 1, 8000, Unmanaged.passRetained(self).toOpaque(), bridgeRelease, &slot)
+            attach = cpjsua_frame_port_attach(writer, 1, UInt32(sampleRate), Unmanaged.passRetained(self).toOpaque(), bridgeRelease, &slot)
             if attach == pjSuccess { writerSlot = slot }
         }
         guard attach == pjSuccess else {
@@ -126,20 +139,7 @@ final class StreamBridge: @unchecked Sendable {
         wire(callSlot: callSlot)
     }
 
-    /// Opens an OpenAI Realtime stream: pjmedia's AI port on the bridge, both ways.
-    private func openRealtime(callSlot: Int32) throws(PJSUAError) {
-        var slot: Int32 = -1
-        var opened: OpaquePointer?
-        let status = cpjsua_rt_stream_open(url, options.authorizationToken ?? "", realtimeNotify, Unmanaged.passRetained(self).toOpaque(),
-                                           bridgeRelease, &slot, &opened)
-        guard status == pjSuccess, let opened else {
-            throw PJSUAError(status: status, operation: "cannot connect to the realtime service at \(Validation.quoted(url))")
-        }
-        lock.withLock { realtime = opened }
-        readerSlot = slot
-        writerSlot = slot
-        wire(callSlot: callSlot)
-    }
+    private var isRealtime: Bool { streamProtocol == .openAIRealtime }
 
     /// Connects the ports to the call's conference slot (again, after a re-INVITE gave it a new one).
     func wire(callSlot: Int32) {
@@ -184,21 +184,16 @@ final class StreamBridge: @unchecked Sendable {
             return (previous == .streaming, self.link, connectWaiter)
         }
         guard let (wasStreaming, link, waiter) = ending else { return }
-        if let realtime = lock.withLock({ () -> OpaquePointer? in defer { self.realtime = nil }; return self.realtime }) {
-            cpjsua_rt_stream_close(realtime)
-            readerSlot = -1
-            writerSlot = -1
-            finishEnded(reason, action: action, waiter: waiter)
-            lock.withLock { phase = .ended }
-            return
-        }
         guard let link else {
             finishEnded(reason, action: action, waiter: waiter)
             lock.withLock { phase = .ended }
             return
         }
         if wasStreaming && graceful {
-            _ = lock.withLock { send(TwilioMediaStreams.stop(streamSID: streamSID, callSID: callSID, accountSID: options.accountSID), on: link) }
+            // OpenAI Realtime has no `stop`: the close frame ends the session.
+            if !isRealtime {
+                _ = lock.withLock { send(TwilioMediaStreams.stop(streamSID: streamSID, callSID: callSID, accountSID: options.accountSID), on: link) }
+            }
             cpjsua_ws_link_close(link, 1000)
         }
         cpjsua_ws_link_stop_media(link)
@@ -244,12 +239,15 @@ final class StreamBridge: @unchecked Sendable {
         let audio = cpjsua_frame_buffer_stats(writer)
         return Stream.Statistics(messagesSent: Int(wire.sent), mediaMessagesSent: Int(wire.media_sent), messagesReceived: Int(wire.received),
                                  invalidMessages: invalid, messagesDropped: Int(wire.dropped),
-                                 playedMilliseconds: Int(audio.played / 8), queuedMilliseconds: Int(audio.queued / 8),
-                                 droppedMilliseconds: Int((audio.dropped + cleared) / 8), underruns: Int(audio.underruns))
+                                 playedMilliseconds: Int(audio.played / samplesPerMillisecond),
+                                 queuedMilliseconds: Int(UInt64(audio.queued) / samplesPerMillisecond),
+                                 droppedMilliseconds: Int((audio.dropped + cleared) / samplesPerMillisecond), underruns: Int(audio.underruns))
     }
 
-    /// A digit the caller keyed (pjsua's DTMF callback): sent to the agent as `dtmf`.
+    /// A digit the caller keyed (pjsua's DTMF callback): sent to the agent as `dtmf`. OpenAI
+    /// Realtime has no message for digits: none is sent.
     func sendDTMF(_ digit: PJSUA.DTMFDigit) {
+        guard !isRealtime else { return }
         let sent = lock.withLock { () -> Bool in
             guard phase == .streaming, let link else { return false }
             return send(TwilioMediaStreams.dtmf(streamSID: streamSID, digit: digit.digit), on: link) == 0
@@ -269,6 +267,13 @@ final class StreamBridge: @unchecked Sendable {
         }
     }
 
+    /// Sends a whole text message (OpenAI Realtime's) through `link`. Under `lock` or from the
+    /// link's own callback, as ``send(_:on:)``.
+    @discardableResult
+    private func send(text: String, on link: OpaquePointer) -> Int32 {
+        text.withCString { cpjsua_ws_link_send(link, $0, UInt32(text.utf8.count), "", 0, 0, nil) }
+    }
+
     // MARK: The link's callbacks (pjsua's worker threads)
 
     fileprivate func linkEvent(_ link: OpaquePointer, _ event: Int32, _ status: Int32, _ data: UnsafeRawBufferPointer) {
@@ -280,9 +285,13 @@ final class StreamBridge: @unchecked Sendable {
                 return true
             }
             guard streaming else { return }
-            send(TwilioMediaStreams.connected(), on: link)
-            send(TwilioMediaStreams.start(streamSID: streamSID, callSID: callSID, accountSID: options.accountSID,
-                                          customParameters: options.customParameters), on: link)
+            if isRealtime {
+                send(text: OpenAIRealtime.sessionUpdate(options.realtimeSession), on: link)
+            } else {
+                send(TwilioMediaStreams.connected(), on: link)
+                send(TwilioMediaStreams.start(streamSID: streamSID, callSID: callSID, accountSID: options.accountSID,
+                                              customParameters: options.customParameters), on: link)
+            }
             cpjsua_ws_link_start_media(link, streamSID)
             connectFinished(.success(()))
         case CPJSUA_WS_EVENT_FAILED:
@@ -295,7 +304,11 @@ final class StreamBridge: @unchecked Sendable {
 
         case CPJSUA_WS_EVENT_TEXT:
             guard lock.withLock({ phase == .streaming }) else { return }
-            handle(TwilioMediaStreams.parse(data))
+            if isRealtime {
+                handle(OpenAIRealtime.parse(data), on: link)
+            } else {
+                handle(TwilioMediaStreams.parse(data))
+            }
         case CPJSUA_WS_EVENT_BINARY:
             guard lock.withLock({ phase == .streaming }) else { return }
             handle(.invalid(.binaryMessage, detail: "a binary message of \(data.count) bytes"))
@@ -322,35 +335,6 @@ final class StreamBridge: @unchecked Sendable {
     fileprivate func oversized(length: UInt64, binary: Bool) {
         guard lock.withLock({ phase == .streaming }) else { return }
         handle(.invalid(.tooLarge, detail: "a \(binary ? "binary" : "text") message of \(length) bytes, over \(options.maximumMessageSize)"))
-    }
-
-    /// An event of the AI port (pjsua's worker threads): pjmedia_ai_event_type values.
-    fileprivate func realtimeEvent(_ type: Int32, _ status: Int32, _ text: UnsafeRawBufferPointer) {
-        switch type {
-        case 0:  // CONNECTED
-            let streaming = lock.withLock { () -> Bool in
-                guard phase == .connecting else { return false }
-                phase = .streaming
-                return true
-            }
-            if streaming { connectFinished(.success(())) }
-        case 1:  // DISCONNECTED
-            switch lock.withLock({ phase }) {
-            case .connecting:
-                connectFinished(.failure(PJSUAError(status: status == 0 ? cpjsua_status_etimedout : status,
-                                                    operation: "cannot connect to the realtime service at \(Validation.quoted(url))")))
-            case .streaming:
-                agentLossContinuation.yield(status == 0 ? .agentClosed(code: 1000, reason: "") : .connectionLost)
-            case .ending, .ended:
-                break
-            }
-        case 2: eventsContinuation.yield(.realtime(.transcript(String(decoding: text, as: UTF8.self))))
-        case 3: eventsContinuation.yield(.realtime(.responseStarted))
-        case 4: eventsContinuation.yield(.realtime(.responseDone))
-        case 5: eventsContinuation.yield(.realtime(.speechStarted))
-        case 6: eventsContinuation.yield(.realtime(.speechStopped))
-        default: break
-        }
     }
 
     /// The connection attempt ended: wakes ``waitUntilConnected(timeout:)``.
@@ -392,6 +376,91 @@ final class StreamBridge: @unchecked Sendable {
             }
             eventsContinuation.yield(.invalidMessage(.init(reason: reason, detail: detail, count: count)))
         }
+    }
+
+    /// An OpenAI Realtime service's message (the link's callback: one at a time).
+    private func handle(_ message: OpenAIRealtime.ServiceMessage, on link: OpaquePointer) {
+        switch message {
+        case let .audio(item, payload):
+            guard !lock.withLock({ interruptedItems.contains(item) }) else { return }
+            play(payload, item: item)
+        case let .transcript(text):
+            eventsContinuation.yield(.realtime(.transcript(text)))
+        case .speechStarted:
+            eventsContinuation.yield(.realtime(.speechStarted))
+            bargeIn(on: link)
+        case .speechStopped:
+            eventsContinuation.yield(.realtime(.speechStopped))
+        case .responseStarted:
+            lock.withLock { responding = true }
+            eventsContinuation.yield(.realtime(.responseStarted))
+        case .responseDone:
+            lock.withLock { responding = false }
+            eventsContinuation.yield(.realtime(.responseDone))
+        case let .error(error):
+            eventsContinuation.yield(.realtime(.error(error)))
+        case .ignored:
+            break
+        case let .invalid(reason, detail):
+            handle(.invalid(reason, detail: detail))
+        }
+    }
+
+    /// The caller started speaking: the answer still queued goes at once, and the service is
+    /// told how much of the interrupted item the caller heard (`conversation.item.truncate`),
+    /// so that its conversation holds only that.
+    private func bargeIn(on link: OpaquePointer) {
+        let discarded = cpjsua_frame_buffer_flush(writer)
+        let truncation: (item: String, milliseconds: Int)? = lock.withLock {
+            clearedSamples += discarded
+            // The queue's position when it was flushed: everything written, less what went.
+            let reached = writtenSamples - discarded
+            guard discarded > 0 || responding, let current = answerItems.last(where: { $0.start <= reached }) else { return nil }
+            interruptedItems.insert(current.id)
+            answerItems.removeAll()
+            let heard = min(reached, current.end) - current.start
+            return (current.id, Int(heard / samplesPerMillisecond))
+        }
+        guard let truncation else { return }
+        eventsContinuation.yield(.cleared(.init(discardedMilliseconds: Int(discarded / samplesPerMillisecond), marksCleared: 0)))
+        if !truncation.item.isEmpty {
+            send(text: OpenAIRealtime.truncate(item: truncation.item, audioEndMilliseconds: truncation.milliseconds), on: link)
+        }
+    }
+
+    /// Decodes an OpenAI Realtime audio delta (base64 PCM16 24 kHz) into the writer's queue,
+    /// and notes where `item`'s audio lies in it.
+    private func play(_ payload: Substring, item: String) {
+        var text = String(payload)
+        let bytes = text.utf8.count
+        guard bytes > 0 else { return }
+        let capacity = bytes / 8 * 3 + 3
+        let decoded: Int32 = text.withUTF8 { base64 in
+            guard let base = base64.baseAddress else { return -1 }
+            return withUnsafeTemporaryAllocation(of: Int16.self, capacity: capacity) { samples in
+                guard let out = samples.baseAddress else { return -1 }
+                let count = base.withMemoryRebound(to: CChar.self, capacity: bytes) {
+                    cpjsua_pcm16_base64_decode($0, UInt32(bytes), out, UInt32(capacity))
+                }
+                guard count > 0 else { return count }
+                let kept = min(Int(count), capacitySamples)
+                lock.withLock {
+                    // Under `lock` with the write, so that positions follow the queue's order.
+                    guard cpjsua_frame_buffer_write(writer, out + (Int(count) - kept), UInt32(kept), 1) == 1 else { return }
+                    let start = writtenSamples
+                    writtenSamples += UInt64(kept)
+                    clearedSamples += UInt64(Int(count) - kept)
+                    if let last = answerItems.last, last.id == item {
+                        answerItems[answerItems.count - 1].end = writtenSamples
+                    } else {
+                        answerItems.append((item, start, writtenSamples))
+                        if answerItems.count > 64 { answerItems.removeFirst() }
+                    }
+                }
+                return count
+            }
+        }
+        if decoded < 0 { handle(.invalid(.badPayload, detail: "an audio delta that is not base64 PCM16 (\(bytes) bytes)")) }
     }
 
     /// Decodes a `media` payload into the writer's queue; beyond the queue's capacity the oldest
@@ -478,13 +547,6 @@ private let linkNotify: cpjsua_ws_notify = { ctx, link, event, status, data, len
     }
     let bytes = UnsafeRawBufferPointer(start: data, count: data == nil ? 0 : Int(length))
     bridge.linkEvent(link, event, status, bytes)
-}
-
-/// The AI port's notify function: `ctx` is the bridge, kept alive until the port is destroyed.
-private let realtimeNotify: cpjsua_rt_notify = { ctx, type, status, text, length in
-    guard let ctx else { return }
-    let bytes = UnsafeRawBufferPointer(start: text, count: text == nil ? 0 : Int(length))
-    Unmanaged<StreamBridge>.fromOpaque(ctx).takeUnretainedValue().realtimeEvent(type, status, bytes)
 }
 
 /// The writer port's notify function: `ctx` is the bridge, kept alive by the port.

@@ -14,8 +14,9 @@ struct StreamOptions {
       Media Streams (pipecat, Vocode): --stream-header 'Name: value' (repeatable, e.g. Authorization),
       --stream-param key=value (repeatable: the start message's customParameters), --stream-timeout S
       (the handshake, default 5), --stream-on-close hangup|keep (when the agent leaves; default hangup),
-      --stream-protocol twilio|openai (openai: OpenAI Realtime through pjmedia's AI port), --stream-token-env VAR
-      (a bearer token from the environment: Authorization for twilio, the API key for openai), --stream-ca-file
+      --stream-protocol twilio|openai-realtime (openai-realtime, or openai: OpenAI Realtime, ws:// or wss://),
+      --stream-token-env VAR (a bearer token from the environment: Authorization for twilio, the API key for
+      openai-realtime), --stream-ca-file
       CA.pem (the authorities a wss:// agent's certificate must chain to; default the system's, /etc/ssl/certs),
       --stream-tls-verify on|off (off accepts any wss:// certificate, with a warning; default on). Prints stream
       lines: connected, marks played or cleared, clears, digits sent, invalid messages, realtime events, and the
@@ -37,8 +38,8 @@ struct StreamOptions {
         self.url = url
         switch arguments.string("stream-protocol") {
         case nil, "twilio": streamProtocol = .twilioMediaStreams
-        case "openai": streamProtocol = .openAIRealtime
-        case let other?: throw UsageError("--stream-protocol must be twilio or openai, not \(other)")
+        case "openai", "openai-realtime": streamProtocol = .openAIRealtime
+        case let other?: throw UsageError("--stream-protocol must be twilio or openai-realtime, not \(other)")
         }
         var options = PJSUA.MediaStream.Options()
         if let variable = arguments.string("stream-token-env") {
@@ -48,7 +49,7 @@ struct StreamOptions {
             options.authorizationToken = token
         }
         if streamProtocol == .openAIRealtime && options.authorizationToken == nil {
-            throw UsageError("--stream-protocol openai needs --stream-token-env VAR (the API key)")
+            throw UsageError("--stream-protocol openai-realtime needs --stream-token-env VAR (the API key)")
         }
         for header in arguments.strings("stream-header") {
             guard let colon = header.firstIndex(of: ":") else { throw UsageError("--stream-header \(header) is not 'Name: value'") }
@@ -118,6 +119,9 @@ struct StreamOptions {
         case let .invalidMessage(message):
             output.emit("streamInvalid", ["call": name, "reason": "\(message.reason)", "detail": message.detail, "count": message.count],
                         human: "\(call) invalid message from the agent: \(message.detail)")
+        case let .realtime(.error(error)):
+            output.emit("streamRealtime", ["call": name, "kind": "error", "type": error.type, "code": error.code ?? "", "message": error.message],
+                        human: "\(call) realtime error: \(error)")
         case let .realtime(event):
             output.emit("streamRealtime", ["call": name, "kind": "\(event)"], human: "\(call) realtime: \(event)")
         case let .ended(ending):

@@ -366,41 +366,6 @@ struct MediaStreamTests {
         #expect(stream.hasEnded)
     }
 
-    @Test func anOpenAIRealtimeStreamThroughPjmediasAIPortSendsTheCallersAudioPlaysTheAnswerAndReportsItsEvents() async throws {
-        let directory = try temporaryDirectory()
-        let agent = try await StreamAgent(name: "stream-agent-realtime", realtime: true)
-        defer { agent.stop() }
-        try await withEngine { phone, _, log in
-            let (child, call) = try await callSoftphonePlayingTone(phone, log, ["--record-dir", directory, "--exit-after", "1"],
-                                                                   name: "softphone-stream-realtime")
-            defer { child.stop() }
-            let stream = try await phone.stream(call, to: agent.url(path: "/v1/realtime"), protocol: .openAIRealtime,
-                                                options: .init(authorizationToken: "sk-local"))
-            let events = StreamEvents(stream)
-            _ = try await events.first("response done") { event -> Bool? in
-                if case .realtime(.responseDone) = event { return true }
-                return nil
-            }
-            let realtime = events.all.compactMap { event -> PJSUA.MediaStream.RealtimeEvent? in
-                if case let .realtime(value) = event { return value }
-                return nil
-            }
-            #expect(realtime == [.speechStarted, .speechStopped, .responseStarted, .transcript("Hello"), .transcript(" there"), .responseDone],
-                    "\(realtime)")
-            try await Task.sleep(for: .milliseconds(700))  // the answer's half second plays
-            try await phone.hangUp(call)
-            #expect(try await events.ending().reason == .callEnded)
-            #expect(try await child.waitForExit() == 0, "\(child.output)")
-            let headers = agent.records.compactMap { $0["handshake"] as? [String: Any] }.first?["headers"] as? [String: Any]
-            #expect(headers?["Authorization"] as? String == "Bearer sk-local" && headers?["OpenAI-Beta"] as? String == "realtime=v1")
-            #expect(agent.received.contains { $0.message["type"] as? String == "session.update" })
-            let heard = agent.records.compactMap { $0["heard"] as? Double }.first ?? 0
-            #expect(abs(heard - 600) <= 30, "the service heard \(heard) Hz of the caller's 600 Hz tone")
-        }
-        let answer = toneSpan(try WAVFile(contentsOf: directory + "/call-1.wav"))
-        #expect(abs(answer.frequency - 1000) <= 10 && (400...700).contains(answer.milliseconds), "the caller heard \(answer)")
-    }
-
     @Test func anAgentThatNeverAnswersTheUpgradeFailsWithTimedOutAndOneThatIsNotThereWithAConnectError() async throws {
         let agent = try await StreamAgent(name: "stream-agent-silent", silent: true)
         defer { agent.stop() }
@@ -566,10 +531,15 @@ struct MediaStreamProtocolTests {
                 #expect(await errorCode { try await phone.stream(call, to: "ws://127.0.0.1:1/", options: options) } != nil, "\(options)")
             }
             #expect(await errorCode { try await phone.stream(call, to: "ws://127.0.0.1:1/", protocol: .init(rawValue: "asterisk")) } == .unsupported)
-            // OpenAI Realtime runs on pjmedia's AI port, whose pj_websock cannot verify wss:// (KL-39).
+            // OpenAI Realtime takes wss:// (verified like Twilio streams), and needs its API key.
             #expect(await errorCode {
                 try await phone.stream(call, to: "wss://127.0.0.1:1/", protocol: .openAIRealtime, options: .init(authorizationToken: "k"))
-            } == .unsupported)
+            } == .staleHandle)
+            #expect(await errorCode { try await phone.stream(call, to: "wss://127.0.0.1:1/", protocol: .openAIRealtime) } == .invalidArgument)
+            #expect(await errorCode {
+                try await phone.stream(call, to: "ws://127.0.0.1:1/", protocol: .openAIRealtime,
+                                       options: .init(authorizationToken: "k", realtimeSession: .init(silenceDuration: .seconds(11))))
+            } == .invalidArgument)
             #expect(await errorCode { try await phone.stream(call, to: "ws://127.0.0.1:1/") } == .staleHandle)
         }
     }
