@@ -13,7 +13,7 @@ enum AnswerCommand {
                             [--header 'Name: value']... [--accept-transfer | --refuse-transfer] [--accept-notify PACKAGE,...]
                             [--presence online|busy|away|offline[:NOTE] [--publish]]
                             [--stream ws[s]://HOST:PORT/PATH [--stream-header 'Name: value']... [--stream-param k=v]...
-                             [--stream-timeout S] [--stream-on-close hangup|keep] [--stream-protocol twilio|openai [--stream-token-env VAR]]
+                             [--stream-timeout S] [--stream-on-close hangup|keep] [--stream-protocol twilio|openai-realtime [--stream-token-env VAR]]
                              [--stream-ca-file CA.pem] [--stream-tls-verify on|off]]
                             [--video [--video-codecs VP8,H264] [--video-device N|colorbar] [--video-size WxH] [--video-fps N] [--video-kbps N]]
       Answers every incoming call with CODE (default 200; 180/183 only ring, 4xx-6xx reject), optionally
