@@ -431,33 +431,20 @@ final class StreamBridge: @unchecked Sendable {
     /// Decodes an OpenAI Realtime audio delta (base64 PCM16 24 kHz) into the writer's queue,
     /// and notes where `item`'s audio lies in it.
     private func play(_ payload: Substring, item: String) {
-        var text = String(payload)
-        let bytes = text.utf8.count
-        guard bytes > 0 else { return }
-        let capacity = bytes / 8 * 3 + 3
-        let decoded: Int32 = text.withUTF8 { base64 in
-            guard let base = base64.baseAddress else { return -1 }
-            return withUnsafeTemporaryAllocation(of: Int16.self, capacity: capacity) { samples in
-                guard let out = samples.baseAddress else { return -1 }
-                let count = base.withMemoryRebound(to: CChar.self, capacity: bytes) {
-                    cpjsua_pcm16_base64_decode($0, UInt32(bytes), out, UInt32(capacity))
+        let (bytes, decoded) = decodeAudio(payload, samplesPerFourCharacters: 1.5, cpjsua_pcm16_base64_decode) { samples, count in
+            let kept = min(count, capacitySamples)
+            lock.withLock {
+                // Under `lock` with the write, so that positions follow the queue's order.
+                guard cpjsua_frame_buffer_write(writer, samples + (count - kept), UInt32(kept), 1) == 1 else { return }
+                let start = writtenSamples
+                writtenSamples += UInt64(kept)
+                clearedSamples += UInt64(count - kept)
+                if let last = answerItems.last, last.id == item {
+                    answerItems[answerItems.count - 1].end = writtenSamples
+                } else {
+                    answerItems.append((item, start, writtenSamples))
+                    if answerItems.count > 64 { answerItems.removeFirst() }
                 }
-                guard count > 0 else { return count }
-                let kept = min(Int(count), capacitySamples)
-                lock.withLock {
-                    // Under `lock` with the write, so that positions follow the queue's order.
-                    guard cpjsua_frame_buffer_write(writer, out + (Int(count) - kept), UInt32(kept), 1) == 1 else { return }
-                    let start = writtenSamples
-                    writtenSamples += UInt64(kept)
-                    clearedSamples += UInt64(Int(count) - kept)
-                    if let last = answerItems.last, last.id == item {
-                        answerItems[answerItems.count - 1].end = writtenSamples
-                    } else {
-                        answerItems.append((item, start, writtenSamples))
-                        if answerItems.count > 64 { answerItems.removeFirst() }
-                    }
-                }
-                return count
             }
         }
         if decoded < 0 { handle(.invalid(.badPayload, detail: "an audio delta that is not base64 PCM16 (\(bytes) bytes)")) }
@@ -466,25 +453,38 @@ final class StreamBridge: @unchecked Sendable {
     /// Decodes a `media` payload into the writer's queue; beyond the queue's capacity the oldest
     /// audio goes (the newest is what the agent wants heard now).
     private func play(_ payload: Substring) {
+        let (bytes, decoded) = decodeAudio(payload, samplesPerFourCharacters: 3, cpjsua_ulaw_base64_decode) { samples, count in
+            let kept = min(count, capacitySamples)
+            _ = cpjsua_frame_buffer_write(writer, samples + (count - kept), UInt32(kept), 1)
+            if kept < count { lock.withLock { clearedSamples += UInt64(count - kept) } }
+        }
+        if decoded < 0 { handle(.invalid(.badPayload, detail: "a media payload that is not base64 (\(bytes) bytes)")) }
+    }
+
+    /// Decodes base64 audio with one of CPJSUASupport's decoders into a temporary buffer and
+    /// hands the samples to `take` (not called for an empty or invalid payload). Returns the
+    /// payload's length and the decoder's count (negative: not valid base64 of that encoding).
+    private func decodeAudio(
+        _ payload: Substring, samplesPerFourCharacters: Double,
+        _ decoder: (UnsafePointer<CChar>, UInt32, UnsafeMutablePointer<Int16>, UInt32) -> Int32,
+        take: (UnsafeMutablePointer<Int16>, Int) -> Void
+    ) -> (bytes: Int, decoded: Int32) {
         var text = String(payload)
         let bytes = text.utf8.count
-        guard bytes > 0 else { return }
-        let capacity = bytes / 4 * 3 + 3
+        guard bytes > 0 else { return (0, 0) }
+        let capacity = Int(Double(bytes / 4) * samplesPerFourCharacters) + 3
         let decoded: Int32 = text.withUTF8 { base64 in
             guard let base = base64.baseAddress else { return -1 }
             return withUnsafeTemporaryAllocation(of: Int16.self, capacity: capacity) { samples in
                 guard let out = samples.baseAddress else { return -1 }
                 let count = base.withMemoryRebound(to: CChar.self, capacity: bytes) {
-                    cpjsua_ulaw_base64_decode($0, UInt32(bytes), out, UInt32(capacity))
+                    decoder($0, UInt32(bytes), out, UInt32(capacity))
                 }
-                guard count > 0 else { return count }
-                let kept = min(Int(count), capacitySamples)
-                _ = cpjsua_frame_buffer_write(writer, out + (Int(count) - kept), UInt32(kept), 1)
-                if kept < Int(count) { lock.withLock { clearedSamples += UInt64(Int(count) - kept) } }
+                if count > 0 { take(out, Int(count)) }
                 return count
             }
         }
-        if decoded < 0 { handle(.invalid(.badPayload, detail: "a media payload that is not base64 (\(bytes) bytes)")) }
+        return (bytes, decoded)
     }
 
     // MARK: The writer port's callbacks (clock thread, or the thread of a `clear`)
