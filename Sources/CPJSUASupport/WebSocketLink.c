@@ -139,6 +139,12 @@ static void on_gone(void *user)
     link_unref((cpjsua_ws_link *)user);
 }
 
+/* The reader port's rate for a CPJSUA_WS_MEDIA_* format; its frames are 20 ms of it. */
+static uint32_t reader_rate(int32_t format)
+{
+    return format == CPJSUA_WS_MEDIA_REALTIME ? REALTIME_SAMPLES * 50 : MEDIA_SAMPLES * 50;
+}
+
 /* An OpenAI Realtime stream's frame: `input_audio_buffer.append` with 20 ms of PCM16 LE 24 kHz
  * (unnumbered: the protocol has no sequence numbers). */
 static void send_realtime_frame(cpjsua_ws_link *link, const int16_t *samples)
@@ -221,8 +227,7 @@ int32_t cpjsua_ws_link_open(const char *url, const char *const *header_names, co
     link->release = release;
     link->format = media_format;
     atomic_init(&link->refs, 1);  /* the owner's */
-    link->reader = cpjsua_frame_buffer_create(media_format == CPJSUA_WS_MEDIA_REALTIME ? REALTIME_SAMPLES : MEDIA_SAMPLES, 1,
-                                              reader_notify, link);
+    link->reader = cpjsua_frame_buffer_create(reader_rate(media_format) / 50, 1, reader_notify, link);
     if (!link->reader) {
         link_unref(link);
         return PJ_ENOMEM;
@@ -296,8 +301,7 @@ void cpjsua_ws_link_stop_media(cpjsua_ws_link *link)
 int32_t cpjsua_ws_link_attach_reader(cpjsua_ws_link *link, int32_t *slot)
 {
     atomic_fetch_add(&link->refs, 1);  /* the port's, released when the bridge destroys it */
-    return cpjsua_frame_port_attach(link->reader, 0, link->format == CPJSUA_WS_MEDIA_REALTIME ? 24000 : 8000, link,
-                                    link_release_cb, slot);
+    return cpjsua_frame_port_attach(link->reader, 0, reader_rate(link->format), link, link_release_cb, slot);
 }
 
 void cpjsua_ws_link_detach_reader(cpjsua_ws_link *link)

@@ -271,7 +271,7 @@ final class StreamBridge: @unchecked Sendable {
     /// link's own callback, as ``send(_:on:)``.
     @discardableResult
     private func send(text: String, on link: OpaquePointer) -> Int32 {
-        text.withCString { cpjsua_ws_link_send(link, $0, UInt32(text.utf8.count), "", 0, 0, nil) }
+        send(TwilioMediaStreams.Outgoing(head: text, tail: "", numbered: false), on: link)
     }
 
     // MARK: The link's callbacks (pjsua's worker threads)
