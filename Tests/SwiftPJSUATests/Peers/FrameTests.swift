@@ -29,12 +29,13 @@ func signal(_ frames: [PJSUA.AudioFrame], rate: Int) -> WAVFile {
 func writeTone(_ writer: PJSUA.AudioFrameWriter, frequency: Double, frames count: Int, startingAt first: Int = 0) async throws {
     let format = writer.format
     let rate = Double(format.sampleRate.rawValue)
-    for index in first..<(first + count) {
-        let start = index * format.samplesPerFrame
-        let samples = (0..<format.samplesPerFrame).map { offset in
-            Int16(0.5 * Double(Int16.max) * sin(2 * Double.pi * frequency * Double(start + offset) / rate))
-        }
-        try await writer.write(samples)
+    // Made before the first write, so that the writes follow each other at once.
+    let start = first * format.samplesPerFrame
+    let samples = (start..<(start + count * format.samplesPerFrame)).map { index in
+        Int16(0.5 * Double(Int16.max) * sin(2 * Double.pi * frequency * Double(index) / rate))
+    }
+    for frame in stride(from: 0, to: samples.count, by: format.samplesPerFrame) {
+        try await writer.write(Array(samples[frame..<(frame + format.samplesPerFrame)]))
     }
 }
 
@@ -178,17 +179,10 @@ struct FrameTests {
             #expect(!events.all.contains { if case .markPlayed = $0 { return true } else { return false } })
 
             // A flush as early as the bridge lets it (usually before it has taken anything):
-            // nothing more plays, and the flush discarded exactly what had not played. The
-            // samples are made before the writer, so the 100 writes follow each other at once;
-            // on a loaded machine the bridge may still take some first (r1 of session 9: 100 ms).
-            let format = PJSUA.AudioFormat(sampleRate: .hz8000)
-            let tone = (0..<(100 * format.samplesPerFrame)).map { index in
-                Int16(0.5 * Double(Int16.max) * sin(2 * Double.pi * 500 * Double(index) / 8000))
-            }
-            let fresh = try await phone.sendAudio(to: call, format: format, capacity: .seconds(5))
-            for start in stride(from: 0, to: tone.count, by: format.samplesPerFrame) {
-                try await fresh.write(Array(tone[start..<(start + format.samplesPerFrame)]))
-            }
+            // nothing more plays, and the flush discarded exactly what had not played. On a
+            // loaded machine the bridge may still take some first (r1 of session 9: 100 ms).
+            let fresh = try await phone.sendAudio(to: call, format: .init(sampleRate: .hz8000), capacity: .seconds(5))
+            try await writeTone(fresh, frequency: 500, frames: 100)
             let discardedFresh = fresh.flush()
             let playedAtFreshFlush = fresh.statistics.played
             try await Task.sleep(for: .milliseconds(200))
