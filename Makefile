@@ -100,10 +100,14 @@ test-ios-profile: deps-ios-profile
 # lld: gold prints a page of "cannot export local symbol" warnings for the ASan runtime.
 ASAN = --sanitize=address --scratch-path .build/asan -Xswiftc -use-ld=lld
 TSAN = --sanitize=thread --scratch-path .build/tsan
+## Their softphone children are the sanitized build's own softphone (SWIFT_PJSUA_SOFTPHONE), so
+## the CLI process is checked too (PJSIP itself is not instrumented either way); the other child
+## processes (examples, echo-bot) are the plain debug build's.
 asan: deps deps-ios-profile peers
 	$(SWIFT) build $(SWIFT_FLAGS)  # every product: the tests run softphone and the examples as child processes
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests $(ASAN)
-	$(SWIFT) test $(SWIFT_FLAGS) --skip-build --disable-xctest $(ASAN)
+	SWIFT_PJSUA_SOFTPHONE=$(CURDIR)/.build/asan/debug/softphone \
+		$(SWIFT) test $(SWIFT_FLAGS) --skip-build --disable-xctest $(ASAN)
 
 # The video suites run in `make test`'s main pass, not here: in-process video calls start SDL,
 # whose dlopen'ed (and unloaded) backends leave allocations LeakSanitizer reports without symbols.
@@ -122,7 +126,8 @@ asan-engine: deps deps-ios-profile peers
 tsan: deps deps-ios-profile peers
 	$(SWIFT) build $(SWIFT_FLAGS)  # every product: the tests run softphone and the examples as child processes
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests $(TSAN)
-	$(SWIFT) test $(SWIFT_FLAGS) --skip-build --disable-xctest $(TSAN)
+	SWIFT_PJSUA_SOFTPHONE=$(CURDIR)/.build/tsan/debug/softphone \
+		$(SWIFT) test $(SWIFT_FLAGS) --skip-build --disable-xctest $(TSAN)
 
 ## make api-check: the public API of SwiftPJSUA and SwiftPJSUAKit, as the build's symbol graphs
 ## give it (one sorted line per declaration and conformance, scripts/api-digest.py), against the
