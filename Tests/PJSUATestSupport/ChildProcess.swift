@@ -53,6 +53,9 @@ public final class ChildProcess: @unchecked Sendable {
         sigfillset(&everySignal)
         posix_spawnattr_setsigdefault(&attributes, &everySignal)
         var merged = ProcessInfo.processInfo.environment
+        // SWIFT_PJSUA_CHILD_ASAN_OPTIONS: the children's ASAN_OPTIONS, not the test process's
+        // (make asan runs sanitized softphone children without LeakSanitizer: see the Makefile).
+        if let childOptions = merged["SWIFT_PJSUA_CHILD_ASAN_OPTIONS"] { merged["ASAN_OPTIONS"] = childOptions }
         for (key, value) in environment { merged[key] = value }
         for key in unsetting { merged[key] = nil }
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
