@@ -202,6 +202,21 @@ if ! grep -q "swift-pjsua: #5126" "$ICE_STRANS"; then
     sed -i 's|^\( *\)status = pj_stun_sock_sendto(comp->stun\[tp_idx\].sock, NULL,|\1if (comp->stun[tp_idx].sock == NULL) { status = PJ_EINVALIDOP; goto on_return; }  /* swift-pjsua: #5126 */\n&|' "$ICE_STRANS"
 fi
 
+# KL-45: pjsua keeps each call medium's remote "a=mid" (trickle ICE matches the SDP fragments of
+# incoming INFOs by it) as a pointer into the SDP it came from (pjsua_media.c: the offer, which
+# on an incoming call is parsed in the INVITE's receive buffer, or a local SDP in the invite
+# session's provisional pool), and keeps it for the whole call. The next large packet on the same
+# transport reuses or frees that buffer, so the trickle INFOs that follow compared against freed
+# memory (AddressSanitizer: heap-use-after-free in pjsua_call_on_tsx_state_changed, in our
+# trickle-ICE-across-a-namespace test, 3 runs of 3), or against whatever the buffer held by then
+# (the candidates not applied). Copy it into the call's dialog pool, which lives as long as the call.
+PJSUA_MEDIA="$SRC/pjsip/src/pjsua-lib/pjsua_media.c"
+if ! grep -q "swift-pjsua: KL-45" "$PJSUA_MEDIA"; then
+    [ "$(grep -c '^ *call_med->rem_mid = a->value;$' "$PJSUA_MEDIA")" = 2 ] \
+        || die "pjsua_media.c changed: review the KL-45 a=mid copy"
+    sed -i 's|^\( *\)call_med->rem_mid = a->value;$|\1if (call->inv \|\| call->async_call.dlg) pj_strdup(call->inv ? call->inv->dlg->pool : call->async_call.dlg->pool, \&call_med->rem_mid, \&a->value);  /* swift-pjsua: KL-45 */|' "$PJSUA_MEDIA"
+fi
+
 # KL-28: pjmedia's vpx.c opens the VP8/VP9 encoder with a fixed `cfg.g_threads = 4`. Measured on
 # the 2-core machine (pjsua-bench video, 640x480 VP8 at 15 fps): with 4 threads the encoding clock
 # thread took a whole core and the call sent 0-1 pictures a second, both ways, at any load and

@@ -105,6 +105,51 @@ struct NATTraversalTests {
         #expect(try await callee.waitForExit(timeout: .seconds(10)) == 0, "\(callee.output)")
     }
 
+    /// The other way round, with full trickle ICE: a softphone in the namespace calls this engine,
+    /// which takes the caller's trickled candidates (the SDP fragments of its INFOs), matched to the
+    /// offer's media by `a=mid`. KL-45: pjsua kept that `a=mid` as a pointer into the INVITE's receive
+    /// buffer, so the match read freed memory (AddressSanitizer, which make test's engine pass runs
+    /// this under: heap-use-after-free) or whatever the buffer held by then (the candidates refused
+    /// as "media ID ... not recognized").
+    @Test func anEngineAnsweringATrickleICECallTakesTheCallersTrickledCandidates() async throws {
+        let net = try await NetworkNamespace()
+        defer { net.remove() }
+        let stun = try await Coturn(host: net.hostAddress)
+        defer { stun.stop() }
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try WAVFile.tone(frequency: 600, duration: .seconds(1)).write(to: directory + "/tone.wav")
+
+        var configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: net.hostAddress, audioDevice: .null)
+        configuration.nat.stunServers = [stun.address]
+        configuration.nat.ice = PJSUA.ICEConfiguration(trickle: .full)
+        let lines = LineLog()
+        configuration.logLevel = .trace
+        configuration.logSIPMessages = true
+        configuration.logHandler = { _, line in lines.append(line) }
+        try await withEngine(configuration) { phone, transport, log in
+            let caller = try ChildProcess("ip", net.command([
+                try softphone(), "call", "sip:callee@\(net.hostAddress):\(transport.port)", "--listen", "udp:\(net.address(2)):5060",
+                "--ice", "--stun", stun.address, "--ice-trickle", "full", "--seconds", "3",
+                "--play", directory + "/tone.wav", "--json",
+            ]), name: "softphone-trickle-caller")
+            defer { caller.stop() }
+            let incoming = try await log.incomingCall(timeout: .seconds(15))
+            try await phone.answer(incoming.call)
+            try await log.state(incoming.call, .confirmed, timeout: .seconds(15))
+            try await log.mediaActive(incoming.call)
+            let path = try await establishedPath(phone, incoming.call)
+            #expect(path.usesICE && path.isEstablished, "\(path)")
+            #expect(try await hearsTone(phone, incoming.call, at: directory + "/trickled.wav"), "no tone over ICE\n\(caller.output)")
+            let received = lines.values.filter { $0.contains("application/trickle-ice-sdpfrag") }
+            #expect(!received.isEmpty, "the caller trickled nothing")
+            let refused = lines.values.filter { $0.contains("is not recognized") }
+            #expect(refused.isEmpty, "trickled candidates refused: \(refused)")
+            try await log.state(incoming.call, .disconnected, timeout: .seconds(15))
+            #expect(try await caller.waitForExit(timeout: .seconds(15)) == 0, "\(caller.output)")
+        }
+    }
+
     /// ICE set for the engine, turned off for one account: that account's calls use a plain
     /// media transport, the engine's other calls ICE.
     @Test func anAccountOverridesTheEnginesICE() async throws {
