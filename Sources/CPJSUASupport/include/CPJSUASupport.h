@@ -133,6 +133,7 @@ typedef struct cpjsua_frame_stats {
     uint64_t silent_frames;  /* frames sent as silence because nothing was queued */
     uint64_t dropped;        /* samples dropped to make room (drop-oldest) */
     uint64_t position;       /* stream position (reader: samples delivered) */
+    uint64_t trimmed;        /* samples skipped by the standing-queue trim */
 } cpjsua_frame_stats;
 
 /* NULL when the sizes are out of range (at most 960 samples per frame) or memory is short. */
@@ -148,6 +149,10 @@ void cpjsua_frame_buffer_close(cpjsua_frame_buffer *_Nonnull buffer);
  * -2: larger than the queue. With drop_oldest the oldest samples make room. */
 int32_t cpjsua_frame_buffer_write(cpjsua_frame_buffer *_Nonnull buffer, const int16_t *_Nonnull samples,
                                   uint32_t count, int32_t drop_oldest);
+/* Writer: turns the standing-queue trim on (window_frames: the frames the queue must stay at
+ * one depth before whole frames are skipped, never more than the silence underruns inserted;
+ * 0: off, the default). See trim_standing in FramePort.c. */
+void cpjsua_frame_buffer_set_trim(cpjsua_frame_buffer *_Nonnull buffer, uint32_t window_frames);
 /* Empties the queue at once; pending marks are reported flushed. Returns the samples discarded. */
 uint64_t cpjsua_frame_buffer_flush(cpjsua_frame_buffer *_Nonnull buffer);
 /* Places a mark after the last queued sample. 0, -1 when closed, -2 when too many are pending. */

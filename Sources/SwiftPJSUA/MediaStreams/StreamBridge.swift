@@ -83,6 +83,8 @@ final class StreamBridge: @unchecked Sendable {
         // The buffer's notify context is this object, unretained: the writer port keeps it alive
         // while it can notify (cpjsua_frame_port_attach's `retained`).
         cpjsua_frame_buffer_set_context(writer, Unmanaged.passUnretained(self).toOpaque())
+        // 200 ms of 20 ms frames at one depth before a trim (Options.trimsStandingQueue).
+        if options.trimsStandingQueue { cpjsua_frame_buffer_set_trim(writer, 10) }
     }
 
     deinit {
@@ -241,7 +243,8 @@ final class StreamBridge: @unchecked Sendable {
                                  invalidMessages: invalid, messagesDropped: Int(wire.dropped),
                                  playedMilliseconds: Int(audio.played / samplesPerMillisecond),
                                  queuedMilliseconds: Int(UInt64(audio.queued) / samplesPerMillisecond),
-                                 droppedMilliseconds: Int((audio.dropped + cleared) / samplesPerMillisecond), underruns: Int(audio.underruns))
+                                 droppedMilliseconds: Int((audio.dropped + cleared) / samplesPerMillisecond), underruns: Int(audio.underruns),
+                                 trimmedMilliseconds: Int(audio.trimmed / samplesPerMillisecond))
     }
 
     /// A digit the caller keyed (pjsua's DTMF callback): sent to the agent as `dtmf`. OpenAI
