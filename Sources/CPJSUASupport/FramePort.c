@@ -46,6 +46,13 @@ struct cpjsua_frame_buffer {
     uint64_t silent_frames;
     uint64_t dropped;         /* samples dropped to make room (drop-oldest) */
     int playing;              /* the previous frame was all app audio */
+    /* Standing-queue trim (cpjsua_frame_buffer_set_trim; 0: off). */
+    uint32_t trim_window;     /* frames in a window */
+    uint32_t window_ticks;    /* frames of the current window so far */
+    uint32_t window_min, window_max, window_first;  /* queued samples at those frames */
+    int stalled;              /* an underrun's silence is playing (it ran dry while playing) */
+    uint64_t stall_silence;   /* silence underruns inserted and no trim has taken back */
+    uint64_t trimmed;         /* samples skipped by trims */
     uint32_t space_wanted;    /* a writer waits for this much room (0: none) */
     int closed;
     pending_mark marks[CPJSUA_FRAME_MAX_MARKS];
@@ -148,6 +155,15 @@ int32_t cpjsua_frame_buffer_write(cpjsua_frame_buffer *b, const int16_t *samples
     return result;
 }
 
+void cpjsua_frame_buffer_set_trim(cpjsua_frame_buffer *b, uint32_t window_frames)
+{
+    pthread_mutex_lock(&b->lock);
+    b->trim_window = window_frames;
+    b->window_ticks = 0;
+    b->stall_silence = 0;
+    pthread_mutex_unlock(&b->lock);
+}
+
 uint64_t cpjsua_frame_buffer_flush(cpjsua_frame_buffer *b)
 {
     pending_mark flushed[CPJSUA_FRAME_MAX_MARKS];
@@ -157,6 +173,9 @@ uint64_t cpjsua_frame_buffer_flush(cpjsua_frame_buffer *b)
     b->count = 0;
     b->consumed = b->written;
     b->playing = 0;
+    /* A clear starts the agent's audio afresh: what stalls inserted before it is not owed. */
+    b->stall_silence = 0;
+    b->window_ticks = 0;
     uint32_t marks = b->mark_count;
     memcpy(flushed, b->marks, marks * sizeof(pending_mark));
     b->mark_count = 0;
@@ -200,6 +219,7 @@ cpjsua_frame_stats cpjsua_frame_buffer_stats(cpjsua_frame_buffer *b)
     stats.silent_frames = b->silent_frames;
     stats.dropped = b->dropped;
     stats.position = b->consumed;
+    stats.trimmed = b->trimmed;
     pthread_mutex_unlock(&b->lock);
     return stats;
 }
@@ -237,6 +257,40 @@ static pj_status_t reader_get_frame(pjmedia_port *this_port, pjmedia_frame *fram
     return PJ_SUCCESS;
 }
 
+/* The standing-queue trim, once per frame before it is taken (lock held). A stall (the
+ * agent's audio late, then caught up in a burst while later audio keeps coming at the real-time
+ * rate) leaves the queue at a standing depth: every sample after it plays that much later, for
+ * as long as the agent keeps talking. When the queue's depth stayed within two frames of itself
+ * for a whole window and never fell under two frames, whole frames are skipped down to one
+ * frame of slack, but never more than the silence underruns inserted (stall_silence): the
+ * timeline the agent meant is restored, never shortened. A burst (more audio than real time,
+ * draining) moves the depth by a frame each tick and is never trimmed. Skipped samples advance
+ * the stream position like played ones, so marks behind them fire when they would have. */
+static void trim_standing(cpjsua_frame_buffer *b)
+{
+    uint32_t spf = b->samples_per_frame, depth = b->count;
+    if (b->window_ticks == 0) {
+        b->window_min = b->window_max = b->window_first = depth;
+    } else {
+        if (depth < b->window_min) b->window_min = depth;
+        if (depth > b->window_max) b->window_max = depth;
+    }
+    if (++b->window_ticks < b->trim_window) return;
+    b->window_ticks = 0;
+    int standing = b->window_min >= 2 * spf && b->window_max - b->window_min <= 2 * spf &&
+                   depth + spf >= b->window_first;
+    if (!standing || b->stall_silence < spf) return;
+    uint64_t excess = b->window_min - spf;
+    if (excess > b->stall_silence) excess = b->stall_silence;
+    uint32_t skip = (uint32_t)(excess / spf) * spf;
+    if (skip == 0) return;
+    b->head = (b->head + skip) % b->capacity;
+    b->count -= skip;
+    b->consumed += skip;
+    b->trimmed += skip;
+    b->stall_silence -= skip;
+}
+
 /* The bridge takes from this port what goes into the call (writer). */
 static pj_status_t writer_get_frame(pjmedia_port *this_port, pjmedia_frame *frame)
 {
@@ -249,6 +303,7 @@ static pj_status_t writer_get_frame(pjmedia_port *this_port, pjmedia_frame *fram
 
     pthread_mutex_lock(&b->lock);
     closed = b->closed;
+    if (!closed && b->trim_window) trim_standing(b);
     uint32_t n = closed ? 0 : (b->count < spf ? b->count : spf);
     uint32_t first = n < b->capacity - b->head ? n : b->capacity - b->head;
     memcpy(out, b->ring + b->head, first * sizeof(int16_t));
@@ -264,10 +319,15 @@ static pj_status_t writer_get_frame(pjmedia_port *this_port, pjmedia_frame *fram
             if (b->playing) {
                 b->underruns++;
                 underrun = 1;
+                b->stalled = 1;
             }
+            /* Silence inserted while the agent's audio is late (from an underrun until audio
+             * flows again): what a trim may take back later. */
+            if (b->stalled) b->stall_silence += spf - n;
             b->playing = 0;
         } else {
             b->playing = 1;
+            b->stalled = 0;
         }
         while (reached_count < b->mark_count && reached_count < MARKS_PER_TICK &&
                b->marks[reached_count].position <= b->consumed) {

@@ -3,16 +3,19 @@
  * on the engine's ioqueue and timer heap. See WebSocketClient.h; why not pj_websock: KL-39/KL-40.
  *
  * Locks. Two, always taken in this order: the group lock (`grp`, recursive, also the ioqueue
- * key's lock of the socket) serializes everything that touches the socket (connect, send, close,
- * the receive parser, the callbacks); the mutex (`mu`) guards the send queue and the phase, and
- * is only ever held for a few instructions. pj_ssl_sock reads with the key (our group lock) held,
- * and our rx callbacks call the link, which calls Swift, which takes its own locks; a Swift
- * thread holding those may send at the same moment. So a send from outside never waits for the
- * group lock: it queues under `mu`, then *tries* the group lock; when another thread holds it,
- * a zero-delay timer ("kick") finishes the job on a worker thread. The holder also flushes the
- * queue before it lets go, so the kick only matters in a narrow race. No callback to the user is
- * ever made from a send: only from socket or timer callbacks, with the group lock held, which is
- * how destroy (which takes it) knows no callback is running or can start after it.
+ * key's lock of the socket) serializes everything that touches the socket objects (connect,
+ * close, pj_activesock/pj_ssl_sock sends, the receive parser, the callbacks); the mutex (`mu`)
+ * guards the send queue and the phase, and is held for a few instructions or one non-blocking
+ * send(2). pj_ssl_sock reads with the key (our group lock) held, and our rx callbacks call the
+ * link, which calls Swift, which takes its own locks; a Swift thread holding those may send at
+ * the same moment. So a send from outside never waits for the group lock. ws://: it queues and
+ * writes with send(2) under `mu` (direct_flush_locked), never touching grp. wss://: it queues
+ * under `mu`, then *tries* the group lock; when another thread holds it, a zero-delay timer
+ * ("kick") finishes the job on a worker thread. Either way, a full socket or a failed send is
+ * left to the kick. The holder of grp also flushes the queue before it lets go, so the kick only
+ * matters in a narrow race. No callback to the user is ever made from a send: only from socket
+ * or timer callbacks, with the group lock held, which is how destroy (which takes it) knows no
+ * callback is running or can start after it.
  *
  * Buffers. Every queued message is one malloc'd frame (header and masked payload). The one at
  * the head is handed to the socket in chunks of at most CHUNK bytes, one chunk at a time; while
@@ -72,6 +75,10 @@ struct cpjsua_wsc {
     char host[256];            /* as in the URL, without brackets */
     char accept[32];           /* the Sec-WebSocket-Accept we expect */
     uint64_t max_message;
+
+    /* ws:// only: the socket, for sends from any thread with send(2) under mu (see
+     * direct_flush_locked); PJ_INVALID_SOCKET once it is closing. Written under mu. */
+    pj_sock_t fd;
 
     /* Guarded by grp. */
     pj_activesock_t *asock;
@@ -182,6 +189,22 @@ static void advance(cpjsua_wsc *c, uint32_t n)
 
 /* MARK: Frames */
 
+/* A frame's masking key (RFC 6455 5.3: unpredictable, from a strong source). Taken 4 bytes at
+ * a time from a per-thread pool that one arc4random_buf fills for 64 frames: glibc's
+ * arc4random_buf is a getrandom(2) system call each time, one per 20 ms media frame and call. */
+static void masking_key(uint8_t key[4])
+{
+    static _Thread_local uint8_t pool[256];
+    static _Thread_local uint32_t left;
+    if (left < 4) {
+        arc4random_buf(pool, sizeof pool);
+        left = sizeof pool;
+    }
+    left -= 4;
+    memcpy(key, pool + left, 4);
+    memset(pool + left, 0, 4);  /* a key is used once */
+}
+
 /* One masked client frame (RFC 6455 5.2-5.3). */
 static item *make_frame(int opcode, const void *data, uint64_t length, int kind)
 {
@@ -202,7 +225,7 @@ static item *make_frame(int opcode, const void *data, uint64_t length, int kind)
         for (int i = 0; i < 8; i++) p[2 + i] = (uint8_t)(length >> (56 - 8 * i));
     }
     uint8_t *mask = p + header;
-    arc4random_buf(mask, 4);
+    masking_key(mask);
     const uint8_t *in = data;
     uint8_t *out = mask + 4;
     for (uint64_t i = 0; i < length; i++) out[i] = in[i] ^ mask[i & 3];
@@ -242,6 +265,10 @@ static pj_status_t sock_send(cpjsua_wsc *c, const void *data, pj_ssize_t *size)
 static void close_socket(cpjsua_wsc *c)
 {
     pj_timer_heap_cancel_if_active(c->timer_heap, &c->timeout, 0);
+    /* No direct send can be using the socket after this (they hold mu throughout). */
+    pthread_mutex_lock(&c->mu);
+    c->fd = PJ_INVALID_SOCKET;
+    pthread_mutex_unlock(&c->mu);
     if (c->asock) {
         pj_activesock_close(c->asock);
         c->asock = NULL;
@@ -318,6 +345,34 @@ static void flush(cpjsua_wsc *c)
         schedule_kick(c, 0);
         return;
     }
+}
+
+/* ws:// from any thread (mu held): hands the queue to the socket with send(2), without grp,
+ * while no chunk is with pj_activesock (pending or in flight: flush owns the head then, and
+ * picks up what is queued behind it). Returns 1 when a worker must take over: the socket is
+ * full (the kick's flush then waits for room through the ioqueue) or a send failed.
+ *
+ * Why not through grp like wss://: grp is also the socket's ioqueue key lock, and the ioqueue
+ * only *tries* that lock when the socket is readable (ioqueue_dispatch_read_event); while a
+ * sender held it, the worker that epoll woke found the read event again at once and went round
+ * epoll_wait without sleeping. wss:// keeps that window: pj_ssl_sock_send needs grp. */
+static int direct_flush_locked(cpjsua_wsc *c)
+{
+    while (c->count && !c->pending && !c->in_flight && !c->failed && c->fd != PJ_INVALID_SOCKET &&
+           (c->phase == OPEN || c->phase == CLOSING)) {
+        item *it = c->ring[c->head];
+        pj_ssize_t size = it->length - it->offset;
+        pj_status_t status = pj_sock_send(c->fd, it->data + it->offset, &size, 0);
+        if (status == PJ_SUCCESS && size > 0) {
+            advance(c, (uint32_t)size);
+            continue;
+        }
+        if (status == PJ_SUCCESS || status == PJ_STATUS_FROM_OS(PJ_BLOCKING_ERROR_VAL)) return 1;
+        c->stats.send_errors++;
+        c->failed = 1;
+        return 1;
+    }
+    return 0;
 }
 
 /* Sends what waits, from a thread that may hold any lock: never waits for grp. */
@@ -418,15 +473,61 @@ static int check_upgrade(cpjsua_wsc *c, size_t length, char *why, size_t why_siz
 
 /* MARK: Receiving (grp held; the rx callbacks never run two at once: one read is pending) */
 
-static void deliver(cpjsua_wsc *c)
+/* Whether `s` is well-formed UTF-8 (RFC 3629 4: no overlong forms, no surrogates, nothing past
+ * U+10FFFF). Eight ASCII bytes at a time: agents' JSON is mostly ASCII. */
+static int is_utf8(const uint8_t *s, uint64_t n)
+{
+    uint64_t i = 0;
+    while (i < n) {
+        if (n - i >= 8) {
+            uint64_t word;
+            memcpy(&word, s + i, 8);
+            if (!(word & 0x8080808080808080ull)) {
+                i += 8;
+                continue;
+            }
+        }
+        uint8_t b = s[i];
+        if (b < 0x80) {
+            i++;
+            continue;
+        }
+        uint64_t more;
+        uint8_t low = 0x80, high = 0xBF;  /* the second byte's range */
+        if (b >= 0xC2 && b <= 0xDF) more = 1;
+        else if (b == 0xE0) more = 2, low = 0xA0;
+        else if (b == 0xED) more = 2, high = 0x9F;
+        else if (b >= 0xE1 && b <= 0xEF) more = 2;
+        else if (b == 0xF0) more = 3, low = 0x90;
+        else if (b == 0xF4) more = 3, high = 0x8F;
+        else if (b >= 0xF1 && b <= 0xF3) more = 3;
+        else return 0;
+        if (n - i - 1 < more || s[i + 1] < low || s[i + 1] > high) return 0;
+        for (uint64_t k = 2; k <= more; k++)
+            if ((s[i + k] & 0xC0) != 0x80) return 0;
+        i += more + 1;
+    }
+    return 1;
+}
+
+static void queue_control(cpjsua_wsc *c, item *it, int force);
+
+/* A message is complete. 0: go on; -1: the socket is closed (a text message that is not UTF-8:
+ * RFC 6455 8.1 fails the connection, with close code 1007 to the agent, 5.5.1/7.4.1). */
+static int deliver(cpjsua_wsc *c)
 {
     c->msg_active = 0;
-    if (c->destroyed) return;
+    if (c->destroyed) return 0;
     if (c->msg_oversized) {
         c->cb.on_oversized(c->user, c->msg_op, c->msg_total);
+    } else if (c->msg_op == 1 && !is_utf8(c->msg, c->msg_len)) {
+        queue_control(c, make_close(1007), 1);  /* best effort: sent now unless the socket is full */
+        connection_lost(c, PJ_EINVALIDOP, "a text message that is not UTF-8");
+        return -1;
     } else {
         c->cb.on_message(c->user, c->msg_op, (const char *)(c->msg ? c->msg : (uint8_t *)""), c->msg_len);
     }
+    return 0;
 }
 
 static void queue_control(cpjsua_wsc *c, item *it, int force)
@@ -605,7 +706,7 @@ static int receive(cpjsua_wsc *c, const uint8_t *data, size_t size)
             if (c->frame_op >= 8) {
                 if (control_frame(c) != 0) return -1;
             } else if (c->frame_fin) {
-                deliver(c);
+                if (deliver(c) != 0) return -1;
             }
         }
     }
@@ -970,6 +1071,9 @@ static pj_status_t start_connect(cpjsua_wsc *c, const pj_sockaddr *address, cons
             pj_sock_close(sock);
             return status;
         }
+        pthread_mutex_lock(&c->mu);
+        c->fd = sock;  /* non-blocking now: the ioqueue made it so */
+        pthread_mutex_unlock(&c->mu);
         status = pj_activesock_start_connect(c->asock, c->pool, address, size);
         if (status == PJ_SUCCESS) {
             status = pj_activesock_start_read(c->asock, c->pool, READ_SIZE, 0);
@@ -1059,6 +1163,7 @@ int32_t cpjsua_wsc_connect(const cpjsua_wsc_params *params, cpjsua_wsc **out)
     cpjsua_wsc *c = calloc(1, sizeof *c);
     if (!c) return PJ_ENOMEM;
     pthread_mutex_init(&c->mu, NULL);
+    c->fd = PJ_INVALID_SOCKET;
     c->cb = params->cb;
     c->user = params->user;
     c->secure = url.secure;
@@ -1127,8 +1232,10 @@ int32_t cpjsua_wsc_send(cpjsua_wsc *c, int32_t opcode, const void *data, uint64_
     } else {
         result = enqueue(c, it, 0);
     }
+    int kick = result == 0 && !c->secure && direct_flush_locked(c);
     pthread_mutex_unlock(&c->mu);
-    if (result == 0) send_soon(c);
+    if (result == 0 && c->secure) send_soon(c);
+    if (kick) schedule_kick(c, 0);
     return result;
 }
 
@@ -1146,8 +1253,10 @@ void cpjsua_wsc_close(cpjsua_wsc *c, uint16_t code)
     } else {
         free(it);
     }
+    int kick = queued && !c->secure && direct_flush_locked(c);
     pthread_mutex_unlock(&c->mu);
-    if (queued) send_soon(c);
+    if (queued && c->secure) send_soon(c);
+    if (kick) schedule_kick(c, 0);
 }
 
 void cpjsua_wsc_destroy(cpjsua_wsc *c)

@@ -53,6 +53,9 @@ struct cpjsua_ws_link {
     char *media_sid;                /* media goes out once set (after `start`) */
     uint64_t chunk;
     uint64_t media_sent, received, received_bytes;
+    cpjsua_frame_buffer *player;    /* the writer's queue the agent's `media` goes to (set_player) */
+    uint32_t player_capacity;       /* its capacity, samples */
+    uint64_t audio_skipped;         /* samples of one message over that capacity, not queued */
     /* Set once at creation. */
     int32_t format;                 /* CPJSUA_WS_MEDIA_* */
     cpjsua_frame_buffer *reader;
@@ -103,13 +106,20 @@ static void on_open(void *user, int32_t status, uint32_t problems, const char *d
     }
 }
 
+static int play_media(cpjsua_ws_link *link, cpjsua_frame_buffer *player, uint32_t capacity, const char *data, uint64_t length);
+
 static void on_message(void *user, int32_t opcode, const char *data, uint64_t length)
 {
     cpjsua_ws_link *link = user;
     pthread_mutex_lock(&link->lock);
     link->received++;
     link->received_bytes += length;
+    /* While media flows (after `start`, until the stream ends), a Twilio agent's `media` is read
+     * and queued here; everything else, and a `media` this reader does not take, goes to Swift. */
+    cpjsua_frame_buffer *player = link->media_sid && link->format == CPJSUA_WS_MEDIA_TWILIO ? link->player : NULL;
+    uint32_t capacity = link->player_capacity;
     pthread_mutex_unlock(&link->lock);
+    if (player && opcode == CPJSUA_WSC_TEXT && play_media(link, player, capacity, data, length)) return;
     link->notify(link->ctx, link, opcode == CPJSUA_WSC_TEXT ? CPJSUA_WS_EVENT_TEXT : CPJSUA_WS_EVENT_BINARY, 0, data, length);
 }
 
@@ -348,8 +358,254 @@ cpjsua_ws_stats cpjsua_ws_link_stats(cpjsua_ws_link *link)
     stats.media_sent = link->media_sent;
     stats.received = link->received;
     stats.received_bytes = link->received_bytes;
+    stats.audio_skipped = link->audio_skipped;
     pthread_mutex_unlock(&link->lock);
     return stats;
+}
+
+void cpjsua_ws_link_set_player(cpjsua_ws_link *link, cpjsua_frame_buffer *player, uint32_t capacity_samples)
+{
+    pthread_mutex_lock(&link->lock);
+    link->player = player;
+    link->player_capacity = capacity_samples;
+    pthread_mutex_unlock(&link->lock);
+}
+
+/* MARK: The agent's `media`, read in C (pjsua's worker threads)
+ *
+ * Every 20 ms of an agent's audio is one message; reading it with Foundation's JSON parser and
+ * handing the payload through Swift cost more than the rest of the stream. This reader takes
+ * one pass over the message: the top level must be an object whose "event" is "media" and whose
+ * "media" object has a string "payload" of strict base64, each key once and without escapes,
+ * every other value well-formed JSON (skipped). Anything else (another event, a payload that is
+ * not base64, a shape it does not take) is left to Swift (TwilioMediaStreams.parse), which reads
+ * and judges it as before. The client already checked that the text is UTF-8. */
+
+typedef struct scan {
+    const char *p, *end;
+} scan;
+
+static void skip_space(scan *s)
+{
+    while (s->p < s->end && (*s->p == ' ' || *s->p == '\t' || *s->p == '\n' || *s->p == '\r')) s->p++;
+}
+
+static int is_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+/* A string at s->p: 1 and its raw contents (between the quotes) in *start, *length, and whether
+ * it has escapes in *escaped; 0 when it is not a well-formed JSON string. */
+static int scan_string(scan *s, const char **start, size_t *length, int *escaped)
+{
+    if (s->p >= s->end || *s->p != '"') return 0;
+    const char *p = ++s->p;
+    *escaped = 0;
+    while (p < s->end) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '"') {
+            *start = s->p;
+            *length = (size_t)(p - s->p);
+            s->p = p + 1;
+            return 1;
+        }
+        if (c < 0x20) return 0;
+        if (c == '\\') {
+            *escaped = 1;
+            if (++p >= s->end) return 0;
+            if (*p == 'u') {
+                if (s->end - p < 5 || !is_hex(p[1]) || !is_hex(p[2]) || !is_hex(p[3]) || !is_hex(p[4])) return 0;
+                p += 4;
+            } else if (*p == '\0' || !strchr("\"\\/bfnrt", *p)) {
+                return 0;
+            }
+        }
+        p++;
+    }
+    return 0;
+}
+
+static int scan_digits(scan *s)
+{
+    const char *from = s->p;
+    while (s->p < s->end && *s->p >= '0' && *s->p <= '9') s->p++;
+    return s->p > from;
+}
+
+/* Skips one well-formed JSON value at s->p (at most `depth` levels of nesting). */
+static int skip_value(scan *s, int depth)
+{
+    skip_space(s);
+    if (s->p >= s->end) return 0;
+    char c = *s->p;
+    if (c == '"') {
+        const char *start;
+        size_t length;
+        int escaped;
+        return scan_string(s, &start, &length, &escaped);
+    }
+    if (c == '{' || c == '[') {
+        if (depth == 0) return 0;
+        char close = c == '{' ? '}' : ']';
+        s->p++;
+        skip_space(s);
+        if (s->p < s->end && *s->p == close) {
+            s->p++;
+            return 1;
+        }
+        for (;;) {
+            if (c == '{') {
+                const char *start;
+                size_t length;
+                int escaped;
+                skip_space(s);
+                if (!scan_string(s, &start, &length, &escaped)) return 0;
+                skip_space(s);
+                if (s->p >= s->end || *s->p != ':') return 0;
+                s->p++;
+            }
+            if (!skip_value(s, depth - 1)) return 0;
+            skip_space(s);
+            if (s->p >= s->end) return 0;
+            if (*s->p == ',') {
+                s->p++;
+                continue;
+            }
+            if (*s->p != close) return 0;
+            s->p++;
+            return 1;
+        }
+    }
+    static const char *const literals[] = {"true", "false", "null"};
+    for (int i = 0; i < 3; i++) {
+        size_t n = strlen(literals[i]);
+        if ((size_t)(s->end - s->p) >= n && memcmp(s->p, literals[i], n) == 0) {
+            s->p += n;
+            return 1;
+        }
+    }
+    /* A number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+    if (c == '-') s->p++;
+    if (s->p < s->end && *s->p == '0') {
+        s->p++;
+    } else if (s->p >= s->end || *s->p < '1' || *s->p > '9' || !scan_digits(s)) {
+        return 0;
+    }
+    if (s->p < s->end && *s->p == '.') {
+        s->p++;
+        if (!scan_digits(s)) return 0;
+    }
+    if (s->p < s->end && (*s->p == 'e' || *s->p == 'E')) {
+        s->p++;
+        if (s->p < s->end && (*s->p == '+' || *s->p == '-')) s->p++;
+        if (!scan_digits(s)) return 0;
+    }
+    return 1;
+}
+
+static int key_is(const char *key, size_t length, const char *name)
+{
+    return length == strlen(name) && memcmp(key, name, length) == 0;
+}
+
+/* Reads an object's members at s->p, one level: `member` is called for each key (raw, no
+ * escapes allowed: 0 then) with s->p at its value, and must consume the value. */
+static int scan_object(scan *s, int (*member)(scan *s, const char *key, size_t length, void *state), void *state)
+{
+    skip_space(s);
+    if (s->p >= s->end || *s->p != '{') return 0;
+    s->p++;
+    skip_space(s);
+    if (s->p < s->end && *s->p == '}') {
+        s->p++;
+        return 1;
+    }
+    for (;;) {
+        const char *key;
+        size_t length;
+        int escaped;
+        skip_space(s);
+        if (!scan_string(s, &key, &length, &escaped) || escaped) return 0;
+        skip_space(s);
+        if (s->p >= s->end || *s->p != ':') return 0;
+        s->p++;
+        skip_space(s);
+        if (!member(s, key, length, state)) return 0;
+        skip_space(s);
+        if (s->p >= s->end) return 0;
+        if (*s->p == ',') {
+            s->p++;
+            continue;
+        }
+        if (*s->p != '}') return 0;
+        s->p++;
+        return 1;
+    }
+}
+
+typedef struct media_message {
+    int events, medias, payloads;
+    const char *payload;
+    size_t payload_length;
+} media_message;
+
+static int media_member(scan *s, const char *key, size_t length, void *state)
+{
+    media_message *m = state;
+    if (!key_is(key, length, "payload")) return skip_value(s, 32);
+    int escaped;
+    m->payloads++;
+    return scan_string(s, &m->payload, &m->payload_length, &escaped) && !escaped;
+}
+
+static int top_member(scan *s, const char *key, size_t length, void *state)
+{
+    media_message *m = state;
+    if (key_is(key, length, "event")) {
+        const char *value;
+        size_t value_length;
+        int escaped;
+        m->events++;
+        return scan_string(s, &value, &value_length, &escaped) && !escaped && key_is(value, value_length, "media");
+    }
+    if (key_is(key, length, "media")) {
+        m->medias++;
+        return scan_object(s, media_member, m);
+    }
+    return skip_value(s, 32);
+}
+
+static int32_t ulaw_to_linear(const uint8_t *bytes, int count, int16_t *samples, uint32_t capacity);
+static int32_t decode_base64(const char *base64, uint32_t length,
+                             int32_t (*convert)(const uint8_t *bytes, int count, int16_t *samples, uint32_t capacity),
+                             int16_t *samples, uint32_t capacity);
+
+/* A Twilio `media` message, decoded into `player`: 1 when taken; 0 to leave it to Swift. */
+static int play_media(cpjsua_ws_link *link, cpjsua_frame_buffer *player, uint32_t capacity, const char *data, uint64_t length)
+{
+    media_message m = {0};
+    scan s = {data, data + length};
+    if (!scan_object(&s, top_member, &m)) return 0;
+    skip_space(&s);
+    if (s.p != s.end || m.events != 1 || m.medias != 1 || m.payloads != 1) return 0;
+    if (m.payload_length == 0) return 1;
+    if (m.payload_length > UINT32_MAX / 2) return 0;
+    uint32_t most = (uint32_t)(m.payload_length / 4 * 3 + 3);
+    int16_t stack[2048];
+    int16_t *samples = most <= sizeof stack / sizeof stack[0] ? stack : malloc(most * sizeof(int16_t));
+    if (!samples) return 0;
+    int32_t count = decode_base64(m.payload, (uint32_t)m.payload_length, ulaw_to_linear, samples, most);
+    if (count > 0) {
+        /* Beyond the queue's capacity the oldest audio goes (the newest is what the agent wants
+         * heard now), as in the queue's own drop-oldest. */
+        uint32_t kept = (uint32_t)count < capacity ? (uint32_t)count : capacity;
+        cpjsua_frame_buffer_write(player, samples + (count - (int32_t)kept), kept, 1);
+        if (kept < (uint32_t)count) {
+            pthread_mutex_lock(&link->lock);
+            link->audio_skipped += (uint32_t)count - kept;
+            pthread_mutex_unlock(&link->lock);
+        }
+    }
+    if (samples != stack) free(samples);
+    return count >= 0;
 }
 
 /* Decodes strict base64 (pj_base64_decode skips what is not base64; a payload with anything

@@ -9,7 +9,9 @@ Prints `LISTENING <port>` once bound (port 0: a free one), then one JSON line pe
   {"t": ..., "closed": <code>}
 The script is a JSON list of actions, run in order after `start`:
   {"tone": {"hz": 1000, "ms": 1000, "chunkMs": 20}}  agent media: a sine as base64 mu-law 8 kHz
+      (all at once; with "paced": true one chunk per chunkMs, on a fixed schedule: real time)
   {"mark": "name"}  {"clear": true}  {"sleep": 0.5}  {"text": "raw text"}  {"binary": 12}
+  {"textBytes": "hex"}  (a text frame of those bytes, UTF-8 or not)
   {"big": 1048576}  (one text message of that many bytes)  {"close": 1000}
   {"waitFor": "stop"}  (waits until a message with that event arrived)
   {"fragments": ["part", ...]}  (one text message sent as that many frames: continuations)
@@ -147,7 +149,12 @@ class Agent:
             total = int(rate * tone["ms"] / 1000)
             step = 2 * math.pi * tone["hz"] / rate
             sent = 0
+            begun = time.monotonic()
             while sent < total:
+                if tone.get("paced"):
+                    due = begun + sent / rate
+                    if due > time.monotonic():
+                        await asyncio.sleep(due - time.monotonic())
                 count = min(chunk, total - sent)
                 samples = []
                 for _ in range(count):
@@ -173,6 +180,8 @@ class Agent:
             await ws.send(action["text"])
         elif "binary" in action:
             await ws.send(bytes(action["binary"]))
+        elif "textBytes" in action:
+            await ws.send(bytes.fromhex(action["textBytes"]), text=True)
         elif "big" in action:
             await ws.send("x" * action["big"])
         elif "close" in action:

@@ -133,6 +133,7 @@ typedef struct cpjsua_frame_stats {
     uint64_t silent_frames;  /* frames sent as silence because nothing was queued */
     uint64_t dropped;        /* samples dropped to make room (drop-oldest) */
     uint64_t position;       /* stream position (reader: samples delivered) */
+    uint64_t trimmed;        /* samples skipped by the standing-queue trim */
 } cpjsua_frame_stats;
 
 /* NULL when the sizes are out of range (at most 960 samples per frame) or memory is short. */
@@ -148,6 +149,10 @@ void cpjsua_frame_buffer_close(cpjsua_frame_buffer *_Nonnull buffer);
  * -2: larger than the queue. With drop_oldest the oldest samples make room. */
 int32_t cpjsua_frame_buffer_write(cpjsua_frame_buffer *_Nonnull buffer, const int16_t *_Nonnull samples,
                                   uint32_t count, int32_t drop_oldest);
+/* Writer: turns the standing-queue trim on (window_frames: the frames the queue must stay at
+ * one depth before whole frames are skipped, never more than the silence underruns inserted;
+ * 0: off, the default). See trim_standing in FramePort.c. */
+void cpjsua_frame_buffer_set_trim(cpjsua_frame_buffer *_Nonnull buffer, uint32_t window_frames);
 /* Empties the queue at once; pending marks are reported flushed. Returns the samples discarded. */
 uint64_t cpjsua_frame_buffer_flush(cpjsua_frame_buffer *_Nonnull buffer);
 /* Places a mark after the last queued sample. 0, -1 when closed, -2 when too many are pending. */
@@ -299,6 +304,7 @@ typedef struct cpjsua_ws_stats {
     uint64_t dropped_control;           /* of which control messages refused */
     uint64_t send_errors;               /* messages the socket refused */
     uint32_t queued;                    /* messages waiting for the socket */
+    uint64_t audio_skipped;             /* samples of agent media over the player's capacity, not queued */
 } cpjsua_ws_stats;
 /* Starts connecting to `url` (ws:// or wss://) with extra handshake headers (at most 32), a
  * bound on the TCP + TLS + upgrade time, and for wss:// the trusted authorities (NULL: none) and
@@ -322,6 +328,11 @@ int32_t cpjsua_ws_link_send(cpjsua_ws_link *_Nonnull link, const char *_Nonnull 
  * stream (or a Realtime `input_audio_buffer.append`); stop_media ends that. */
 void cpjsua_ws_link_start_media(cpjsua_ws_link *_Nonnull link, const char *_Nonnull stream_sid);
 void cpjsua_ws_link_stop_media(cpjsua_ws_link *_Nonnull link);
+/* A Twilio link's player: from now on, while media flows, the agent's `media` messages are read
+ * in C and their audio written to `player` (drop-oldest; of one message over `capacity_samples`
+ * only the newest samples) instead of being notified as TEXT. The player must outlive the link
+ * (its owner, `ctx`, keeps it). */
+void cpjsua_ws_link_set_player(cpjsua_ws_link *_Nonnull link, cpjsua_frame_buffer *_Nonnull player, uint32_t capacity_samples);
 /* The reader port: the call's audio at 8 kHz (Realtime: 24 kHz), 20 ms, into the link. Returns a
  * pj_status_t. */
 int32_t cpjsua_ws_link_attach_reader(cpjsua_ws_link *_Nonnull link, int32_t *_Nonnull slot);

@@ -107,7 +107,8 @@ extension PJSUA.MediaStream {
     public struct MarkReport: Sendable, Hashable {
         /// The mark's name as the agent sent it.
         public let name: String
-        /// The agent's audio played into the call so far (silence and dropped audio not counted).
+        /// The agent's audio played into the call so far (silence, dropped and trimmed audio not
+        /// counted).
         public let playedMilliseconds: Int
     }
 
@@ -198,5 +199,8 @@ extension PJSUA.MediaStream {
         public var droppedMilliseconds: Int
         /// Times the agent's audio ran dry while it was playing.
         public var underruns: Int
+        /// The agent's audio skipped to shorten a standing queue after stalls
+        /// (``Options/trimsStandingQueue``); 0 when that is off.
+        public var trimmedMilliseconds: Int
     }
 }

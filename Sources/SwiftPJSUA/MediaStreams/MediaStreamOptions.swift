@@ -71,6 +71,19 @@ extension PJSUA.MediaStream {
         /// beyond it the oldest queued audio is dropped (the frames API's drop-oldest policy).
         /// 20 ms to 10 minutes.
         public var playbackCapacity: Duration
+        /// Whether the playback queue is trimmed after stalls: when the agent's audio came late
+        /// (the queue ran dry and silence played), then caught up and kept arriving at the
+        /// real-time rate, the queue stays that much deeper and every later sample plays that
+        /// much later. With this on, once the queue has held one depth for 200 ms, whole 20 ms
+        /// frames are skipped down to one frame of slack, never more than the silence the
+        /// stalls inserted, and never while a burst (audio sent faster than real time) is
+        /// draining. Off by default: it drops audio the agent sent (the start of what came after
+        /// the stall), which Twilio never does; it suits agents that send continuously at the
+        /// real-time rate (an echo, an always-on pipeline), where the added delay would
+        /// otherwise last the whole call. Trimmed audio is counted in
+        /// ``Statistics/trimmedMilliseconds``; marks behind it come back when it would have
+        /// played.
+        public var trimsStandingQueue: Bool
         /// What happens to the call when the agent leaves.
         public var whenAgentLeaves: AgentLossPolicy
         /// The largest message accepted from the agent, in bytes (1 KiB to 16 MiB); a larger one
@@ -96,17 +109,18 @@ extension PJSUA.MediaStream {
         /// opens (``StreamProtocol/openAIRealtime`` only).
         public var realtimeSession: RealtimeSession
 
-        /// Options; by default no headers or parameters, 5 s to connect, 60 s of playback queue,
-        /// hang up when the agent leaves.
+        /// Options; by default no headers or parameters, 5 s to connect, 60 s of playback queue
+        /// that is never trimmed, hang up when the agent leaves.
         public init(headers: [String: String] = [:], customParameters: [String: String] = [:],
                     connectTimeout: Duration = .seconds(5), playbackCapacity: Duration = .seconds(60),
-                    whenAgentLeaves: AgentLossPolicy = .hangUp, maximumMessageSize: Int = 256 * 1024,
+                    trimsStandingQueue: Bool = false, whenAgentLeaves: AgentLossPolicy = .hangUp, maximumMessageSize: Int = 256 * 1024,
                     streamSID: String? = nil, callSID: String? = nil, accountSID: String = "", authorizationToken: String? = nil,
                     tls: PJSUA.TLSConfiguration? = nil, realtimeSession: RealtimeSession = RealtimeSession()) {
             self.headers = headers
             self.customParameters = customParameters
             self.connectTimeout = connectTimeout
             self.playbackCapacity = playbackCapacity
+            self.trimsStandingQueue = trimsStandingQueue
             self.whenAgentLeaves = whenAgentLeaves
             self.maximumMessageSize = maximumMessageSize
             self.streamSID = streamSID

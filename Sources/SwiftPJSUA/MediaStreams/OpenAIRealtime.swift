@@ -31,10 +31,10 @@ enum OpenAIRealtime {
         if let silence = session.silenceDuration { turnDetection += #","silence_duration_ms":\#(silence.wholeMilliseconds)"# }
         turnDetection += "}"
         var output = #"{"format":\#(format)"#
-        if let voice = session.voice { output += #","voice":\#(TwilioMediaStreams.json(voice))"# }
+        if let voice = session.voice { output += #","voice":\#(JSONString.literal(voice))"# }
         output += "}"
         var body = #"{"type":"realtime","output_modalities":["audio"]"#
-        if let instructions = session.instructions { body += #","instructions":\#(TwilioMediaStreams.json(instructions))"# }
+        if let instructions = session.instructions { body += #","instructions":\#(JSONString.literal(instructions))"# }
         body += #","audio":{"input":{"format":\#(format),"turn_detection":\#(turnDetection)},"output":\#(output)}}"#
         return #"{"type":"session.update","session":\#(body)}"#
     }
@@ -42,7 +42,7 @@ enum OpenAIRealtime {
     /// `conversation.item.truncate`: the service forgets the part of `item`'s audio the caller
     /// never heard (its transcript too), so the conversation holds what was actually said.
     static func truncate(item: String, audioEndMilliseconds: Int) -> String {
-        #"{"type":"conversation.item.truncate","item_id":\#(TwilioMediaStreams.json(item)),"content_index":0,"audio_end_ms":\#(audioEndMilliseconds)}"#
+        #"{"type":"conversation.item.truncate","item_id":\#(JSONString.literal(item)),"content_index":0,"audio_end_ms":\#(audioEndMilliseconds)}"#
     }
 
     /// Reads one text message from the service. Never traps: what is not a JSON object with a

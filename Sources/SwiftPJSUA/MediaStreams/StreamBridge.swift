@@ -83,6 +83,8 @@ final class StreamBridge: @unchecked Sendable {
         // The buffer's notify context is this object, unretained: the writer port keeps it alive
         // while it can notify (cpjsua_frame_port_attach's `retained`).
         cpjsua_frame_buffer_set_context(writer, Unmanaged.passUnretained(self).toOpaque())
+        // 200 ms of 20 ms frames at one depth before a trim (Options.trimsStandingQueue).
+        if options.trimsStandingQueue { cpjsua_frame_buffer_set_trim(writer, 10) }
     }
 
     deinit {
@@ -124,6 +126,9 @@ final class StreamBridge: @unchecked Sendable {
         guard status == pjSuccess, let opened else {
             throw PJSUAError(status: status, operation: "cannot connect to the agent at \(Validation.quoted(url))")
         }
+        // The agent's `media` is read and queued in C from now on (WebSocketLink.c play_media);
+        // what that reader does not take still comes here as text.
+        if !isRealtime { cpjsua_ws_link_set_player(opened, writer, UInt32(capacitySamples)) }
         lock.withLock { link = opened }
         var slot: Int32 = -1
         var attach = cpjsua_ws_link_attach_reader(opened, &slot)
@@ -241,7 +246,9 @@ final class StreamBridge: @unchecked Sendable {
                                  invalidMessages: invalid, messagesDropped: Int(wire.dropped),
                                  playedMilliseconds: Int(audio.played / samplesPerMillisecond),
                                  queuedMilliseconds: Int(UInt64(audio.queued) / samplesPerMillisecond),
-                                 droppedMilliseconds: Int((audio.dropped + cleared) / samplesPerMillisecond), underruns: Int(audio.underruns))
+                                 droppedMilliseconds: Int((audio.dropped + cleared + wire.audio_skipped) / samplesPerMillisecond),
+                                 underruns: Int(audio.underruns),
+                                 trimmedMilliseconds: Int(audio.trimmed / samplesPerMillisecond))
     }
 
     /// A digit the caller keyed (pjsua's DTMF callback): sent to the agent as `dtmf`. OpenAI

@@ -26,49 +26,32 @@ enum TwilioMediaStreams {
     }
 
     static func start(streamSID: String, callSID: String, accountSID: String, customParameters: [String: String]) -> Outgoing {
-        let parameters = customParameters.sorted { $0.key < $1.key }.map { "\(json($0.key)):\(json($0.value))" }.joined(separator: ",")
-        let start = #"{"accountSid":\#(json(accountSID)),"streamSid":\#(json(streamSID)),"callSid":\#(json(callSID)),"#
+        let parameters = customParameters.sorted { $0.key < $1.key }
+            .map { "\(JSONString.literal($0.key)):\(JSONString.literal($0.value))" }.joined(separator: ",")
+        let start = #"{"accountSid":\#(JSONString.literal(accountSID)),"streamSid":\#(JSONString.literal(streamSID)),"#
+            + #""callSid":\#(JSONString.literal(callSID)),"#
             + #""tracks":["inbound"],"customParameters":{\#(parameters)},"#
             + #""mediaFormat":{"encoding":"audio/x-mulaw","sampleRate":8000,"channels":1}}"#
-        return numbered("start", tail: #","start":\#(start),"streamSid":\#(json(streamSID))}"#)
+        return numbered("start", tail: #","start":\#(start),"streamSid":\#(JSONString.literal(streamSID))}"#)
     }
 
     static func dtmf(streamSID: String, digit: Character) -> Outgoing {
-        numbered("dtmf", tail: #","streamSid":\#(json(streamSID)),"dtmf":{"track":"inbound_track","digit":\#(json(String(digit)))}}"#)
+        numbered("dtmf", tail: #","streamSid":\#(JSONString.literal(streamSID)),"dtmf":{"track":"inbound_track","digit":\#(JSONString.literal(String(digit)))}}"#)
     }
 
     /// A mark echoed back; a cleared one carries `"cleared":true` (Twilio echoes cleared marks
     /// too, with nothing to tell them apart: agents that ignore the field see Twilio's behaviour).
     static func mark(streamSID: String, name: String, cleared: Bool) -> Outgoing {
         let flag = cleared ? #","cleared":true"# : ""
-        return numbered("mark", tail: #","streamSid":\#(json(streamSID)),"mark":{"name":\#(json(name))\#(flag)}}"#)
+        return numbered("mark", tail: #","streamSid":\#(JSONString.literal(streamSID)),"mark":{"name":\#(JSONString.literal(name))\#(flag)}}"#)
     }
 
     static func stop(streamSID: String, callSID: String, accountSID: String) -> Outgoing {
-        numbered("stop", tail: #","stop":{"accountSid":\#(json(accountSID)),"callSid":\#(json(callSID))},"streamSid":\#(json(streamSID))}"#)
+        numbered("stop", tail: #","stop":{"accountSid":\#(JSONString.literal(accountSID)),"callSid":\#(JSONString.literal(callSID))},"streamSid":\#(JSONString.literal(streamSID))}"#)
     }
 
     private static func numbered(_ event: String, tail: String) -> Outgoing {
         Outgoing(head: #"{"event":"\#(event)","sequenceNumber":""#, tail: "\"" + tail, numbered: true)
-    }
-
-    /// A JSON string literal for `text`.
-    static func json(_ text: String) -> String {
-        var out = "\""
-        out.reserveCapacity(text.utf8.count + 2)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 
     /// Reads one text message from the agent. Never traps: anything unexpected is `.invalid`.

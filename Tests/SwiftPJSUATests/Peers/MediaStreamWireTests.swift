@@ -242,6 +242,36 @@ extension MediaStreamTests {
         }
     }
 
+    /// RFC 6455 8.1: a text message that is not UTF-8 fails the connection, with close code 1007.
+    @Test func aTextMessageThatIsNotUTF8FailsTheConnectionWithCloseCode1007AndWellFormedUTF8Passes() async throws {
+        func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+        let good = hex(Array(#"{"event":"mark","mark":{"name":"café ☎ 𝄞"}}"#.utf8))
+        // A mark whose name ends in 0xFF, a byte UTF-8 never has.
+        let bad = hex(Array(#"{"event":"mark","mark":{"name":"a"#.utf8) + [0xFF] + Array(#""}}"#.utf8))
+        let script = #"[{"tone":{"hz":1000,"ms":100}},{"textBytes":"\#(good)"},{"sleep":0.3},{"textBytes":"\#(bad)"},{"sleep":2}]"#
+        let agent = try await StreamAgent(name: "stream-agent-utf8", script: script)
+        defer { agent.stop() }
+        let app = try tonePlayingPjsuaApp("pjsua-app-stream-utf8")
+        defer { app.stop() }
+        try await withEngine { phone, _, log in
+            let call = try await phone.makeCall(to: app.uri())
+            try await log.mediaActive(call)
+            let stream = try await phone.stream(call, to: agent.url(), options: .init(whenAgentLeaves: .keepCall))
+            let events = StreamEvents(stream)
+            let ending = try await events.ending()
+            #expect(ending.reason == .connectionLost, "\(ending)")
+            let marks = events.all.compactMap { event -> String? in
+                if case let .markPlayed(report) = event { return report.name }
+                return nil
+            }
+            #expect(marks == ["café ☎ 𝄞"], "\(events.all)")
+            #expect(!events.all.contains { if case .invalidMessage = $0 { return true }; return false }, "\(events.all)")
+            try await agent.waitFor("\"closed\"")
+            #expect(agent.records.contains { $0["closed"] as? Int == 1007 }, "\(agent.records.filter { $0["closed"] != nil })")
+            try await phone.hangUp(call)
+        }
+    }
+
     @Test func anUpgradeAnsweredWithAnErrorStatusOrAWrongAcceptKeyFailsWithWhatTheAgentAnswered() async throws {
         let forbidding = try await StreamAgent(name: "stream-agent-403", answer: "forbidden")
         defer { forbidding.stop() }

@@ -1,0 +1,74 @@
+import Foundation
+import PJSUATestSupport
+@testable import SwiftPJSUA
+import Testing
+
+/// The mark report named `name`, once it came back played.
+private func markPlayed(_ events: StreamEvents, _ name: String) async throws -> PJSUA.MediaStream.MarkReport {
+    try await events.first("mark \(name)") { event -> PJSUA.MediaStream.MarkReport? in
+        if case let .markPlayed(report) = event, report.name == name { return report }
+        return nil
+    }
+}
+
+@Suite("Media stream playback queue trim after stalls (Options.trimsStandingQueue), against a Python agent", .serialized)
+struct MediaStreamTrimTests {
+    /// 200 ms at once (a lead the agent chose), 1 s at the real-time rate, a 500 ms stall (the
+    /// lead runs out, then 300 ms of silence plays), the 500 ms it owed at once, then 2 s more at
+    /// the real-time rate and a mark: the queue stands 500 ms deep, 300 ms of it the stall's.
+    static let stallThenRealTime = #"[{"tone":{"hz":1000,"ms":200,"chunkMs":20}},{"tone":{"hz":1000,"ms":1000,"chunkMs":20,"paced":true}},"#
+        + #"{"sleep":0.5},{"tone":{"hz":1000,"ms":500,"chunkMs":20}},{"tone":{"hz":1000,"ms":2000,"chunkMs":20,"paced":true}},"#
+        + #"{"mark":"end"},{"sleep":1.5}]"#
+
+    @Test(arguments: [true, false])
+    func aStallFollowedByRealTimeAudioIsTrimmedByAtMostTheStallsSilenceOnlyWhenAskedAndMarksCountWhatPlayed(trims: Bool) async throws {
+        let agent = try await StreamAgent(name: "stream-agent-trim-\(trims)", script: Self.stallThenRealTime)
+        defer { agent.stop() }
+        try await withEngine { phone, _, log in
+            let (child, call) = try await callSoftphonePlayingTone(phone, log, ["--exit-after", "1"], name: "softphone-stream-trim-\(trims)")
+            defer { child.stop() }
+            let stream = try await phone.stream(call, to: agent.url(), options: .init(trimsStandingQueue: trims))
+            let events = StreamEvents(stream)
+            let end = try await markPlayed(events, "end")
+            try await agent.waitFor("\"name\": \"end\"")
+            let statistics = stream.statistics
+            #expect(statistics.underruns >= 1, "\(statistics)")
+            // Nothing was lost but what the trim took, and the mark counts only what played.
+            #expect(statistics.playedMilliseconds + statistics.trimmedMilliseconds == 3700, "\(statistics)")
+            #expect(end.playedMilliseconds == statistics.playedMilliseconds, "\(end) \(statistics)")
+            let sent = try #require(agent.sentTime("mark", "end"))
+            let echo = try #require(agent.received.first { ($0.message["mark"] as? [String: Any])?["name"] as? String == "end" })
+            if trims {
+                // The stall's 300 ms of silence taken back (give or take a frame at its edges),
+                // the agent's own 200 ms lead left alone.
+                #expect((260...320).contains(statistics.trimmedMilliseconds), "\(statistics)")
+                #expect((0.1...0.32).contains(echo.t - sent), "the mark came back \(echo.t - sent) s after the audio before it was sent")
+            } else {
+                #expect(statistics.trimmedMilliseconds == 0, "\(statistics)")
+                #expect(echo.t - sent > 0.4, "the mark came back \(echo.t - sent) s after the audio before it was sent")
+            }
+            try await phone.hangUp(call)
+            _ = try await events.ending()
+        }
+    }
+
+    @Test func aBurstAfterAStallIsNeverTrimmed() async throws {
+        // A stall (owed silence), then 2 s sent at once: it drains a frame a tick, never standing.
+        let script = #"[{"tone":{"hz":1000,"ms":500,"chunkMs":20,"paced":true}},{"sleep":0.3},"#
+            + #"{"tone":{"hz":1000,"ms":2000,"chunkMs":100}},{"mark":"end"},{"sleep":1}]"#
+        let agent = try await StreamAgent(name: "stream-agent-trim-burst", script: script)
+        defer { agent.stop() }
+        try await withEngine { phone, _, log in
+            let (child, call) = try await callSoftphonePlayingTone(phone, log, ["--exit-after", "1"], name: "softphone-stream-trim-burst")
+            defer { child.stop() }
+            let stream = try await phone.stream(call, to: agent.url(), options: .init(trimsStandingQueue: true))
+            let events = StreamEvents(stream)
+            let end = try await markPlayed(events, "end")
+            let statistics = stream.statistics
+            #expect(statistics.underruns >= 1 && statistics.trimmedMilliseconds == 0, "\(statistics)")
+            #expect(end.playedMilliseconds == 2500 && statistics.playedMilliseconds == 2500, "\(end) \(statistics)")
+            try await phone.hangUp(call)
+            _ = try await events.ending()
+        }
+    }
+}
