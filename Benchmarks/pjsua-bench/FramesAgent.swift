@@ -3,7 +3,8 @@ import Foundation
 import Synchronization
 
 /// The server side of `pjsua-bench frames`, run as a child process
-/// (`pjsua-bench frames-agent --mode echo|play --port P --calls N --clock-rate HZ [--resampler Q] [--frame-rate HZ] [--jb-max MS] [--wav FILE]`):
+/// (`pjsua-bench frames-agent --mode echo|play|stream --port P --calls N --clock-rate HZ [--resampler Q] [--frame-rate HZ] [--jb-max MS]
+/// [--wav FILE] [--agent-url URL [--trim] [--playback-ms MS]]`):
 /// answers every call and, once its audio is up, either echoes it through Swift with the public
 /// frames API (`receiveAudio` + `AudioFrameWriter`, each frame written back as it arrives),
 /// streams it to a WebSocket agent that echoes it (`--agent-url`, a media stream), or
@@ -42,6 +43,8 @@ enum FramesAgent {
         let wav = value("wav")
         if mode == .play && wav == nil { throw BenchError("frames-agent --mode play needs --wav FILE") }
         let agentURL = value("agent-url")
+        let trims = arguments.contains("--trim")
+        let playbackMilliseconds = value("playback-ms").flatMap(Int.init) ?? 40
         if mode == .stream && agentURL == nil { throw BenchError("frames-agent --mode stream needs --agent-url ws://...") }
         // Frames at the bridge's own rate by default (where the API has it): the bridge then
         // resamples nothing for the frame ports, so the Swift side costs what Swift costs.
@@ -77,14 +80,17 @@ enum FramesAgent {
                     _ = try await phone.play(wav ?? "", into: call, loop: true)
                 case .stream:
                     // The WebSocket agent echoes each media message back (Tests/Peers/stream_agent.py --bench).
-                    // Its playback queue holds two frames, as the echo writer's does: an echo that
-                    // arrives in a burst (the agent stalled) must not stay queued for the rest of the
-                    // call. A real agent sending speech faster than real time needs the default (60 s).
+                    // Its playback queue holds two frames (--playback-ms), as the echo writer's does: an
+                    // echo that arrives in a burst (the agent stalled) must not stay queued for the rest
+                    // of the call. A real agent sending speech faster than real time needs the default
+                    // (60 s); --trim (Options.trimsStandingQueue) is what takes a stall's standing queue
+                    // back then: an echo arrives at the real-time rate, the case it is for.
                     // Connected concurrently: a handshake must not hold up the next call's events.
                     Task {
                         do {
-                            let stream = try await phone.stream(call, to: agentURL ?? "",
-                                                                options: .init(playbackCapacity: .milliseconds(40), whenAgentLeaves: .keepCall))
+                            let options = PJSUA.MediaStream.Options(playbackCapacity: .milliseconds(playbackMilliseconds),
+                                                                    trimsStandingQueue: trims, whenAgentLeaves: .keepCall)
+                            let stream = try await phone.stream(call, to: agentURL ?? "", options: options)
                             recorder.streams.withLock { $0.append(stream) }
                         } catch {
                             print("stream failed \(call): \(error)")
@@ -108,7 +114,7 @@ enum FramesAgent {
             func sum(_ field: KeyPath<PJSUA.MediaStream.Statistics, Int>) -> Int { counters.map { $0[keyPath: field] }.reduce(0, +) }
             print("streams \(counters.count) media sent \(sum(\.mediaMessagesSent)), received \(sum(\.messagesReceived)), "
                   + "dropped to the agent \(sum(\.messagesDropped)), played \(sum(\.playedMilliseconds)) ms, "
-                  + "dropped from the agent \(sum(\.droppedMilliseconds)) ms, underruns \(sum(\.underruns))")
+                  + "dropped from the agent \(sum(\.droppedMilliseconds)) ms, trimmed \(sum(\.trimmedMilliseconds)) ms, underruns \(sum(\.underruns))")
         }
         let delivery = Percentiles(log.deliveryMicroseconds)
         print("delivery \(log.deliveryMicroseconds.count) \(delivery.p50) \(delivery.p99) \(delivery.sorted.last ?? .nan)")

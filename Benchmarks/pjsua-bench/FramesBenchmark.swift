@@ -39,6 +39,10 @@ enum FramesBenchmark {
         var sides: [Side] = [.swift, .c]
         /// The stream side's echo agent.
         var streamAgent = StreamAgentKind.c
+        /// The stream side's ``PJSUA/MediaStream/Options/trimsStandingQueue``.
+        var trimsStandingQueue = false
+        /// The stream side's ``PJSUA/MediaStream/Options/playbackCapacity``, in milliseconds.
+        var playbackMilliseconds = 40
     }
 
     /// The WebSocket agent the stream side streams to; both echo every `media` message and print
@@ -263,6 +267,8 @@ enum FramesBenchmark {
             try await child.waitForOutput("LISTENING ")
             let agentPort = child.output.split(separator: "\n").first { $0.hasPrefix("LISTENING ") }.flatMap { Int($0.dropFirst(10)) } ?? 0
             arguments += ["--agent-url", "ws://127.0.0.1:\(agentPort)/bench"]
+            arguments += ["--playback-ms", "\(options.playbackMilliseconds)"]
+            if options.trimsStandingQueue { arguments.append("--trim") }
         }
         let (executable, pinned) = try CPUPinning.command(ownPath, arguments, cpu: CPUPinning.serverCPU)
         let agent = try ChildProcess(executable, pinned, name: "frames-agent")

@@ -40,7 +40,7 @@ usage: pjsua-bench <hop|events|setup|lifecycle|load|media|idle|soak|frames|strea
                                    setting), frames at the bridge's rate unless --frame-rate;
                                    --hiccup-ms: every 5 s the callers hold MS of audio back, then
                                    send it at once; --jb-max: the server's jitter-buffer bound
-  stream [--calls N] [--seconds T] [--repeat N] [--pin] [--stream-only | --no-wav] [--agent c|python]
+  stream [--calls N] [--seconds T] [--repeat N] [--pin] [--stream-only | --no-wav] [--agent c|python] [--trim] [--playback-ms MS]
                                    frames' N PCMU echo calls three ways, interleaved: through Swift
                                    frames, a WAV player (C only), and a media stream to a WebSocket
                                    agent that echoes, on the callers' CPU (c: stream-echo-agent, built
@@ -50,11 +50,14 @@ usage: pjsua-bench <hop|events|setup|lifecycle|load|media|idle|soak|frames|strea
                                    stream/frames and stream/c, calls kept up, and the latency RTP
                                    in -> WebSocket out and WebSocket in -> RTP out (clicks, one clock);
                                    --stream-only: the stream side alone, --no-wav: frames and stream
-                                   (the WAV side stops at PJSUA_MAX_PLAYERS calls, 64 here). 2026-12-02, shared machine:
-                                   20 calls (load 0.65-1.1) 5.2 vs 3.2 vs 2.5 ms per call-second
-                                   (stream/frames 1.62), in/out p50 15/20 ms, p99 27/44 ms;
-                                   --stream-only --calls 200 (load 0.5-3.4): all up, the server at
-                                   66-79 % of a core, inbound p99 40-142 ms
+                                   (the WAV side stops at PJSUA_MAX_PLAYERS calls, 64 here);
+                                   --trim: the stream's trimsStandingQueue; --playback-ms: its queue
+                                   (default 40, as the echo writer's). 2026-12-02, shared machine,
+                                   --no-wav (load 2.4-7): 20 calls 3.1-4.3 ms per call-second,
+                                   stream/frames 1.22-1.64 (8 runs; 1.95-3.14 before the C media
+                                   reader), out p50 20 ms, p99 22-24 ms unstalled, 39-65 stalled;
+                                   50 calls 1.69; 200 calls 1.51, all up, the server at 49.5 % of
+                                   a core, in/out p50 23/20 ms
   video  [--seconds T] [--warmup T] [--repeat N] [--pin] [--width W --height H] [--fps N] [--kbps N]
                                    one VP8 video call (default 640x480, 15 fps, 512 kbit/s, colour bars)
                                    from a softphone peer to softphone answer --video and to the pjsua
@@ -119,7 +122,8 @@ do {
                                             repetitions: option("repeat", default: 3),
                                             sides: arguments.contains("--stream-only") ? [.stream]
                                                 : arguments.contains("--no-wav") ? [.swift, .stream] : [.swift, .c, .stream],
-                                            streamAgent: agent))
+                                            streamAgent: agent, trimsStandingQueue: arguments.contains("--trim"),
+                                            playbackMilliseconds: option("playback-ms", default: 40)))
     case "video":
         try await VideoBenchmark.run(.init(seconds: option("seconds", default: 10), warmup: option("warmup", default: 3),
                                            repetitions: option("repeat", default: 3), width: option("width", default: 640),

@@ -3,7 +3,8 @@ import Foundation
 /// The Twilio Media Streams messages: those the call side sends, built around their sequence
 /// number (which the link inserts, so that numbers follow the order messages go out), and those
 /// the agent sends, read into ``AgentMessage``. `media` messages to the agent are built in C
-/// (WebSocketLink.c), on the clock thread, in the same shape.
+/// (WebSocketLink.c), on the clock thread, in the same shape; the agent's `media` is mostly read
+/// there too (play_media), and only the shapes that reader leaves alone come to ``parse(_:)``.
 enum TwilioMediaStreams {
     /// A message to the agent: `head` + sequence number + `tail` (`numbered`), or `head` + `tail`.
     struct Outgoing {
