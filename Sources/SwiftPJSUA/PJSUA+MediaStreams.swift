@@ -39,6 +39,11 @@ extension PJSUA {
         if streamProtocol == .openAIRealtime, options.authorizationToken?.isEmpty ?? true {
             throw PJSUAError(.invalidArgument, "OpenAI Realtime needs options.authorizationToken (the API key)")
         }
+        // A barge-in truncates the answer to what the caller heard, counted from the queue's
+        // position, which trimmed audio also moves: the service would keep audio nobody heard.
+        if streamProtocol == .openAIRealtime, options.trimsStandingQueue {
+            throw PJSUAError(.invalidArgument, "options.trimsStandingQueue is for Twilio Media Streams, not OpenAI Realtime")
+        }
         try Self.validateStreamURL(url)
         let callSlot = try audioPort(of: call)
         let sipCallID = try withLiveCallInfo(call) { String(pj: $0.pointee.call_id) }

@@ -82,7 +82,9 @@ extension PJSUA.MediaStream {
         /// real-time rate (an echo, an always-on pipeline), where the added delay would
         /// otherwise last the whole call. Trimmed audio is counted in
         /// ``Statistics/trimmedMilliseconds``; marks behind it come back when it would have
-        /// played.
+        /// played. Twilio Media Streams only: an OpenAI Realtime stream refuses it
+        /// (``PJSUAError/Code/invalidArgument``), since its barge-in tells the service how much of
+        /// the answer was heard.
         public var trimsStandingQueue: Bool
         /// What happens to the call when the agent leaves.
         public var whenAgentLeaves: AgentLossPolicy

@@ -546,6 +546,14 @@ struct MediaStreamProtocolTests {
                 try await phone.stream(call, to: "ws://127.0.0.1:1/", protocol: .openAIRealtime,
                                        options: .init(authorizationToken: "k", realtimeSession: .init(silenceDuration: .seconds(11))))
             } == .invalidArgument)
+            // Trimming is Twilio's only (a Realtime barge-in reports what was heard).
+            #expect(await errorCode {
+                try await phone.stream(call, to: "ws://127.0.0.1:1/", protocol: .openAIRealtime,
+                                       options: .init(trimsStandingQueue: true, authorizationToken: "k"))
+            } == .invalidArgument)
+            #expect(await errorCode {
+                try await phone.stream(call, to: "ws://127.0.0.1:1/", options: .init(trimsStandingQueue: true))
+            } == .staleHandle)
             #expect(await errorCode { try await phone.stream(call, to: "ws://127.0.0.1:1/") } == .staleHandle)
         }
     }
