@@ -65,7 +65,7 @@ enum CheckBenchmark {
             progress("== check \(check.name): \(check.what)")
             let checkStarted = ContinuousClock.now
             do {
-                var (figure, detail) = try await check.measure()
+                var (figure, detail) = try await measure(check)
                 detail += ", \((ContinuousClock.now - checkStarted).components.seconds) s"
                 let passed = figure.isFinite && figure <= check.threshold
                 let line = "check \(check.name): \(LoadBenchmark.format(figure, digits: 2)) (threshold \(LoadBenchmark.format(check.threshold, digits: 2)); \(detail)) \(passed ? "PASS" : "FAIL")"
@@ -92,6 +92,19 @@ enum CheckBenchmark {
         if !failures.isEmpty {
             for failure in failures { FileHandle.standardError.write(Data("bench-check FAIL \(failure)\n".utf8)) }
             exit(1)
+        }
+    }
+
+    /// A check's figure. A measurement that gives none (echo calls that did not stay up, sipp
+    /// calls that failed: seen when the machine stalled the server for over a second at load
+    /// average 9) is taken once more; a figure, whatever it is, is never measured again, so a
+    /// regression fails on its first figure, and a check that cannot measure twice still fails.
+    private static func measure(_ check: Check) async throws -> (figure: Double, detail: String) {
+        do {
+            return try await check.measure()
+        } catch {
+            progress("check \(check.name): no figure (\(String(String(describing: error).prefix { $0 != "\n" }.prefix(200)))); measuring once more")
+            return try await check.measure()
         }
     }
 
