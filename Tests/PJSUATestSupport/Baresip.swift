@@ -92,7 +92,7 @@ public final class Baresip: @unchecked Sendable {
     /// listens for SIP over UDP and TCP on `sip_listen`'s port and for SIP/TLS on the next one
     /// (a full-suite run once lost that one to a parallel test: "SIP/TLS transport failed:
     /// Address already in use").
-    static func freeSIPPort() -> Int {
+    public static func freeSIPPort() -> Int {
         for _ in 0..<50 {
             let port = freeLoopbackPort()
             guard port > 0, port < 65535 else { continue }

@@ -250,7 +250,9 @@ struct SRTPTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // baresip's aufile ends the call when the file ends: long enough for a slow (sanitizer) run.
         try WAVFile.tone(frequency: 700, duration: .seconds(25), sampleRate: 8000).write(to: directory + "/tone.wav")
-        let port = freeLoopbackPort()
+        // baresip listens on UDP and TCP (and TLS on the next port): a port free for UDP only was
+        // once taken on TCP ("tcp: sock_bind: Address already in use", a run with two suites beside it).
+        let port = Baresip.freeSIPPort()
         let config = [
             "poll_method epoll", "sip_listen 127.0.0.1:\(port)", "net_interface 127.0.0.1",
             "audio_player aubridge,nil", "audio_source aufile,\(directory)/tone.wav", "audio_alert aubridge,nil",
