@@ -74,11 +74,14 @@ struct AdmissionControlTests {
         }
     }
 
-    /// Rate limit: with 1 call/s and a burst of 2, four calls placed at once: two are admitted,
-    /// two are refused (our own outgoing legs end with 503).
+    /// Rate limit: with a burst of 2 and a rate of one call every 100 s, four calls placed one
+    /// after the other: two are admitted, two are refused (our own outgoing legs end with 503).
+    /// The rate is that slow so that no token comes back while the four are placed, however
+    /// loaded the machine (at 1 call/s, four calls placed under ASan at load average 6 took over
+    /// a second, and fewer than two were refused).
     @Test func callsArrivingFasterThanTheRateAreRefused() async throws {
         let configuration = PJSUA.Configuration(port: 0, bindAddress: "127.0.0.1", audioDevice: .null,
-                                                admission: .init(maxNewCallsPerSecond: 1, burst: 2))
+                                                admission: .init(maxNewCallsPerSecond: 0.01, burst: 2))
         try await withEngine(configuration) { phone, transport, log in
             var callers: [PJSUA.Call] = []
             for index in 0..<4 { callers.append(try await phone.makeCall(to: transport.uri(user: "rate-\(index)"))) }
