@@ -74,8 +74,7 @@ enum CheckBenchmark {
                 results.append((check, figure, line, failure))
                 fields["\(check.name)_ratio"] = figure
             } catch {
-                // The error's first line (a failed child's output follows it).
-                let reason = String(String(describing: error).prefix { $0 != "\n" }.prefix(200))
+                let reason = firstLine(of: error)
                 let line = "check \(check.name): no figure (\(reason)) FAIL"
                 progress(line)
                 results.append((check, .nan, line, "\(check.name): \(reason)"))
@@ -103,9 +102,14 @@ enum CheckBenchmark {
         do {
             return try await check.measure()
         } catch {
-            progress("check \(check.name): no figure (\(String(String(describing: error).prefix { $0 != "\n" }.prefix(200)))); measuring once more")
+            progress("check \(check.name): no figure (\(firstLine(of: error))); measuring once more")
             return try await check.measure()
         }
+    }
+
+    /// An error's first line, at most 200 characters (a failed child's output follows it).
+    private static func firstLine(of error: any Error) -> String {
+        String(String(describing: error).prefix { $0 != "\n" }.prefix(200))
     }
 
     static func number(_ value: Any?) -> Double {
