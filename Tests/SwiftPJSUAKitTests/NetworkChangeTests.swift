@@ -46,47 +46,71 @@ struct NetworkChangePolicyTests {
 }
 
 /// A sleep the test ends by hand (`elapse()`), so the settle wait is deterministic.
-actor ManualSleep {
+///
+/// Cancellation ends a sleep at once, under the lock, so that when the coordinator has cancelled
+/// a wait, ``count`` no longer includes it (an actor here would end it later, in a task of its
+/// own, and ``waitForSleepers(_:)`` could mistake a cancelled wait for the newest one).
+final class ManualSleep: @unchecked Sendable {
+    // @unchecked Sendable: `sleepers` and `cancelledEarly` are read and written only under `lock`.
+    private let lock = NSLock()
     private var sleepers: [UUID: CheckedContinuation<Void, any Error>] = [:]
-    /// Sleeps whose cancellation arrived before they were stored (the cancellation handler's task
-    /// can run first): they end as soon as they are, instead of waiting forever.
+    /// Sleeps cancelled before they were stored: they end as soon as they are.
     private var cancelledEarly: Set<UUID> = []
 
-    var count: Int { sleepers.count }
+    var count: Int { lock.withLock { sleepers.count } }
 
     func sleep() async throws {
         let id = UUID()
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                if Task.isCancelled || cancelledEarly.remove(id) != nil {
-                    continuation.resume(throwing: CancellationError())
-                } else {
+                let cancelled = lock.withLock {
+                    if cancelledEarly.remove(id) != nil { return true }
                     sleepers[id] = continuation
+                    return false
                 }
+                if cancelled { continuation.resume(throwing: CancellationError()) }
             }
         } onCancel: {
-            Task { await self.cancel(id) }
-        }
-    }
-
-    private func cancel(_ id: UUID) {
-        if let sleeper = sleepers.removeValue(forKey: id) {
-            sleeper.resume(throwing: CancellationError())
-        } else {
-            cancelledEarly.insert(id)
+            let sleeper = lock.withLock {
+                let sleeper = sleepers.removeValue(forKey: id)
+                if sleeper == nil { cancelledEarly.insert(id) }
+                return sleeper
+            }
+            sleeper?.resume(throwing: CancellationError())
         }
     }
 
     /// Ends every sleep in progress.
     func elapse() {
-        let all = sleepers
-        sleepers = [:]
+        let all = lock.withLock {
+            let all = sleepers
+            sleepers = [:]
+            return all
+        }
         all.values.forEach { $0.resume() }
     }
 
     /// Waits until `n` sleeps are in progress.
     func waitForSleepers(_ n: Int) async {
-        while sleepers.count != n { await Task.yield(); try? await Task.sleep(for: .milliseconds(1)) }
+        while count != n { await Task.yield(); try? await Task.sleep(for: .milliseconds(1)) }
+    }
+}
+
+/// Gates handed out in order, one per sleep, so a test ends each wait on its own.
+actor NumberedGates {
+    private var gates: [Gate] = []
+    private var taken = 0
+
+    /// The gate of the next sleep.
+    func take() -> Gate {
+        defer { taken += 1 }
+        return gate(taken)
+    }
+
+    /// The gate of sleep `index` (counting from 0), whether it has started yet or not.
+    func gate(_ index: Int) -> Gate {
+        while gates.count <= index { gates.append(Gate()) }
+        return gates[index]
     }
 }
 
@@ -97,15 +121,38 @@ struct NetworkChangeCoordinatorTests {
         let clock = ManualSleep()
         let coordinator = NetworkChangeCoordinator(engine: engine, sleep: { _ in try await clock.sleep() })
         await coordinator.pathChanged(up(wifi))
-        #expect(await clock.count == 0)
+        #expect(clock.count == 0)
         for path in [down, up(cellular), down, up(wifi)] {
             await coordinator.pathChanged(path)
         }
         await clock.waitForSleepers(1)  // earlier waits were cancelled by later paths
         #expect(engine.count("networkChange") == 0)
-        await clock.elapse()
+        clock.elapse()
         await coordinator.idle()
         #expect(engine.count("networkChange") == 1)
+        #expect(await coordinator.results.count == 1)
+    }
+
+    /// A wait whose sleep was over when a newer path cancelled it (the cancellation came too
+    /// late to stop it) must not recover on its own: the burst still costs one recovery.
+    @Test func aWaitThatEndsAfterANewerPathArrivedDoesNotRecoverToo() async {
+        let engine = FakeEngine()
+        let held = Gate()
+        engine.holdNetworkChanges(at: held)
+        // Sleeps that ignore cancellation, each ended by a gate of its own.
+        let gates = NumberedGates()
+        let coordinator = NetworkChangeCoordinator(engine: engine, sleep: { _ in await gates.take().wait() })
+        await coordinator.pathChanged(up(wifi))
+        await coordinator.pathChanged(up(cellular))
+        await coordinator.pathChanged(up(wifi))
+        await gates.gate(0).open()
+        try? await Task.sleep(for: .milliseconds(50))  // room for a recovery to start
+        await gates.gate(1).open()
+        while engine.count("networkChange") < 1 { try? await Task.sleep(for: .milliseconds(1)) }
+        try? await Task.sleep(for: .milliseconds(50))  // room for a second one to be asked for
+        await held.open()
+        await coordinator.idle()
+        #expect(engine.count("networkChange") == 1, "\(engine.log)")
         #expect(await coordinator.results.count == 1)
     }
 
@@ -118,15 +165,15 @@ struct NetworkChangeCoordinatorTests {
         await coordinator.pathChanged(up(wifi))
         await coordinator.pathChanged(up(cellular))
         await clock.waitForSleepers(1)
-        await clock.elapse()
+        clock.elapse()
         while engine.count("networkChange") < 1 { try? await Task.sleep(for: .milliseconds(1)) }
         // Two more changes while the first recovery is held: they settle into one more.
         await coordinator.pathChanged(up(wifi))
         await clock.waitForSleepers(1)
-        await clock.elapse()
+        clock.elapse()
         await coordinator.networkChanged()
         await clock.waitForSleepers(1)
-        await clock.elapse()
+        clock.elapse()
         try? await Task.sleep(for: .milliseconds(50))
         #expect(engine.count("networkChange") == 1, "a recovery overlapped the running one: \(engine.log)")
         await gate.open()

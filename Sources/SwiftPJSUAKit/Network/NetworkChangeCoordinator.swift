@@ -23,6 +23,8 @@ public actor NetworkChangeCoordinator<Engine: CallEngine> {
     private let sleep: Sleep
     private var policy = NetworkChangePolicy()
     private var waiting: Task<Void, Never>?
+    /// Counts settle waits; only the newest one may start a recovery.
+    private var generation = 0
     private var recovering = false
     private var again = false
     private var outcomes: [Result<Void, any Error>] = []
@@ -45,9 +47,10 @@ public actor NetworkChangeCoordinator<Engine: CallEngine> {
     /// of a new Wi-Fi network some other way).
     public func networkChanged() {
         waiting?.cancel()
-        waiting = Task { [settle, sleep] in
+        generation += 1
+        waiting = Task { [settle, sleep, generation] in
             do { try await sleep(settle) } catch { return }
-            self.settled()
+            self.settled(generation)
         }
     }
 
@@ -60,7 +63,10 @@ public actor NetworkChangeCoordinator<Engine: CallEngine> {
         await withCheckedContinuation { idleWaiters.append($0) }
     }
 
-    private func settled() {
+    /// A wait can end just as a newer path cancels it (its sleep was over, its hop back to the
+    /// actor was not): only the newest wait counts, so a burst still costs one recovery.
+    private func settled(_ wait: Int) {
+        guard wait == generation else { return }
         waiting = nil
         guard !recovering else {
             again = true
