@@ -71,14 +71,14 @@ private func identity(of rdata: UnsafeMutablePointer<pjsip_rx_data>) -> InviteId
     guard let callID = rdata.pointee.msg_info.cid, let from = rdata.pointee.msg_info.from else { return nil }
     // A From that fit the received message prints within PJSIP_MAX_PKT_LEN (4000 on Linux, 16000
     // in the iOS binary); a fixed 4 kB cut longer ones to pjsua's own 256-character copy.
-    var buffer = [CChar](repeating: 0, count: Int(cpjsua_max_pkt_len) + 1)
-    let length = buffer.withUnsafeMutableBufferPointer { out in
-        pjsip_uri_print(PJSIP_URI_IN_FROMTO_HDR, UnsafeRawPointer(from.pointee.uri), out.baseAddress, out.count - 1)
+    // The buffer is not zeroed first (pjsip_uri_print writes what it returns): every incoming
+    // call prints one.
+    let remote = withUnsafeTemporaryAllocation(of: CChar.self, capacity: Int(cpjsua_max_pkt_len) + 1) { out -> String? in
+        let length = pjsip_uri_print(PJSIP_URI_IN_FROMTO_HDR, UnsafeRawPointer(from.pointee.uri), out.baseAddress, out.count - 1)
+        guard length > 0, length < out.count else { return nil }
+        return String(decoding: UnsafeRawBufferPointer(out).prefix(Int(length)), as: UTF8.self)
     }
-    guard length > 0 else { return nil }
-    let remote = buffer.withUnsafeBufferPointer { raw in
-        String(decoding: UnsafeRawBufferPointer(raw).prefix(Int(length)), as: UTF8.self)
-    }
+    guard let remote else { return nil }
     return InviteIdentity(sipCallID: String(pj: callID.pointee.id), remote: remote)
 }
 
@@ -99,16 +99,19 @@ private func onCallState(_ callID: pjsua_call_id, _ event: UnsafeMutablePointer<
 
 private func onCallMediaState(_ callID: pjsua_call_id) {
     let call = callHandle(callID)
-    let published = withCallInfo(callID) { info in
-        PJSUA.Event.callMedia(call: call, state: PJSUA.MediaState(info.pointee.media_status), hasVideo: hasActiveVideo(info))
+    let read = withCallInfo(callID) { info in
+        (event: PJSUA.Event.callMedia(call: call, state: PJSUA.MediaState(info.pointee.media_status), hasVideo: hasActiveVideo(info)),
+         hasVideoMedia: !media(PJMEDIA_TYPE_VIDEO, of: info).isEmpty)
     }
-    guard let published else { return }
+    guard let (published, hasVideoMedia) = read else { return }
     // The one pjsua call made here: a video the app asked not to send at once is stopped before
     // pjsua's delayed start of encoding (see VideoWiring).
     VideoWiring.holdBackTransmission(of: call)
     EngineRun.current?.scheduleRewire(call)
     EngineRun.current?.publish(published)
-    // Calls that never had a video stream publish no video event.
+    // Calls that never had a video stream publish no video event (and read pjsua's call info
+    // once: this callback runs in every call's setup).
+    guard hasVideoMedia else { return }
     let streams = withCallInfo(callID) { info in readVideoStreams(callID, info) } ?? []
     if !streams.isEmpty, let run = EngineRun.current {
         DelayedVideoStarts.noteVideoMediaUpdate(in: run)

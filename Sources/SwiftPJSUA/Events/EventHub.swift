@@ -2,49 +2,61 @@ import Foundation
 
 /// Fans every event out to all current subscribers, in publication order, unbounded.
 ///
-/// Two locks, never held one inside the other's critical section in the opposite order:
-/// - `publishing` is held while an event is yielded to every subscriber, so that two callbacks
-///   racing on different pjsua threads are seen in the same order by all subscribers. Yielding to
-///   an `AsyncStream` continuation never blocks for long, so the C callbacks never block either.
-/// - `registry` guards the subscriber table and is held only briefly, never across a yield.
+/// Two locks of its own, never held one inside the other's critical section in the opposite
+/// order, and neither held while a reader is resumed:
+/// - `publishing` is held while an event is handed to every subscriber, so that two callbacks
+///   racing on different pjsua threads are seen in the same order by all subscribers. Handing an
+///   event over never blocks for long, so the C callbacks never block either.
+/// - `registry` guards the subscriber table and is held only briefly, never across a hand-over.
 ///
-/// They must be separate: yielding resumes a waiting task under that task's status lock, and a
-/// task being cancelled runs its stream's termination handler under the same status lock, and
-/// that handler removes the subscriber. With one lock for both, a callback publishing while a
-/// consumer task was cancelled deadlocked (seen: pjsua's worker in `publish`, a Kit event pump
-/// being cancelled in `onTermination`).
+/// They must be separate: a reader task being cancelled ends its queue from its cancellation
+/// handler, under that task's status lock, and the queue then leaves the registry. With one
+/// lock for both, a callback publishing while a consumer task was cancelled deadlocked (seen with
+/// `AsyncStream`: pjsua's worker in `publish`, a Kit event pump being cancelled).
+///
+/// Each subscriber is an ``EventQueue`` rather than an `AsyncStream`: every pjsua callback
+/// publishes, and the standard library's stream runs unspecialized generic code for each event
+/// (metadata look-ups, value-witness copies, a deque) that cost a self-call cycle about as much
+/// as the wake-up of its reader (perf, `pjsua-bench setup`, issue 23).
 final class EventHub: @unchecked Sendable {
-    // @unchecked Sendable: `subscribers` and `nextID` are guarded by `registry`; `publishing`
-    // only orders publications.
+    // @unchecked Sendable: `subscribers`, `snapshot` and `nextID` are guarded by `registry`;
+    // `publishing` only orders publications.
     private let publishing = NSLock()
     private let registry = NSLock()
-    private var subscribers: [UInt64: AsyncStream<PJSUA.Event>.Continuation] = [:]
+    private var subscribers: [UInt64: EventQueue] = [:]
+    /// `subscribers`' queues, made again when it changes, so a publication copies no table.
+    private var snapshot: [EventQueue] = []
     private var nextID: UInt64 = 0
 
     /// A new subscriber, receiving every event from now on until it ends (see ``PJSUA/Events``).
     func subscribe() -> PJSUA.Events {
-        let (stream, continuation) = AsyncStream<PJSUA.Event>.makeStream(bufferingPolicy: .unbounded)
         let id = registry.withLock {
-            let id = nextID
-            nextID += 1
-            subscribers[id] = continuation
-            return id
+            defer { nextID += 1 }
+            return nextID
         }
-        // Whatever ends the stream (finish, a cancelled reader, the stream released) removes
-        // the subscriber: the hub then holds nothing of it, and its buffer goes with its reader.
-        continuation.onTermination = { [weak self] _ in
-            guard let self else { return }
-            self.registry.withLock { self.subscribers[id] = nil }
+        // Whatever ends the queue (the engine, a cancelled reader, the subscription released)
+        // removes it: the hub then holds nothing of it, and its buffer goes with its reader.
+        let queue = EventQueue { [weak self] in self?.remove(id) }
+        registry.withLock {
+            subscribers[id] = queue
+            snapshot.append(queue)
         }
-        return PJSUA.Events(subscription: Subscription(stream: stream, continuation: continuation))
+        return PJSUA.Events(subscription: Subscription(queue))
+    }
+
+    private func remove(_ id: UInt64) {
+        registry.withLock {
+            guard let queue = subscribers.removeValue(forKey: id) else { return }
+            snapshot.removeAll { $0 === queue }
+        }
     }
 
     func publish(_ event: PJSUA.Event) {
         publishing.lock()
         defer { publishing.unlock() }
-        let current = registry.withLock { Array(subscribers.values) }
-        for continuation in current {
-            continuation.yield(event)
+        let current = registry.withLock { snapshot }
+        for queue in current {
+            queue.push(event)
         }
     }
 
@@ -53,12 +65,14 @@ final class EventHub: @unchecked Sendable {
         publishing.lock()
         defer { publishing.unlock() }
         let current = registry.withLock {
-            let current = subscribers
-            subscribers = [:]
-            return current
+            defer {
+                subscribers = [:]
+                snapshot = []
+            }
+            return snapshot
         }
-        for continuation in current.values {
-            continuation.finish()
+        for queue in current {
+            queue.end()
         }
     }
 
@@ -67,21 +81,126 @@ final class EventHub: @unchecked Sendable {
     }
 }
 
-/// One subscriber's stream and the means to end it: ending it (``end()``, or releasing the
-/// last reference) finishes the stream, which removes it from the hub.
-final class Subscription: Sendable {
-    let stream: AsyncStream<PJSUA.Event>
-    private let continuation: AsyncStream<PJSUA.Event>.Continuation
+/// One subscriber's events: an unbounded FIFO the publishers push to and one reader awaits.
+///
+/// Once ended it takes nothing more; what it holds can still be read, then it reads as ended.
+/// A reader whose task is cancelled ends it. Ending calls `onEnd` once.
+final class EventQueue: @unchecked Sendable {
+    // @unchecked Sendable: `buffer`, `head`, `readers`, `ended` and `onEnd` are guarded by `lock`.
+    private let lock = NSLock()
+    /// Events not read yet are `buffer[head...]`; read slots are emptied at once.
+    private var buffer: [PJSUA.Event?] = []
+    private var head = 0
+    /// Readers waiting, oldest first (one, unless an app reads one sequence from two tasks).
+    private var readers: [UnsafeContinuation<PJSUA.Event?, Never>] = []
+    private var ended = false
+    private var onEnd: (@Sendable () -> Void)?
 
-    init(stream: AsyncStream<PJSUA.Event>, continuation: AsyncStream<PJSUA.Event>.Continuation) {
-        self.stream = stream
-        self.continuation = continuation
+    init(onEnd: @escaping @Sendable () -> Void) {
+        self.onEnd = onEnd
+    }
+
+    /// Hands `event` to the waiting reader, or buffers it; does nothing once ended.
+    func push(_ event: PJSUA.Event) {
+        lock.lock()
+        guard !ended else {
+            lock.unlock()
+            return
+        }
+        guard !readers.isEmpty else {
+            buffer.append(event)
+            lock.unlock()
+            return
+        }
+        let reader = readers.removeFirst()
+        lock.unlock()
+        reader.resume(returning: event)
+    }
+
+    /// Takes nothing more, and wakes every waiting reader with the end.
+    func end() {
+        lock.lock()
+        guard !ended else {
+            lock.unlock()
+            return
+        }
+        ended = true
+        let waiting = readers
+        readers = []
+        let callback = onEnd
+        onEnd = nil
+        lock.unlock()
+        for reader in waiting { reader.resume(returning: nil) }
+        callback?()
+    }
+
+    /// The next event, waiting for one; nil once ended and read out. Runs on the caller's
+    /// actor, so an actor reading its events takes no hop for each one.
+    func next(isolation actor: isolated (any Actor)? = #isolation) async -> PJSUA.Event? {
+        switch take(orWait: nil) {
+        case let .event(event): return event
+        case .ended: return nil
+        case .waiting: break
+        }
+        return await withTaskCancellationHandler {
+            await withUnsafeContinuation { (reader: UnsafeContinuation<PJSUA.Event?, Never>) in
+                switch take(orWait: reader) {
+                case let .event(event): reader.resume(returning: event)
+                case .ended: reader.resume(returning: nil)
+                case .waiting: break
+                }
+            }
+        } onCancel: {
+            end()
+        }
+    }
+
+    private enum Taken {
+        case event(PJSUA.Event)
+        case ended
+        case waiting
+    }
+
+    /// The oldest buffered event, or the end; otherwise `reader` (if any) is left waiting.
+    private func take(orWait reader: UnsafeContinuation<PJSUA.Event?, Never>?) -> Taken {
+        lock.withLock {
+            if let event = takeLocked() { return .event(event) }
+            if ended { return .ended }
+            if let reader { readers.append(reader) }
+            return .waiting
+        }
+    }
+
+    /// The oldest buffered event, if any; under `lock`.
+    private func takeLocked() -> PJSUA.Event? {
+        guard head < buffer.count else { return nil }
+        let event = buffer[head]
+        buffer[head] = nil
+        head += 1
+        if head == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head >= 256, head * 2 >= buffer.count {
+            buffer.removeFirst(head)
+            head = 0
+        }
+        return event
+    }
+}
+
+/// One subscriber's queue and the means to end it: ending it (``end()``, or releasing the
+/// last reference) ends the queue, which removes it from the hub.
+final class Subscription: Sendable {
+    let queue: EventQueue
+
+    init(_ queue: EventQueue) {
+        self.queue = queue
     }
 
     /// Stops the subscription: nothing more is buffered; what was buffered can still be read.
-    func end() { continuation.finish() }
+    func end() { queue.end() }
 
-    deinit { continuation.finish() }
+    deinit { queue.end() }
 }
 
 extension PJSUA {
@@ -98,16 +217,22 @@ extension PJSUA {
         let subscription: Subscription
 
         public func makeAsyncIterator() -> Iterator {
-            Iterator(base: subscription.stream.makeAsyncIterator(), lifetime: IteratorLifetime(subscription))
+            Iterator(queue: subscription.queue, lifetime: IteratorLifetime(subscription))
         }
 
         /// The iterator of ``PJSUA/Events``; releasing it ends the subscription.
         public struct Iterator: AsyncIteratorProtocol {
-            var base: AsyncStream<Event>.Iterator
+            let queue: EventQueue
             let lifetime: IteratorLifetime
 
             public mutating func next() async -> Event? {
-                await base.next()
+                await queue.next()
+            }
+
+            /// The next event, read on the caller's actor (no hop to the global executor).
+            @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+            public mutating func next(isolation actor: isolated (any Actor)?) async -> Event? {
+                await queue.next(isolation: actor)
             }
         }
     }
