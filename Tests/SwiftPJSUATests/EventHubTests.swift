@@ -78,6 +78,49 @@ struct EventHubTests {
         #expect(hub.subscriberCount == 0)
     }
 
+    /// Every event reaches the reader once, in publication order, whether it was buffered
+    /// (published before the reader asked) or handed to the waiting reader; after the engine
+    /// ends the hub, what was buffered is still read, then the sequence ends.
+    @Test func eventsArriveOnceInOrderAndTheBufferedOnesOutliveTheEnd() async throws {
+        let hub = EventHub()
+        let events = hub.subscribe()
+        @Sendable func event(_ n: Int) -> PJSUA.Event {
+            .dtmf(call: PJSUA.Call(slot: 0, token: UInt(n)), digit: PJSUA.DTMFDigit(digit: "1", method: .rfc4733, duration: nil))
+        }
+        @Sendable func number(_ event: PJSUA.Event) -> Int? {
+            if case let .dtmf(call, _) = event { Int(call.token) } else { nil }
+        }
+        for n in 0..<500 { hub.publish(event(n)) }  // buffered, past the compaction threshold
+        let read = Box<[Int]>()
+        let reader = Task {
+            var seen: [Int] = []
+            for await e in events {
+                if let n = number(e) { seen.append(n) }
+                read.value = seen
+            }
+            return seen
+        }
+        try await waitUntil("the backlog read") { read.value?.count == 500 }
+        let publisher = Thread {  // a pjsua thread hands events to the waiting reader
+            for n in 500..<2_000 {
+                hub.publish(event(n))
+                if n.isMultiple(of: 100) { usleep(1_000) }
+            }
+        }
+        publisher.start()
+        try await waitUntil("the live events read") { read.value?.count == 2_000 }
+        let late = hub.subscribe()
+        for n in 2_000..<2_010 { hub.publish(event(n)) }
+        hub.finishAll()
+        hub.publish(event(9_999))  // after the end: taken by nobody
+        var lateSeen: [Int] = []
+        for await e in late { if let n = number(e) { lateSeen.append(n) } }
+        #expect(lateSeen == Array(2_000..<2_010))
+        let seen = await reader.value
+        #expect(seen == Array(0..<2_010))
+        #expect(hub.subscriberCount == 0)
+    }
+
     /// A subscription whose reader is gone leaves the hub, so nothing is buffered for it: an
     /// `events` value released unread, a `for await` loop that broke out (the value still held),
     /// a reader task that was cancelled. Only a value kept and never read stays subscribed.

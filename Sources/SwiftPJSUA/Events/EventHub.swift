@@ -178,7 +178,8 @@ final class EventQueue: @unchecked Sendable {
         buffer[head] = nil
         head += 1
         if head == buffer.count {
-            buffer.removeAll(keepingCapacity: true)
+            // A reader that fell far behind and caught up does not keep its backlog's memory.
+            buffer.removeAll(keepingCapacity: buffer.count <= 1024)
             head = 0
         } else if head >= 256, head * 2 >= buffer.count {
             buffer.removeFirst(head)
