@@ -386,6 +386,16 @@ static void send_soon(cpjsua_wsc *c)
     }
 }
 
+/* After a message was queued, or not (mu held on entry, released here): ws:// hands it to the
+ * socket at once and leaves a full socket to a worker; wss:// sends it as soon as grp is free. */
+static void send_queued_and_unlock(cpjsua_wsc *c, int queued)
+{
+    int kick = queued && !c->secure && direct_flush_locked(c);
+    pthread_mutex_unlock(&c->mu);
+    if (queued && c->secure) send_soon(c);
+    if (kick) schedule_kick(c, 0);
+}
+
 /* MARK: Ending (grp held; the only places that call the user besides the rx path) */
 
 static void fail_open(cpjsua_wsc *c, pj_status_t status, uint32_t problems, const char *detail)
@@ -1232,10 +1242,7 @@ int32_t cpjsua_wsc_send(cpjsua_wsc *c, int32_t opcode, const void *data, uint64_
     } else {
         result = enqueue(c, it, 0);
     }
-    int kick = result == 0 && !c->secure && direct_flush_locked(c);
-    pthread_mutex_unlock(&c->mu);
-    if (result == 0 && c->secure) send_soon(c);
-    if (kick) schedule_kick(c, 0);
+    send_queued_and_unlock(c, result == 0);
     return result;
 }
 
@@ -1253,10 +1260,7 @@ void cpjsua_wsc_close(cpjsua_wsc *c, uint16_t code)
     } else {
         free(it);
     }
-    int kick = queued && !c->secure && direct_flush_locked(c);
-    pthread_mutex_unlock(&c->mu);
-    if (queued && c->secure) send_soon(c);
-    if (kick) schedule_kick(c, 0);
+    send_queued_and_unlock(c, queued);
 }
 
 void cpjsua_wsc_destroy(cpjsua_wsc *c)
