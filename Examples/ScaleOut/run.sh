@@ -27,7 +27,10 @@ trap cleanup EXIT INT TERM
 for i in $(seq 1 "$BOTS"); do
     bot_port=$((PORT + i))
     # shellcheck disable=SC2086
-    "$SOFTPHONE" answer --listen "udp:$HOST:$bot_port" --quiet ${BOT_FLAGS:-} &
+    # Each bot's media in a range of its own (1,000 ports: 500 audio calls): bots that all started
+    # at 4000 would take each other's ports under load (docs/KNOWN-LIMITS.md, KL-46).
+    rtp_first=$((20000 + (i - 1) * 1000))
+    "$SOFTPHONE" answer --listen "udp:$HOST:$bot_port" --rtp-ports "$rtp_first-$((rtp_first + 999))" --quiet ${BOT_FLAGS:-} &
     pids+=($!)
     echo "1 sip:$HOST:$bot_port" >> "$WORK/dispatcher.list"
 done

@@ -248,7 +248,7 @@ extension PJSUA {
             Self.setNATTraversal(&config, configuration, arena)
             config.auto_repond_sip_message = pjsuaAnswersMessages
             if let srtp = configuration.srtp { Self.apply(srtp, to: &config) }
-            Self.setMediaBinding(&config, port: settings.rtpPort, address: settings.mediaBindAddress, arena)
+            Self.setMediaBinding(&config, settings, arena)
             if let registrar = configuration.registrar { config.reg_uri = arena.pj(registrar) }
             if let pushParameters { config.reg_contact_uri_params = arena.pj(pushParameters) }
             withUnsafeMutableBytes(of: &config.proxy) { raw in
@@ -291,14 +291,14 @@ extension PJSUA {
         defer { pj_pool_release(pool) }
         var config = pjsua_acc_config()
         let run = try currentRun()
-        let (port, address) = (run.settings.rtpPort, run.settings.mediaBindAddress)
+        let settings = run.settings
         let pjsuaAnswersMessages = run.pjsuaAnswersMessages
         try withCStringArena { arena throws(PJSUAError) in
             // One pointer from get to modify or add: the copied header lists link back to their
             // heads inside the struct.
             try withUnsafeMutablePointer(to: &config) { (config) throws(PJSUAError) in
                 try check(pjsua_acc_get_config(slot, pool, config), "pjsua_acc_get_config")
-                Self.setMediaBinding(&config.pointee, port: port, address: address, arena)
+                Self.setMediaBinding(&config.pointee, settings, arena)
                 if pjsuaAnswersMessages == 0 {
                     // pjsua_acc_modify ignores auto_repond_sip_message (pjsua_acc.c copies the fields
                     // it handles one by one; this one is not among them), so the app's message
@@ -320,10 +320,13 @@ extension PJSUA {
     /// address and advertised in the SDP with it (pjsua's `rtp_cfg.bound_addr`; without it RTP
     /// binds to every address and the SDP names the host's first interface, so a peer reached on
     /// loopback would send media off loopback).
-    static func setMediaBinding(_ config: inout pjsua_acc_config, port: Int, address: String?, _ arena: CStringArena) {
-        config.rtp_cfg.port = UInt32(port)
+    static func setMediaBinding(_ config: inout pjsua_acc_config, _ settings: EngineRun.Settings, _ arena: CStringArena) {
+        config.rtp_cfg.port = UInt32(settings.rtpPort)
+        // pjsua binds RTP at `port + port_range` still (and RTCP one above) before it wraps
+        // (pjsua_media.c create_rtp_rtcp_sock): a range two short keeps both inside the count.
+        if settings.rtpPortCount > 0 { config.rtp_cfg.port_range = UInt32(settings.rtpPortCount - 2) }
         setVideoDefaults(&config)
-        guard let address else { return }
+        guard let address = settings.mediaBindAddress else { return }
         config.rtp_cfg.bound_addr = arena.pj(address)
         if address.contains(":") { config.ipv6_media_use = PJSUA_IPV6_ENABLED_USE_IPV6_ONLY }
     }

@@ -66,7 +66,6 @@ extension PJSUA {
     func addLocalTLSAccount(on transport: Transport) throws(PJSUAError) -> Account {
         let token = HandleToken.next()
         let settings = try currentRun().settings
-        let (port, address) = (settings.rtpPort, settings.mediaBindAddress)
         let slot: pjsua_acc_id = try withCStringArena { arena throws(PJSUAError) in
             var config = pjsua_acc_config()
             pjsua_acc_config_default(&config)
@@ -75,7 +74,7 @@ extension PJSUA {
             config.transport_id = transport.id
             config.contact_use_src_port = 0
             config.user_data = HandleToken.pointer(token)
-            Self.setMediaBinding(&config, port: port, address: address, arena)
+            Self.setMediaBinding(&config, settings, arena)
             var slot: pjsua_acc_id = -1
             try check(pjsua_acc_add(&config, 1, &slot), "cannot add the local account of \(transport)")
             return slot

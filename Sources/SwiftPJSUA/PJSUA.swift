@@ -263,6 +263,9 @@ public actor PJSUA {
         guard (1...65534).contains(configuration.rtpPort) else {
             throw PJSUAError(.invalidArgument, "rtpPort \(configuration.rtpPort) is out of range 1...65534")
         }
+        if let count = configuration.rtpPortCount, !(4...(65536 - configuration.rtpPort)).contains(count) {
+            throw PJSUAError(.invalidArgument, "rtpPortCount \(count) is out of range 4...\(max(4, 65536 - configuration.rtpPort)) (from rtpPort \(configuration.rtpPort) to 65535 at most)")
+        }
         try Validation.duration(configuration.unregisterTimeout, in: .zero ... .seconds(600), what: "unregisterTimeout")
         if let address = configuration.bindAddress {
             try Validation.ipAddress(address, ipv6: configuration.ipv6, what: "bind address")

@@ -83,6 +83,14 @@ extension PJSUA {
         public var audioDevice: AudioDeviceMode
         /// The first local RTP port tried for media (pjsua tries upwards from it).
         public var rtpPort: Int
+        /// How many ports from ``rtpPort`` media may take (RTP and RTCP: two per audio or video
+        /// stream); past the last one pjsua wraps back to ``rtpPort``. Processes on one host given
+        /// ranges of their own never take each other's ports: without a range every process
+        /// starts at ``rtpPort`` and tries 100 pairs upwards from the next port it has not used,
+        /// so another process holding that window fails its calls ("Address already in use").
+        /// nil (the default): upwards without a bound, as pjsua does. At least 4; the range must
+        /// end at 65535 or below.
+        public var rtpPortCount: Int?
         /// PJSIP's log verbosity; `.off` by default.
         public var logLevel: LogLevel
         /// Whether full SIP messages are logged (at ``LogLevel/trace``).

@@ -7,7 +7,7 @@ enum AnswerCommand {
     usage: softphone answer [--listen <udp|tcp|tls>:<host>:<port>] [--auto-answer CODE] [--answer-after MS] [--max-cps R]
                             [--max-calls N] [--exit-after N] [--hangup-after SECONDS] [--play FILE.wav] [--record-dir DIR]
                             [--codecs opus,PCMU] [--stats-interval S] [--detect-inband] [--echo MS]
-                            [--clock-rate HZ] [--resampler fast|medium|high] [--no-device-link] [--opus-rate HZ] [--jitter-buffer-max MS]
+                            [--clock-rate HZ] [--resampler fast|medium|high] [--no-device-link] [--opus-rate HZ] [--jitter-buffer-max MS] [--rtp-ports FROM[-TO]]
                             [--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR] [--json | --quiet]
                             [--stun HOST[:PORT],...] [--ice] [--turn HOST[:PORT] --turn-user U --turn-password-env VAR]
                             [--header 'Name: value']... [--accept-transfer | --refuse-transfer] [--accept-notify PACKAGE,...]
@@ -44,6 +44,10 @@ enum AnswerCommand {
       --jitter-buffer-max MS (40...5000) bounds each call's receive jitter buffer: after a network
       hiccup the audio (and an echo bot's reply) is at most about that late (e.g. 100 for a bot on
       a LAN); audio arriving later is dropped.
+      --rtp-ports FROM[-TO]: media binds from port FROM (default 4000) upwards, or only within
+      FROM-TO, wrapping back to FROM (two ports per stream). Several agents on one host each need a
+      range of their own: every one starts at 4000 otherwise, and one holding 200 ports there
+      makes the others' calls fail ("Address already in use").
     \(PresenceOptions.usage)
     \(StreamOptions.usage)
     \(VideoCLIOptions.usage)

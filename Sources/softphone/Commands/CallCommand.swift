@@ -8,7 +8,7 @@ enum CallCommand {
                           [--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR]
                           [--play FILE.wav] [--record FILE.wav] [--dtmf DIGITS] [--dtmf-method rfc4733|info|inband]
                           [--codecs opus,PCMU] [--stats-interval S] [--detect-inband] [--redirect follow|report] [--seconds N] [--timeout N] [--json]
-                          [--clock-rate HZ] [--resampler fast|medium|high] [--no-device-link] [--opus-rate HZ] [--jitter-buffer-max MS]
+                          [--clock-rate HZ] [--resampler fast|medium|high] [--no-device-link] [--opus-rate HZ] [--jitter-buffer-max MS] [--rtp-ports FROM[-TO]]
                           [--stun HOST[:PORT],...] [--ice] [--turn HOST[:PORT] --turn-user U --turn-password-env VAR]
                           [--header 'Name: value']... [--transfer-to <sip-uri> [--transfer-after S]]
                           [--accept-transfer | --refuse-transfer] [--stream ws[s]://HOST:PORT/PATH [stream options as for answer]] [--video [--video-codecs VP8,H264] [--video-device N|colorbar] [--video-size WxH] [--video-fps N] [--video-kbps N]]
@@ -32,7 +32,7 @@ enum CallCommand {
       audio bridge: 8000 resamples no PCMU/PCMA call, the cheapest setting for servers and bots.
       --no-device-link: the call is not connected to the sound device's bridge slot, --opus-rate HZ
       sets Opus's internal sample rate, --jitter-buffer-max MS bounds the receive jitter buffer
-      (all as for answer).
+      and --rtp-ports FROM[-TO] sets where media binds (all as for answer).
     \(VideoCLIOptions.usage)
     \(SecurityOptions.usage)
     """

@@ -7,10 +7,11 @@ import SwiftPJSUA
 /// `PJSUA.MediaSettings`); `--no-device-link` leaves calls unconnected to the sound device's
 /// bridge slot (`MediaSettings.connectsCallsToAudioDevice`); `--opus-rate HZ` sets Opus's internal
 /// sample rate (`MediaSettings.opusSampleRate`); `--jitter-buffer-max MS` bounds the receive
-/// jitter buffer (`MediaSettings.jitterBufferMax`).
+/// jitter buffer (`MediaSettings.jitterBufferMax`); `--rtp-ports FROM[-TO]` sets where media
+/// binds (`Configuration.rtpPort`, `rtpPortCount`).
 struct MediaOptions {
     static let valued: Set<String> = ["codecs", "stats-interval", "redirect", "dtmf-method", "clock-rate", "resampler", "opus-rate",
-                                         "jitter-buffer-max"]
+                                         "jitter-buffer-max", "rtp-ports"]
     static let flags: Set<String> = ["detect-inband", "no-device-link"]
 
     var codecs: [String]?
@@ -19,6 +20,8 @@ struct MediaOptions {
     var dtmfMethod = PJSUA.DTMFMethod.rfc4733
     var detectInband = false
     var media = PJSUA.MediaSettings()
+    /// `--rtp-ports FROM[-TO]`: the first port, and how many ports from it.
+    var rtpPorts: (first: Int, count: Int?)?
 
     init(_ arguments: Arguments) throws(UsageError) {
         detectInband = arguments.has("detect-inband")
@@ -58,6 +61,9 @@ struct MediaOptions {
             media.opusSampleRate = rate
         }
         media.jitterBufferMax = try arguments.integer("jitter-buffer-max", in: 40...5000).map { .milliseconds($0) }
+        if let text = arguments.string("rtp-ports") {
+            rtpPorts = try Self.rtpPorts(text)
+        }
         if let text = arguments.string("resampler") {
             guard let quality = PJSUA.ResamplerQuality(rawValue: text) else {
                 throw UsageError("--resampler must be fast, medium or high, got '\(text)'")
@@ -66,8 +72,22 @@ struct MediaOptions {
         }
     }
 
+    /// `FROM` or `FROM-TO`: media from port FROM upwards, or only in FROM...TO (4 ports or more).
+    static func rtpPorts(_ text: String) throws(UsageError) -> (first: Int, count: Int?) {
+        let bounds = text.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
+        let problem = UsageError("--rtp-ports takes FROM or FROM-TO, ports 1...65535 with at least 4 in the range (e.g. 20000-20999), got '\(text)'")
+        guard (1...2).contains(bounds.count), let first = bounds[0], (1...65534).contains(first) else { throw problem }
+        guard bounds.count == 2 else { return (first, nil) }
+        guard let last = bounds[1], last <= 65535, last - first + 1 >= 4 else { throw problem }
+        return (first, last - first + 1)
+    }
+
     /// Puts the start-time choices into an engine configuration.
     func apply(to configuration: inout PJSUA.Configuration) {
+        if let rtpPorts {
+            configuration.rtpPort = rtpPorts.first
+            configuration.rtpPortCount = rtpPorts.count
+        }
         configuration.statisticsInterval = statisticsInterval
         configuration.redirectPolicy = redirectPolicy
         configuration.detectsInbandDTMF = detectInband
