@@ -53,9 +53,11 @@ public final class ChildProcess: @unchecked Sendable {
         sigfillset(&everySignal)
         posix_spawnattr_setsigdefault(&attributes, &everySignal)
         var merged = ProcessInfo.processInfo.environment
-        // SWIFT_PJSUA_CHILD_ASAN_OPTIONS: the children's ASAN_OPTIONS, not the test process's
-        // (make asan runs sanitized softphone children without LeakSanitizer: see the Makefile).
+        // SWIFT_PJSUA_CHILD_ASAN_OPTIONS and _TSAN_OPTIONS: the children's ASAN_OPTIONS and
+        // TSAN_OPTIONS, not the test process's (make asan runs sanitized softphone children
+        // without LeakSanitizer, make tsan without TSan's 1 s sleep at exit: see the Makefile).
         if let childOptions = merged["SWIFT_PJSUA_CHILD_ASAN_OPTIONS"] { merged["ASAN_OPTIONS"] = childOptions }
+        if let childOptions = merged["SWIFT_PJSUA_CHILD_TSAN_OPTIONS"] { merged["TSAN_OPTIONS"] = childOptions }
         for (key, value) in environment { merged[key] = value }
         for key in unsetting { merged[key] = nil }
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
