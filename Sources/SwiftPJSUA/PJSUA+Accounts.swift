@@ -324,7 +324,7 @@ extension PJSUA {
         config.rtp_cfg.port = UInt32(settings.rtpPort)
         // pjsua binds RTP at `port + port_range` still (and RTCP one above) before it wraps
         // (pjsua_media.c create_rtp_rtcp_sock): a range two short keeps both inside the count.
-        if settings.rtpPortCount > 0 { config.rtp_cfg.port_range = UInt32(settings.rtpPortCount - 2) }
+        if let count = settings.rtpPortCount { config.rtp_cfg.port_range = UInt32(count - 2) }
         setVideoDefaults(&config)
         guard let address = settings.mediaBindAddress else { return }
         config.rtp_cfg.bound_addr = arena.pj(address)

@@ -376,6 +376,18 @@ public func freeLoopbackPort(udp: Bool = true) -> Int {
     (try? LoopbackSocket(udp: udp))?.port ?? 0
 }
 
+/// An even UDP port from which `count` ports in a row (an RTP/RTCP pair: 2) were free a moment
+/// ago, above pjsua's default range from 4000: for a `rtpPort` (and `rtpPortCount`) of our own.
+public func freeRTPPorts(count: Int = 2) throws -> Int {
+    for _ in 0..<50 {
+        let port = (try LoopbackSocket()).port & ~1
+        if port > 10_000, port + count < 65_000, (0..<count).allSatisfy({ (try? LoopbackSocket.occupying(port + $0)) != nil }) {
+            return port
+        }
+    }
+    throw ChildProcessError("no \(count) free UDP ports in a row above 10000 in 50 tries")
+}
+
 /// The contents of a file, or nil. FileHandle rather than `String(contentsOfFile:)` or
 /// `Data(contentsOf:)`: those leak their buffer in this toolchain's FoundationEssentials
 /// (`readBytesFromFile`), which LeakSanitizer reports under `make asan`.

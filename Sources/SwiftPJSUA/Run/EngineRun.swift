@@ -35,8 +35,8 @@ final class EngineRun: @unchecked Sendable {
     /// The configuration values the actor applies after `start` (to accounts and transports).
     struct Settings {
         let rtpPort: Int
-        /// ``PJSUA/Configuration/rtpPortCount`` (0: no bound, pjsua's `port_range`).
-        let rtpPortCount: Int
+        /// ``PJSUA/Configuration/rtpPortCount`` (nil: no bound).
+        let rtpPortCount: Int?
         let maxCalls: Int
         /// The address RTP binds to and the SDP advertises: the configured bind address, if any.
         let mediaBindAddress: String?
@@ -111,7 +111,7 @@ final class EngineRun: @unchecked Sendable {
         redirectPolicy = configuration.redirectPolicy
         detectsInbandDTMF = configuration.detectsInbandDTMF
         wiresCallsToSlotZero = configuration.media.connectsCallsToAudioDevice
-        settings = Settings(rtpPort: configuration.rtpPort, rtpPortCount: configuration.rtpPortCount ?? 0, maxCalls: configuration.maxCalls,
+        settings = Settings(rtpPort: configuration.rtpPort, rtpPortCount: configuration.rtpPortCount, maxCalls: configuration.maxCalls,
                             mediaBindAddress: configuration.bindAddress,
                             unregisterTimeout: configuration.unregisterTimeout, tls: configuration.tls)
         state = State(transferPolicy: configuration.transferPolicy)

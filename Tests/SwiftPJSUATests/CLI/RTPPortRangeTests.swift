@@ -8,16 +8,6 @@ import Testing
 /// each other's ports (KL-46).
 @Suite("RTP port ranges")
 struct RTPPortRangeTests {
-    /// An even port P with P...P+3 free for UDP on loopback (bound and released at once).
-    private static func freeRange() throws -> Int {
-        for _ in 0..<200 {
-            let first = Int.random(in: 10_000...30_000) & ~1
-            let held = (0..<4).compactMap { try? LoopbackSocket(udp: true, on: first + $0) }
-            if held.count == 4 { return first }
-        }
-        throw ChildProcessError("no 4 free UDP ports in a row between 10000 and 30004")
-    }
-
     /// The port of the answer's `m=audio` line.
     private static func mediaPort(_ answer: RawSIPMessage) -> Int? {
         guard let line = answer.text.split(whereSeparator: \.isNewline).first(where: { $0.hasPrefix("m=audio ") }) else { return nil }
@@ -27,7 +17,7 @@ struct RTPPortRangeTests {
     /// Two calls take the range's two pairs; once the first ended, a third wraps back to the
     /// range's start (pjsua's next port, FROM+4, is past the range).
     @Test func callsBindInsideTheRangeAndWrapToItsStart() async throws {
-        let first = try Self.freeRange()
+        let first = try freeRTPPorts(count: 4)
         let (child, port) = try await answeringSoftphone(["--rtp-ports", "\(first)-\(first + 3)"], name: "softphone-rtp-ports")
         defer { child.stop() }
         let peer = try RawSIPPeer(target: port)

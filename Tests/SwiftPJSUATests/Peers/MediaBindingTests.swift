@@ -9,7 +9,7 @@ import Testing
 struct MediaBindingTests {
     @Test(arguments: [false, true])
     func rtpBindsToAndTheOfferAdvertisesTheBindAddress(fromAddedAccount: Bool) async throws {
-        let rtpPort = try freeRTPPortPair()
+        let rtpPort = try freeRTPPorts()
         let configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null, rtpPort: rtpPort)
         try await withEngine(configuration) { phone, _, log in
             let account = fromAddedAccount ? try await phone.addAccount(id: "sip:alice@127.0.0.1") : nil
@@ -23,17 +23,6 @@ struct MediaBindingTests {
             #expect(try await peer.waitForExit() == 0, "the offer's SDP did not name 127.0.0.1: \(peer.output.suffix(2000))")
         }
     }
-}
-
-/// An even port whose pair (RTP, RTCP) was free a moment ago, above pjsua's default 4000 range.
-private func freeRTPPortPair() throws -> Int {
-    for _ in 0..<50 {
-        let port = (try LoopbackSocket()).port & ~1
-        if port > 10_000, port < 65_000, (try? LoopbackSocket.occupying(port)) != nil, (try? LoopbackSocket.occupying(port + 1)) != nil {
-            return port
-        }
-    }
-    throw TimedOut(what: "a free even port pair")
 }
 
 /// The local IPv4 addresses of this machine's UDP sockets on `port` (from /proc/net/udp).
