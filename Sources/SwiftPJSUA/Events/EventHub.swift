@@ -19,42 +19,31 @@ import Foundation
 /// (metadata look-ups, value-witness copies, a deque) that cost a self-call cycle about as much
 /// as the wake-up of its reader (perf, `pjsua-bench setup`, issue 23).
 final class EventHub: @unchecked Sendable {
-    // @unchecked Sendable: `subscribers`, `snapshot` and `nextID` are guarded by `registry`;
-    // `publishing` only orders publications.
+    // @unchecked Sendable: `subscribers` is guarded by `registry`; `publishing` only orders
+    // publications.
     private let publishing = NSLock()
     private let registry = NSLock()
-    private var subscribers: [UInt64: EventQueue] = [:]
-    /// `subscribers`' queues, made again when it changes, so a publication copies no table.
-    private var snapshot: [EventQueue] = []
-    private var nextID: UInt64 = 0
+    /// The current subscribers' queues. A publication takes the array as it is (a reference, no
+    /// copy); subscribing and ending, rare, make a new one.
+    private var subscribers: [EventQueue] = []
 
     /// A new subscriber, receiving every event from now on until it ends (see ``PJSUA/Events``).
     func subscribe() -> PJSUA.Events {
-        let id = registry.withLock {
-            defer { nextID += 1 }
-            return nextID
-        }
         // Whatever ends the queue (the engine, a cancelled reader, the subscription released)
         // removes it: the hub then holds nothing of it, and its buffer goes with its reader.
-        let queue = EventQueue { [weak self] in self?.remove(id) }
-        registry.withLock {
-            subscribers[id] = queue
-            snapshot.append(queue)
-        }
+        let queue = EventQueue { [weak self] ended in self?.remove(ended) }
+        registry.withLock { subscribers.append(queue) }
         return PJSUA.Events(subscription: Subscription(queue))
     }
 
-    private func remove(_ id: UInt64) {
-        registry.withLock {
-            guard let queue = subscribers.removeValue(forKey: id) else { return }
-            snapshot.removeAll { $0 === queue }
-        }
+    private func remove(_ queue: EventQueue) {
+        registry.withLock { subscribers.removeAll { $0 === queue } }
     }
 
     func publish(_ event: PJSUA.Event) {
         publishing.lock()
         defer { publishing.unlock() }
-        let current = registry.withLock { snapshot }
+        let current = registry.withLock { subscribers }
         for queue in current {
             queue.push(event)
         }
@@ -65,11 +54,8 @@ final class EventHub: @unchecked Sendable {
         publishing.lock()
         defer { publishing.unlock() }
         let current = registry.withLock {
-            defer {
-                subscribers = [:]
-                snapshot = []
-            }
-            return snapshot
+            defer { subscribers = [] }
+            return subscribers
         }
         for queue in current {
             queue.end()
@@ -84,7 +70,7 @@ final class EventHub: @unchecked Sendable {
 /// One subscriber's events: an unbounded FIFO the publishers push to and one reader awaits.
 ///
 /// Once ended it takes nothing more; what it holds can still be read, then it reads as ended.
-/// A reader whose task is cancelled ends it. Ending calls `onEnd` once.
+/// A reader whose task is cancelled ends it. Ending calls `onEnd` once, with the queue.
 final class EventQueue: @unchecked Sendable {
     // @unchecked Sendable: `buffer`, `head`, `readers`, `ended` and `onEnd` are guarded by `lock`.
     private let lock = NSLock()
@@ -94,9 +80,9 @@ final class EventQueue: @unchecked Sendable {
     /// Readers waiting, oldest first (one, unless an app reads one sequence from two tasks).
     private var readers: [UnsafeContinuation<PJSUA.Event?, Never>] = []
     private var ended = false
-    private var onEnd: (@Sendable () -> Void)?
+    private var onEnd: (@Sendable (EventQueue) -> Void)?
 
-    init(onEnd: @escaping @Sendable () -> Void) {
+    init(onEnd: @escaping @Sendable (EventQueue) -> Void) {
         self.onEnd = onEnd
     }
 
@@ -131,7 +117,7 @@ final class EventQueue: @unchecked Sendable {
         onEnd = nil
         lock.unlock()
         for reader in waiting { reader.resume(returning: nil) }
-        callback?()
+        callback?(self)
     }
 
     /// The next event, waiting for one; nil once ended and read out. Runs on the caller's
