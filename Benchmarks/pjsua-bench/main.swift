@@ -7,7 +7,7 @@ import Foundation
 /// Each subcommand prints human-readable lines and, last, one JSON object.
 let usage = """
 usage: pjsua-bench <hop|events|setup|lifecycle|load|media|idle|soak|frames|stream|video|check> [options]
-  hop    [--iterations N]          awaited engine round trip vs default actor vs DispatchQueue
+  hop    [--iterations N]          awaited engine round trip vs a plain-thread actor, default actor, DispatchQueue
   events [--iterations N]          callback -> for-await consumer latency, 1 and 4 subscribers
   setup  [--calls N]               self-call cycles, Swift engine vs the same loop in C
   lifecycle [--cycles N]           engine start and shutdown times, one engine reused and a new one each time
