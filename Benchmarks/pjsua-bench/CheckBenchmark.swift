@@ -20,7 +20,7 @@ import Foundation
 /// and CI on a quiet machine failed it at 2.70: there the queue's p50 is bimodal, 5 or 15 µs from
 /// one run to the next (the pool thread that ran the queue's block runs the resumed caller too,
 /// with no thread woken), while the engine's stays at 10-17 µs; 4 of 9 quiet `check --only
-/// setup,hop` runs read 1.80-3.46, on the build before the last session's changes too. The
+/// setup,hop` runs read 1.80-3.46, on 47e4098 (before EventQueue) too. The
 /// baseline is now the engine's design with nothing of ours (HopBenchmark.PlainThreadExecutor):
 /// 0.88-1.03 on the same quiet machine (2026-12-02), the queue still reported beside it.
 ///

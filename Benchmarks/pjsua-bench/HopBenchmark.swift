@@ -13,8 +13,8 @@ import SwiftPJSUA
 /// queue's block often runs the resumed caller too, and the caller's next block after it, with no
 /// thread woken; no actor on a thread of its own can do that.
 enum HopBenchmark {
-    // The actors' methods change state, so that the optimizer cannot drop the call and its hop
-    // (a method that only read a stored property measured 40 ns: no hop at all).
+    // The actors' methods change the actor's state, so that the optimizer cannot drop the call
+    // and its hop (a method that only read a stored property measured 40 ns: no hop at all).
     actor DefaultActor {
         var value = 0
         func read() -> Int {
@@ -118,14 +118,12 @@ enum HopBenchmark {
         // Interleave the four so machine noise hits them alike.
         var engine: [Double] = [], plainThread: [Double] = [], defaultActor: [Double] = [], dispatch: [Double] = []
         let rounds = 5
-        var sink = 0
         for _ in 0..<rounds {
             engine += await measure(iterations / rounds) { _ = await phone.isRunning }.sorted
-            plainThread += await measure(iterations / rounds) { sink &+= await plain.read() }.sorted
-            defaultActor += await measure(iterations / rounds) { sink &+= await actor.read() }.sorted
+            plainThread += await measure(iterations / rounds) { _ = await plain.read() }.sorted
+            defaultActor += await measure(iterations / rounds) { _ = await actor.read() }.sorted
             dispatch += await measure(iterations / rounds) { _ = await wrapper.read() }.sorted
         }
-        if sink == 42 { progress("") }  // keeps the sums, and so the calls, alive
         let e = Percentiles(engine), t = Percentiles(plainThread), a = Percentiles(defaultActor), d = Percentiles(dispatch)
         progress("hop round trip, \(iterations) iterations (ns): engine p50 \(Int(e.p50)) p99 \(Int(e.p99)); plain thread p50 \(Int(t.p50)) p99 \(Int(t.p99)); default actor p50 \(Int(a.p50)) p99 \(Int(a.p99)); DispatchQueue+continuation p50 \(Int(d.p50)) p99 \(Int(d.p99))")
         return ["engine_ns_p50": e.p50, "engine_ns_p99": e.p99, "plain_thread_ns_p50": t.p50, "plain_thread_ns_p99": t.p99,
