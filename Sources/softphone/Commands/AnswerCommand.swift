@@ -257,7 +257,11 @@ actor Agent {
         case let .callMedia(call, .active, _) where ours.contains(call):
             if let player { try? await phone.connect(player, to: call) }
             if let echo, echoing.insert(call).inserted { await startEcho(call, delay: echo) }
-            if let stream, streamed.insert(call).inserted { await stream.start(call, phone: phone, output: output) }
+            // Connecting (a host lookup, TCP, TLS, the upgrade) can take up to the stream's
+            // timeout: the other calls' events go on meanwhile.
+            if let stream, streamed.insert(call).inserted {
+                Task { [phone, output] in await stream.start(call, phone: phone, output: output) }
+            }
             if let recordDirectory, recorders[call] == nil {
                 recordingNumber += 1
                 let path = "\(recordDirectory)/call-\(recordingNumber).wav"

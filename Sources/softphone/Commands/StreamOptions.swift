@@ -90,7 +90,9 @@ struct StreamOptions {
         do {
             stream = try await phone.stream(call, to: url, protocol: streamProtocol, options: options)
         } catch {
-            output.emit("stream", ["call": call.description, "state": "failed", "message": "\(error)"], human: "\(call) stream failed: \(error)")
+            let code = (error as? PJSUAError).map { "\($0.code)" } ?? "other"
+            output.emit("stream", ["call": call.description, "state": "failed", "code": code, "message": "\(error)"],
+                        human: "\(call) stream failed: \(error)")
             return
         }
         output.emit("stream", ["call": call.description, "state": "connected", "streamSid": stream.streamSID, "url": url],
