@@ -42,6 +42,7 @@
 #include <string.h>
 #include <strings.h>
 #include "WebSocketClient.h"
+#include "CPJSUASupport.h"
 
 #define QUEUE_MESSAGES 512            /* ~10 s of 20 ms media */
 #define QUEUE_BYTES (8u << 20)
@@ -83,6 +84,13 @@ struct cpjsua_wsc {
     /* Guarded by grp. */
     pj_activesock_t *asock;
     pj_ssl_sock_t *ssock;
+    /* The host's addresses, tried in order (see start_next), and the next one to try; when the
+     * connect timeout ends (pj_gettickcount's clock); wss:// the authorities, loaded once. */
+    pj_sockaddr addresses[CPJSUA_WSC_MAX_ADDRESSES];
+    unsigned address_count, address_next;
+    pj_time_val deadline;
+    pj_ssl_cert_t *authorities;
+    int destroy_handler_added;
     pj_ioqueue_op_key_t send_key;
     pj_timer_entry timeout, kick;
     int open_notified, close_notified, destroyed, gone_silently;
@@ -262,9 +270,10 @@ static pj_status_t sock_send(cpjsua_wsc *c, const void *data, pj_ssize_t *size)
     return PJ_EINVALIDOP;
 }
 
-static void close_socket(cpjsua_wsc *c)
+/* Closes the socket, if there is one, and nothing else: the phase, the queue and the timeout
+ * stay, so that start_next can try the host's next address on a new socket. */
+static void drop_socket(cpjsua_wsc *c)
 {
-    pj_timer_heap_cancel_if_active(c->timer_heap, &c->timeout, 0);
     /* No direct send can be using the socket after this (they hold mu throughout). */
     pthread_mutex_lock(&c->mu);
     c->fd = PJ_INVALID_SOCKET;
@@ -279,6 +288,12 @@ static void close_socket(cpjsua_wsc *c)
         c->ssock = NULL;
     }
 #endif
+}
+
+static void close_socket(cpjsua_wsc *c)
+{
+    pj_timer_heap_cancel_if_active(c->timer_heap, &c->timeout, 0);
+    drop_socket(c);
     pthread_mutex_lock(&c->mu);
     c->phase = DEAD;
     pthread_mutex_unlock(&c->mu);
@@ -405,6 +420,53 @@ static void fail_open(cpjsua_wsc *c, pj_status_t status, uint32_t problems, cons
     c->open_notified = 1;
     c->close_notified = 1;
     c->cb.on_open(c->user, status, problems, detail);
+}
+
+/* MARK: Connecting, address after address (grp held) */
+
+static pj_status_t start_connect(cpjsua_wsc *c, const pj_sockaddr *address);
+
+/* What is left of the connect timeout, in milliseconds (0: none). */
+static uint32_t remaining_ms(const cpjsua_wsc *c)
+{
+    pj_time_val now;
+    pj_gettickcount(&now);
+    if (PJ_TIME_VAL_GTE(now, c->deadline)) return 0;
+    pj_time_val left = c->deadline;
+    PJ_TIME_VAL_SUB(left, now);
+    uint32_t ms = (uint32_t)PJ_TIME_VAL_MSEC(left);
+    return ms ? ms : 1;
+}
+
+/* Starts connecting to the next address that takes it, on a new socket (the previous one, if
+ * any, closed first): PJ_SUCCESS once an attempt is under way (or connected), PJ_ETIMEDOUT when
+ * the timeout has passed, else the last address's failure (`status` when none is left). Only
+ * before the upgrade request went out (phase CONNECTING): the queue still holds it whole. */
+static pj_status_t start_next(cpjsua_wsc *c, pj_status_t status)
+{
+    while (c->address_next < c->address_count) {
+        if (c->address_next > 0 && remaining_ms(c) == 0) return PJ_ETIMEDOUT;
+        drop_socket(c);
+        status = start_connect(c, &c->addresses[c->address_next++]);
+        if (status == PJ_SUCCESS) return status;
+    }
+    return status;
+}
+
+/* The connect (TCP, or TCP and TLS) to the current address failed: the next one is tried; when
+ * none is left the connection fails with the last reason, naming how many were tried. */
+static void attempt_failed(cpjsua_wsc *c, pj_status_t status, const char *detail)
+{
+    pj_status_t next = start_next(c, status);
+    if (next == PJ_SUCCESS) return;
+    if (next != status) detail = next == PJ_ETIMEDOUT ? "the connect timeout passed" : NULL;
+    char why[320];
+    if (c->address_count > 1) {
+        snprintf(why, sizeof why, "%s%s%u of %u addresses of %s tried", detail ? detail : "", detail ? "; " : "", c->address_next,
+                 c->address_count, c->host);
+        detail = why;
+    }
+    fail_open(c, next, 0, detail);
 }
 
 /* The connection ended without (more of) a close handshake: code 0 to the user. */
@@ -784,9 +846,9 @@ static pj_bool_t asock_on_connect(pj_activesock_t *asock, pj_status_t status)
 {
     cpjsua_wsc *c = pj_activesock_get_user_data(asock);
     pj_grp_lock_acquire(c->grp);
-    int alive = !c->destroyed && c->asock;
+    int alive = !c->destroyed && c->asock == asock;
     if (alive && status != PJ_SUCCESS) {
-        fail_open(c, status, 0, NULL);
+        attempt_failed(c, status, NULL);  /* closes this socket */
         alive = 0;
     } else if (alive) {
         status = pj_activesock_start_read(asock, c->pool, READ_SIZE, 0);
@@ -866,9 +928,9 @@ static pj_bool_t ssock_on_connect(pj_ssl_sock_t *ssock, pj_status_t status)
 {
     cpjsua_wsc *c = pj_ssl_sock_get_user_data(ssock);
     pj_grp_lock_acquire(c->grp);
-    int alive = !c->destroyed && c->ssock;
+    int alive = !c->destroyed && c->ssock == ssock;
     if (alive && status != PJ_SUCCESS) {
-        fail_open(c, status, 0, "the TLS connection failed");
+        attempt_failed(c, status, "the TLS connection failed");  /* closes this socket */
         alive = 0;
     } else if (alive) {
         pj_ssl_sock_info info;
@@ -1053,8 +1115,20 @@ static pj_status_t queue_request(cpjsua_wsc *c, const url_parts *url, const cpjs
     return PJ_SUCCESS;
 }
 
-/* Creates the socket and starts connecting (grp held). */
-static pj_status_t start_connect(cpjsua_wsc *c, const pj_sockaddr *address, const cpjsua_wsc_params *params)
+static void on_destroy(void *arg);
+
+/* Our grp destroy handler releases the pool that the sockets' own handlers may still read, so it
+ * must run after theirs: pj_ssl_sock adds one per socket, and a socket made for a later address
+ * comes after ours, which then moves behind it. */
+static void keep_destroy_handler_last(cpjsua_wsc *c)
+{
+    if (!c->destroy_handler_added) return;
+    pj_grp_lock_del_handler(c->grp, c, &on_destroy);
+    pj_grp_lock_add_handler(c->grp, NULL, c, &on_destroy);
+}
+
+/* Creates a socket and starts connecting it to `address` (grp held). */
+static pj_status_t start_connect(cpjsua_wsc *c, const pj_sockaddr *address)
 {
     int af = address->addr.sa_family;
     int size = pj_sockaddr_get_len(address);
@@ -1116,18 +1190,14 @@ static pj_status_t start_connect(cpjsua_wsc *c, const pj_sockaddr *address, cons
     param.sockopt_params.options[0].optname = pj_TCP_NODELAY();
     param.sockopt_params.options[0].optval = &one;
     param.sockopt_params.options[0].optlen = sizeof one;
-    uint32_t ms = params->connect_timeout_ms ? params->connect_timeout_ms : DEFAULT_TIMEOUT_MS;
+    uint32_t ms = remaining_ms(c);
     param.timeout.sec = (long)(ms / 1000);
     param.timeout.msec = (long)(ms % 1000);
     status = pj_ssl_sock_create(c->pool, &param, &c->ssock);
     if (status != PJ_SUCCESS) return status;
-    if (params->ca_file || params->ca_path) {
-        pj_ssl_cert_t *cert = NULL;
-        pj_str_t file = pj_str((char *)(params->ca_file ? params->ca_file : ""));
-        pj_str_t path = pj_str((char *)(params->ca_path ? params->ca_path : ""));
-        status = pj_ssl_cert_load_from_files2(c->pool, params->ca_file ? &file : NULL, params->ca_path ? &path : NULL, NULL,
-                                              NULL, NULL, &cert);
-        if (status == PJ_SUCCESS) status = pj_ssl_sock_set_certificate(c->ssock, c->pool, cert);
+    keep_destroy_handler_last(c);
+    if (c->authorities) {
+        status = pj_ssl_sock_set_certificate(c->ssock, c->pool, c->authorities);
         if (status != PJ_SUCCESS) return status;
     }
     pj_ssl_start_connect_param connect;
@@ -1145,30 +1215,56 @@ static pj_status_t start_connect(cpjsua_wsc *c, const pj_sockaddr *address, cons
 #endif
 }
 
+int32_t cpjsua_ws_url_host(const char *url, char *host, uint32_t size)
+{
+    url_parts parts;
+    pj_status_t status = parse_url(url, &parts);
+    if (status != PJ_SUCCESS) return status;
+    if (strlen(parts.host) >= size) return PJ_ETOOBIG;
+    strcpy(host, parts.host);
+    return PJ_SUCCESS;
+}
+
+/* A numeric address (IPv4, or IPv6 without brackets) and a port; never a name: no lookup. */
+static pj_status_t numeric_address(const char *text, uint16_t port, pj_sockaddr *out)
+{
+    int af = strchr(text, ':') ? pj_AF_INET6() : pj_AF_INET();
+    pj_str_t numeric = pj_str((char *)text);
+    pj_sockaddr_init(af, out, NULL, port);
+    return pj_inet_pton(af, &numeric, pj_sockaddr_get_addr(out));
+}
+
+/* The trusted authorities of a wss:// client, loaded once for every address tried. */
+static pj_status_t load_authorities(cpjsua_wsc *c, const cpjsua_wsc_params *params)
+{
+#if PJ_HAS_SSL_SOCK
+    if (!c->secure || (!params->ca_file && !params->ca_path)) return PJ_SUCCESS;
+    pj_str_t file = pj_str((char *)(params->ca_file ? params->ca_file : ""));
+    pj_str_t path = pj_str((char *)(params->ca_path ? params->ca_path : ""));
+    return pj_ssl_cert_load_from_files2(c->pool, params->ca_file ? &file : NULL, params->ca_path ? &path : NULL, NULL, NULL,
+                                        NULL, &c->authorities);
+#else
+    (void)c;
+    (void)params;
+    return PJ_SUCCESS;
+#endif
+}
+
 int32_t cpjsua_wsc_connect(const cpjsua_wsc_params *params, cpjsua_wsc **out)
 {
     *out = NULL;
     url_parts url;
     pj_status_t status = parse_url(params->url, &url);
     if (status != PJ_SUCCESS) return status;
-
-    /* A blocking lookup on the executor thread, as pj_websock's was (a numeric host needs none).
-     * One address is tried: the first IPv4 one when the name has both (`localhost` lists ::1
-     * first here, where agents usually listen on 127.0.0.1). */
-    pj_addrinfo infos[8];
-    unsigned count = PJ_ARRAY_SIZE(infos);
-    pj_str_t host = pj_str(url.host);
-    status = pj_getaddrinfo(pj_AF_UNSPEC(), &host, &count, infos);
-    if (status != PJ_SUCCESS) return status;
-    if (count == 0) return PJ_ERESOLVE;
-    pj_addrinfo info = infos[0];
+    /* The caller resolved the host (off this thread: a lookup can take seconds, and this is the
+     * engine's one executor thread); every address it found is tried, in its order. */
+    if (params->address_count == 0 || !params->addresses) return PJ_EINVAL;
+    pj_sockaddr addresses[CPJSUA_WSC_MAX_ADDRESSES];
+    unsigned count = params->address_count < CPJSUA_WSC_MAX_ADDRESSES ? params->address_count : CPJSUA_WSC_MAX_ADDRESSES;
     for (unsigned i = 0; i < count; i++) {
-        if (infos[i].ai_addr.addr.sa_family == pj_AF_INET()) {
-            info = infos[i];
-            break;
-        }
+        status = numeric_address(params->addresses[i], url.port, &addresses[i]);
+        if (status != PJ_SUCCESS) return status;
     }
-    pj_sockaddr_set_port(&info.ai_addr, url.port);
 
     cpjsua_wsc *c = calloc(1, sizeof *c);
     if (!c) return PJ_ENOMEM;
@@ -1180,6 +1276,8 @@ int32_t cpjsua_wsc_connect(const cpjsua_wsc_params *params, cpjsua_wsc **out)
     c->verify = params->verify_server != 0;
     c->max_message = params->max_message ? params->max_message : DEFAULT_MAX_MESSAGE;
     snprintf(c->host, sizeof c->host, "%s", url.host);
+    memcpy(c->addresses, addresses, count * sizeof addresses[0]);
+    c->address_count = count;
     pjsip_endpoint *endpoint = pjsua_get_pjsip_endpt();
     c->ioqueue = pjsip_endpt_get_ioqueue(endpoint);
     c->timer_heap = pjsip_endpt_get_timer_heap(endpoint);
@@ -1202,16 +1300,21 @@ int32_t cpjsua_wsc_connect(const cpjsua_wsc_params *params, cpjsua_wsc **out)
     pj_ioqueue_op_key_init(&c->send_key, sizeof c->send_key);
 
     pj_grp_lock_acquire(c->grp);
+    uint32_t ms = params->connect_timeout_ms ? params->connect_timeout_ms : DEFAULT_TIMEOUT_MS;
+    pj_time_val delay = {(long)(ms / 1000), (long)(ms % 1000)};
+    pj_gettickcount(&c->deadline);
+    PJ_TIME_VAL_ADD(c->deadline, delay);
     status = queue_request(c, &url, params);
-    if (status == PJ_SUCCESS) {
-        uint32_t ms = params->connect_timeout_ms ? params->connect_timeout_ms : DEFAULT_TIMEOUT_MS;
-        pj_time_val delay = {(long)(ms / 1000), (long)(ms % 1000)};
-        status = pj_timer_heap_schedule_w_grp_lock(c->timer_heap, &c->timeout, &delay, 1, c->grp);
-    }
-    if (status == PJ_SUCCESS) status = start_connect(c, &info.ai_addr, params);
-    /* Registered after the socket's own handlers (pj_ssl_sock's, pj_activesock's), which run
-     * first and may still read memory from our pool: ours releases it. */
+    if (status == PJ_SUCCESS) status = load_authorities(c, params);
+    if (status == PJ_SUCCESS) status = pj_timer_heap_schedule_w_grp_lock(c->timer_heap, &c->timeout, &delay, 1, c->grp);
+    /* Addresses that fail at once (no IPv6 here, say) are passed over now; the first attempt
+     * under way reports through the callbacks, which try the rest. */
+    if (status == PJ_SUCCESS) status = start_next(c, PJ_EINVAL);
+    /* Registered after the socket's own handlers (pj_ssl_sock's), which run first and may still
+     * read memory from our pool: ours releases it. A later address's socket moves it again
+     * (keep_destroy_handler_last). */
     pj_grp_lock_add_handler(c->grp, NULL, c, &on_destroy);
+    c->destroy_handler_added = 1;
     if (status != PJ_SUCCESS) {
         c->destroyed = 1;
         c->gone_silently = 1;

@@ -34,8 +34,15 @@ typedef struct cpjsua_wsc_callbacks {
     void (*on_gone)(void *user);
 } cpjsua_wsc_callbacks;
 
+enum { CPJSUA_WSC_MAX_ADDRESSES = 16 };
+
 typedef struct cpjsua_wsc_params {
     const char *url;                      /* ws:// or wss:// */
+    /* The numeric addresses (IPv4 or IPv6, no brackets) of the URL's host, resolved by the
+     * caller, tried in this order (at most CPJSUA_WSC_MAX_ADDRESSES): a connect that fails
+     * moves to the next one within the timeout. wss:// still verifies the URL's host name. */
+    const char *const *addresses;
+    uint32_t address_count;
     const char *const *header_names;      /* extra handshake headers */
     const char *const *header_values;
     uint32_t header_count;
@@ -55,9 +62,10 @@ typedef struct cpjsua_wsc_stats {
     uint32_t queued;             /* messages waiting (the one in flight included) */
 } cpjsua_wsc_stats;
 
-/* Starts connecting (engine's executor thread). Returns a pj_status_t; on success the callbacks
- * run from pjsua's worker threads (never two at once for one client) and on_gone ends them; on
- * failure nothing was kept and no callback comes. */
+/* Starts connecting (engine's executor thread); never resolves a name. Returns a pj_status_t; on
+ * success the callbacks run from pjsua's worker threads (never two at once for one client) and
+ * on_gone ends them; on failure (no address could even start connecting) nothing was kept and no
+ * callback comes. */
 int32_t cpjsua_wsc_connect(const cpjsua_wsc_params *params, cpjsua_wsc **out);
 /* Queues one message (any PJLIB-registered thread, any lock held: it never waits for the
  * socket). 0: queued or sent; -1: not open (or closing); -2: refused, the queue is full. */

@@ -216,7 +216,8 @@ static void reader_notify(void *ctx, int32_t event, const int16_t *samples, uint
     pthread_mutex_unlock(&link->lock);
 }
 
-int32_t cpjsua_ws_link_open(const char *url, const char *const *header_names, const char *const *header_values,
+int32_t cpjsua_ws_link_open(const char *url, const char *const *addresses, uint32_t address_count,
+                            const char *const *header_names, const char *const *header_values,
                             uint32_t header_count, uint32_t max_message, uint32_t connect_timeout_ms, const char *ca_file,
                             const char *ca_path, int32_t verify_server, int32_t media_format, cpjsua_ws_notify notify, void *ctx,
                             cpjsua_ws_release release, cpjsua_ws_link **out)
@@ -244,6 +245,8 @@ int32_t cpjsua_ws_link_open(const char *url, const char *const *header_names, co
     }
     cpjsua_wsc_params params = {
         .url = url,
+        .addresses = addresses,
+        .address_count = address_count,
         .header_names = header_names,
         .header_values = header_values,
         .header_count = header_count,

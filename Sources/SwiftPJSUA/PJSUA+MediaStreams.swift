@@ -11,6 +11,13 @@ extension PJSUA {
     /// ends (`stop` is sent), on ``stopStream(_:)``, at shutdown, or when the agent leaves
     /// (``MediaStream/Options/whenAgentLeaves`` says what happens to the call then).
     ///
+    /// The URL's host is resolved first (a numeric one needs no lookup) with the system's
+    /// resolver (`getaddrinfo`) on a thread of its own, so the engine goes on serving other calls
+    /// meanwhile; then each of its addresses, IPv6 and IPv4 in the resolver's order, is tried
+    /// until one takes the connection (a refused or unreachable one passes to the next). A
+    /// `wss://` agent's certificate is checked against the URL's host name, which SNI carries,
+    /// whatever address answered. ``MediaStream/Options/connectTimeout`` bounds it all.
+    ///
     /// Built on our RFC 6455 client on PJLIB's sockets (`pj_activesock_start_connect()`, for
     /// `wss://` `pj_ssl_sock_start_connect2()`) and two pjmedia ports on the bridge
     /// (`pjsua_conf_add_port()`, `pjsua_conf_connect()`), for both protocols.
@@ -23,15 +30,18 @@ extension PJSUA {
     ///     happens when the agent leaves.
     /// - Throws: ``PJSUAError/Code/mediaNotActive`` before the call's audio is up,
     ///   ``PJSUAError/Code/tooMany`` when the call is streamed already,
-    ///   ``PJSUAError/Code/invalidArgument`` for a bad URL or option,
-    ///   ``PJSUAError/Code/unsupported`` for another protocol, ``PJSUAError/Code/timedOut`` when the handshake did not finish within
+    ///   ``PJSUAError/Code/invalidArgument`` for a bad URL or option, or a host name that does
+    ///   not resolve (the message names it),
+    ///   ``PJSUAError/Code/unsupported`` for another protocol, ``PJSUAError/Code/timedOut`` when the lookup, the
+    ///   connection and the handshake did not finish within
     ///   ``MediaStream/Options/connectTimeout``, ``PJSUAError/Code/certificateUntrusted``,
     ///   ``PJSUAError/Code/certificateExpired``, ``PJSUAError/Code/certificateNameMismatch`` or
     ///   ``PJSUAError/Code/certificateRejected`` when a `wss://` agent's certificate was refused,
-    ///   ``PJSUAError/Code/pjsip`` when the connection or the handshake failed.
+    ///   ``PJSUAError/Code/pjsip`` when the lookup could not be made (no nameserver answered),
+    ///   no address took the connection, or the handshake failed.
     public func stream(_ call: Call, to url: String, protocol streamProtocol: MediaStream.StreamProtocol = .twilioMediaStreams,
                        options: MediaStream.Options = MediaStream.Options()) async throws -> MediaStream {
-        let run = try requireRunning()
+        _ = try requireRunning()
         try options.validate()
         guard streamProtocol == .twilioMediaStreams || streamProtocol == .openAIRealtime else {
             throw PJSUAError(.unsupported, "the stream protocol \(streamProtocol) is not implemented")
@@ -45,20 +55,33 @@ extension PJSUA {
             throw PJSUAError(.invalidArgument, "options.trimsStandingQueue is for Twilio Media Streams, not OpenAI Realtime")
         }
         try Self.validateStreamURL(url)
+        // A call that cannot be streamed fails at once, not after a lookup; its state is read
+        // again below.
+        _ = try audioPort(of: call)
+        // One deadline for the lookup, the connection and the handshake. The lookup runs on a
+        // thread of its own while this actor serves other calls: the engine and the call may
+        // have changed by the time it returns, so what the stream uses is read after it.
+        let deadline = ContinuousClock.now.advanced(by: options.connectTimeout)
+        let addresses = try await HostLookup.addresses(ofHostIn: url, until: deadline)
+        let run = try requireRunning()
         let callSlot = try audioPort(of: call)
         let sipCallID = try withLiveCallInfo(call) { String(pj: $0.pointee.call_id) }
         guard StreamWiring.stream(of: call) == nil else {
             throw PJSUAError(.tooMany, "\(call) is streamed already")
+        }
+        let remaining = deadline - ContinuousClock.now
+        guard remaining > .zero else {
+            throw PJSUAError(.timedOut, "no time was left to connect to the agent at \(Validation.quoted(url)) within \(options.connectTimeout)")
         }
         let trust = StreamBridge.Trust(options.tls ?? run.settings.tls)
         guard let bridge = StreamBridge(call: call, url: url, streamProtocol: streamProtocol, callSID: sipCallID, options: options,
                                         trust: trust) else {
             throw PJSUAError(.invalidArgument, "cannot make a playback queue of \(options.playbackCapacity)")
         }
-        try bridge.open(callSlot: callSlot)
+        try bridge.open(callSlot: callSlot, addresses: addresses, timeout: remaining)
         run.withCall(call) { $0.mediaStream = bridge }
         do {
-            try await bridge.waitUntilConnected(timeout: options.connectTimeout)
+            try await bridge.waitUntilConnected(timeout: remaining)
         } catch {
             let failure = error as? PJSUAError ?? PJSUAError(.pjsip, "\(error)")
             StreamWiring.end(bridge, .connectFailed(failure), graceful: false)

@@ -306,12 +306,18 @@ typedef struct cpjsua_ws_stats {
     uint32_t queued;                    /* messages waiting for the socket */
     uint64_t audio_skipped;             /* samples of agent media over the player's capacity, not queued */
 } cpjsua_ws_stats;
-/* Starts connecting to `url` (ws:// or wss://) with extra handshake headers (at most 32), a
- * bound on the TCP + TLS + upgrade time, and for wss:// the trusted authorities (NULL: none) and
- * whether the server certificate (chain and host name) must verify; `media_format` is a
- * CPJSUA_WS_MEDIA_* value. Returns a pj_status_t; on failure `ctx` has been released and *out is
- * NULL. */
-int32_t cpjsua_ws_link_open(const char *_Nonnull url, const char *_Nonnull const *_Nullable header_names,
+/* The host of a ws:// or wss:// URL (without an IPv6 literal's brackets) into `host` (NUL-
+ * terminated): 0, or PJ_EINVAL for a URL the link would refuse, PJ_ETOOBIG when it does not fit.
+ * Pure parsing (no PJLIB call): any thread. */
+int32_t cpjsua_ws_url_host(const char *_Nonnull url, char *_Nonnull host, uint32_t size);
+/* Starts connecting to `url` (ws:// or wss://) at `addresses` (the numeric addresses of its host,
+ * resolved by the caller: the link never resolves a name; tried in order, at most 16) with extra
+ * handshake headers (at most 32), a bound on the TCP + TLS + upgrade time, and for wss:// the
+ * trusted authorities (NULL: none) and whether the server certificate (chain and the URL's host
+ * name) must verify; `media_format` is a CPJSUA_WS_MEDIA_* value. Returns a pj_status_t; on
+ * failure `ctx` has been released and *out is NULL. */
+int32_t cpjsua_ws_link_open(const char *_Nonnull url, const char *_Nonnull const *_Nonnull addresses, uint32_t address_count,
+                            const char *_Nonnull const *_Nullable header_names,
                             const char *_Nonnull const *_Nullable header_values, uint32_t header_count,
                             uint32_t max_message, uint32_t connect_timeout_ms, const char *_Nullable ca_file,
                             const char *_Nullable ca_path, int32_t verify_server, int32_t media_format,

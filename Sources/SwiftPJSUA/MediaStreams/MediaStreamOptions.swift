@@ -65,7 +65,8 @@ extension PJSUA.MediaStream {
         public var headers: [String: String]
         /// Key-value pairs given to the agent in `start` (Twilio's `customParameters`).
         public var customParameters: [String: String]
-        /// How long the TCP connection and the WebSocket handshake may take.
+        /// How long the host's lookup, the TCP connection (every address tried), TLS and the
+        /// WebSocket handshake may take, together.
         public var connectTimeout: Duration
         /// The most agent audio queued for playing (agents often send faster than real time);
         /// beyond it the oldest queued audio is dropped (the frames API's drop-oldest policy).

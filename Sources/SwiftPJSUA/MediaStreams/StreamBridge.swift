@@ -99,8 +99,9 @@ final class StreamBridge: @unchecked Sendable {
 
     // MARK: Executor thread
 
-    /// Starts connecting and puts the ports on the bridge, wired to `callSlot`.
-    func open(callSlot: Int32) throws(PJSUAError) {
+    /// Starts connecting to `addresses` (the URL's host resolved, tried in order) within
+    /// `timeout`, and puts the ports on the bridge, wired to `callSlot`.
+    func open(callSlot: Int32, addresses: [String], timeout: Duration) throws(PJSUAError) {
         var headers = options.headers
         if let token = options.authorizationToken, !headers.keys.contains(where: { $0.lowercased() == "authorization" }) {
             headers["Authorization"] = "Bearer \(token)"
@@ -108,21 +109,26 @@ final class StreamBridge: @unchecked Sendable {
         let sortedHeaders = headers.sorted { $0.key < $1.key }
         let names = sortedHeaders.map { strdup($0.key) }
         let values = sortedHeaders.map { strdup($0.value) }
+        let numeric = addresses.map { strdup($0) }
         defer {
-            names.forEach { free($0) }
-            values.forEach { free($0) }
+            (names + values + numeric).forEach { free($0) }
         }
-        guard !names.contains(nil), !values.contains(nil) else { throw PJSUAError(.pjsip, "out of memory") }
+        let strings: [UnsafePointer<CChar>] = (names + values + numeric).compactMap { $0.map { UnsafePointer($0) } }
+        guard strings.count == names.count + values.count + numeric.count, !numeric.isEmpty else {
+            throw PJSUAError(.pjsip, "out of memory")
+        }
         var opened: OpaquePointer?
-        let status = names.map { UnsafePointer($0!) }.withUnsafeBufferPointer { namePointers in
-            values.map { UnsafePointer($0!) }.withUnsafeBufferPointer { valuePointers in
-                cpjsua_ws_link_open(url, namePointers.baseAddress, valuePointers.baseAddress, UInt32(sortedHeaders.count),
-                                    UInt32(options.maximumMessageSize), UInt32(clamping: options.connectTimeout.wholeMilliseconds),
-                                    trust.caFile, trust.caDirectory, trust.verify ? 1 : 0,
-                                    Int32(isRealtime ? CPJSUA_WS_MEDIA_REALTIME : CPJSUA_WS_MEDIA_TWILIO), linkNotify,
-                                    Unmanaged.passRetained(self).toOpaque(), bridgeRelease, &opened)
+        // One array of C strings: the header names, their values, then the addresses.
+        let status = strings.withUnsafeBufferPointer { pointers in
+            pointers.baseAddress.map { base in
+                cpjsua_ws_link_open(url, base + names.count + values.count, UInt32(numeric.count), base, base + names.count,
+                                    UInt32(sortedHeaders.count), UInt32(options.maximumMessageSize),
+                                    UInt32(clamping: max(1, timeout.wholeMilliseconds)), trust.caFile, trust.caDirectory,
+                                    trust.verify ? 1 : 0, Int32(isRealtime ? CPJSUA_WS_MEDIA_REALTIME : CPJSUA_WS_MEDIA_TWILIO),
+                                    linkNotify, Unmanaged.passRetained(self).toOpaque(), bridgeRelease, &opened)
             }
         }
+        guard let status else { throw PJSUAError(.pjsip, "out of memory") }
         guard status == pjSuccess, let opened else {
             throw PJSUAError(status: status, operation: "cannot connect to the agent at \(Validation.quoted(url))")
         }
