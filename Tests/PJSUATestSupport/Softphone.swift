@@ -25,9 +25,13 @@ public func jsonLines(_ output: String) -> [[String: Any]] {
 }
 
 /// A `softphone answer --json` child on a free loopback port (the kernel picks it: a port
-/// chosen beforehand can be taken by then), and that port.
-public func answeringSoftphone(_ extra: [String] = [], transport: String = "udp", name: String) async throws -> (process: ChildProcess, port: Int) {
-    let process = try ChildProcess(try softphone(), ["answer", "--listen", "\(transport):127.0.0.1:0", "--json"] + extra, name: name)
+/// chosen beforehand can be taken by then), and that port; in `namespace` when given (its own
+/// loopback).
+public func answeringSoftphone(_ extra: [String] = [], transport: String = "udp", name: String,
+                               namespace: NetworkNamespace? = nil) async throws -> (process: ChildProcess, port: Int) {
+    let command = [try softphone(), "answer", "--listen", "\(transport):127.0.0.1:0", "--json"] + extra
+    let process = try namespace.map { try ChildProcess("ip", $0.command(command), name: name) }
+        ?? ChildProcess(command[0], Array(command.dropFirst()), name: name)
     try await process.waitUntilStarted(printing: "\"event\":\"listening\"")
     let listening = jsonLines(process.output).first { $0["event"] as? String == "listening" }
     guard let port = listening?["port"] as? Int else { throw ChildProcessError("\(name) printed no port: \(process.output)") }

@@ -12,16 +12,20 @@ public final class StreamAgent: @unchecked Sendable {
         (ProcessInfo.processInfo.environment["SWIFT_PJSUA_PEERS_VENV"] ?? "/opt/swift-pjsua-peers/venv") + "/bin/python"
     }
 
-    /// The scheme of ``url(path:)``: `wss` when the agent serves TLS.
+    /// The scheme of ``url(path:host:)``: `wss` when the agent serves TLS.
     public let scheme: String
+    /// The address it listens on.
+    public let host: String
 
     /// Starts the agent with `script` (a JSON array of actions, see the script's header); with
     /// `tls` (a certificate and its key) it serves `wss://`; `receiveBuffer` shrinks its
     /// sockets' receive buffer (SO_RCVBUF); `answer` (`forbidden`, `bad-accept`) makes it answer
-    /// the upgrade with that and nothing else.
+    /// the upgrade with that and nothing else; `host` is the IPv4 address it listens on, and
+    /// `namespace` the network namespace it runs in (this one when nil).
     public init(name: String = "stream-agent", script: String = "[]", silent: Bool = false, pipecat: Bool = false,
                 echo: Bool = false, realtime: Bool = false, tls: (certificate: String, key: String)? = nil,
-                receiveBuffer: Int? = nil, answer: String? = nil) async throws {
+                receiveBuffer: Int? = nil, answer: String? = nil, host: String = "127.0.0.1",
+                namespace: NetworkNamespace? = nil) async throws {
         guard FileManager.default.isExecutableFile(atPath: Self.python) else {
             throw ChildProcessError("no \(Self.python): run scripts/install-peers.sh")
         }
@@ -33,8 +37,14 @@ public final class StreamAgent: @unchecked Sendable {
         if let tls { arguments += ["--cert", tls.certificate, "--key", tls.key] }
         if let receiveBuffer { arguments += ["--rcvbuf", "\(receiveBuffer)"] }
         if let answer { arguments += ["--answer", answer] }
+        arguments += ["--host", host]
         scheme = tls == nil ? "ws" : "wss"
-        process = try ChildProcess(Self.python, arguments, name: name)
+        self.host = host
+        if let namespace {
+            process = try ChildProcess("ip", namespace.command([Self.python] + arguments), name: name)
+        } else {
+            process = try ChildProcess(Self.python, arguments, name: name)
+        }
         try await process.waitUntilStarted(printing: "LISTENING ")
         let line = process.output.split(separator: "\n").first { $0.hasPrefix("LISTENING ") }
         guard let line, let port = Int(line.dropFirst("LISTENING ".count).trimmingCharacters(in: .whitespaces)) else {
@@ -43,9 +53,9 @@ public final class StreamAgent: @unchecked Sendable {
         self.port = port
     }
 
-    /// `ws://127.0.0.1:<port><path>` (`wss://` with TLS); `host` replaces 127.0.0.1 (e.g.
-    /// `localhost`).
-    public func url(path: String = "/media", host: String = "127.0.0.1") -> String { "\(scheme)://\(host):\(port)\(path)" }
+    /// `ws://<the address it listens on>:<port><path>` (`wss://` with TLS); `host` replaces the
+    /// address (e.g. `localhost`).
+    public func url(path: String = "/media", host: String? = nil) -> String { "\(scheme)://\(host ?? self.host):\(port)\(path)" }
 
     /// Every JSON line the agent printed.
     public var records: [[String: Any]] { jsonLines(process.output) }

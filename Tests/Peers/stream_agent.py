@@ -1,5 +1,5 @@
 """A Twilio Media Streams agent for the media-stream tests: a WebSocket server (PyPI `websockets`)
-on 127.0.0.1 that logs every message it receives and plays a script once `start` arrived.
+on 127.0.0.1 (or --host) that logs every message it receives and plays a script once `start` arrived.
 
 Usage: stream_agent.py [--script JSON] [--silent] [--pipecat] [--realtime [--echo]] [--cert PEM --key PEM]
 Prints `LISTENING <port>` once bound (port 0: a free one), then one JSON line per event:
@@ -19,6 +19,7 @@ The script is a JSON list of actions, run in order after `start`:
   {"bigMarks": {"count": 20, "size": 60000}}  (marks named big<i>: padded to `size` bytes; their
   echoes are logged as {"bigEcho": i, "intact": <name as sent>, "seq": <sequenceNumber>} instead
   of the whole message)
+--host ADDRESS listens there instead of 127.0.0.1 (an IPv4 address).
 --cert PEM --key PEM serves wss:// (TLS). --rcvbuf BYTES shrinks the listening socket's receive
 buffer (so a stopped agent pushes back on the sender within a few kilobytes).
 --silent accepts TCP connections and never answers the WebSocket upgrade; --answer forbidden|bad-accept
@@ -376,6 +377,7 @@ async def main():
     parser.add_argument("--cert")
     parser.add_argument("--key")
     parser.add_argument("--rcvbuf", type=int)
+    parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--answer", choices=sorted(ANSWERS))
     options = parser.parse_args()
     tls = None
@@ -389,7 +391,7 @@ async def main():
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     if options.rcvbuf:
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, options.rcvbuf)
-    listener.bind(("127.0.0.1", 0))
+    listener.bind((options.host, 0))
     listener.listen(16)
     print(f"LISTENING {listener.getsockname()[1]}", flush=True)
     if options.silent:
