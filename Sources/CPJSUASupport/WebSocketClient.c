@@ -441,7 +441,8 @@ static uint32_t remaining_ms(const cpjsua_wsc *c)
 /* Starts connecting to the next address that takes it, on a new socket (the previous one, if
  * any, closed first): PJ_SUCCESS once an attempt is under way (or connected), PJ_ETIMEDOUT when
  * the timeout has passed, else the last address's failure (`status` when none is left). Only
- * before the upgrade request went out (phase CONNECTING): the queue still holds it whole. */
+ * before the upgrade request went out (phase CONNECTING): the queue still holds it whole. One
+ * attempt at a time: one that never completes holds the rest until the timeout (KL-47). */
 static pj_status_t start_next(cpjsua_wsc *c, pj_status_t status)
 {
     while (c->address_next < c->address_count) {
