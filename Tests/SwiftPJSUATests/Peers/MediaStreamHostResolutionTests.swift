@@ -58,6 +58,24 @@ private final class ResolverNamespace: Sendable {
                                             "--rtp-ports", rtpPorts, "--json"]), name: name)
     }
 
+    /// Answers one 2 s call from inside the namespace with `softphone answer --stream url`
+    /// (`extra` flags too) and returns the stream's first line (connected or failed), and how
+    /// long after the call's audio came up it came; both children must exit 0 after the call.
+    func streamOneCall(to url: String, _ extra: [String] = [], name: String) async throws -> (outcome: [String: Any]?, after: Duration) {
+        let (answerer, port) = try await answeringSoftphone(["--stream", url, "--stream-timeout", "5", "--rtp-ports", "4000-4099",
+                                                             "--exit-after", "1"] + extra,
+                                                            name: "softphone-stream-\(name)", namespace: net)
+        defer { answerer.stop() }
+        let caller = try self.caller(port: port, seconds: 2, rtpPorts: "4100-4199", name: "softphone-caller-\(name)")
+        defer { caller.stop() }
+        let started = try await firstMediaActive(answerer)
+        let ended = try await firstTime(answerer, "the stream's outcome") { !streamLines($0).isEmpty }
+        let outcome = streamLines(jsonLines(answerer.output)).first
+        #expect(try await caller.waitForExit() == 0, "\(caller.output)")
+        #expect(try await answerer.waitForExit() == 0, "\(answerer.output)")
+        return (outcome, ended - started)
+    }
+
     /// The addresses getaddrinfo gives for `name` inside the namespace, in its order.
     func addresses(of name: String) async throws -> [String] {
         let lookup = try ChildProcess("ip", net.command(["getent", "ahosts", name]), name: "getent")
@@ -102,18 +120,9 @@ struct MediaStreamHostResolutionTests {
         try #require(order.count == 3 && order.last == "127.0.0.2", "getaddrinfo's order here: \(order)")
         let agent = try await StreamAgent(name: "stream-agent-next-address", host: "127.0.0.2", namespace: lab.net)
         defer { agent.stop() }
-        let (answerer, port) = try await answeringSoftphone(["--stream", agent.url(host: "agent.multi.test"), "--stream-timeout", "5",
-                                                             "--rtp-ports", "4000-4099", "--exit-after", "1"],
-                                                            name: "softphone-stream-next-address", namespace: lab.net)
-        defer { answerer.stop() }
-        let caller = try lab.caller(port: port, seconds: 2, rtpPorts: "4100-4199", name: "softphone-caller-next-address")
-        defer { caller.stop() }
-        _ = try await firstTime(answerer, "the stream's outcome") { !streamLines($0).isEmpty }
-        let outcome = streamLines(jsonLines(answerer.output)).first
+        let (outcome, _) = try await lab.streamOneCall(to: agent.url(host: "agent.multi.test"), name: "next-address")
         #expect(outcome?["state"] as? String == "connected", "\(outcome ?? [:])")
         try await agent.waitFor("\"handshake\"")
-        #expect(try await caller.waitForExit() == 0, "\(caller.output)")
-        #expect(try await answerer.waitForExit() == 0, "\(answerer.output)")
     }
 
     /// wss:// the same way, to `localhost` (::1, 127.0.0.1, then 127.0.0.2 where the agent is):
@@ -129,19 +138,11 @@ struct MediaStreamHostResolutionTests {
         let agent = try await StreamAgent(name: "stream-agent-wss-next-address", tls: (certificates.server.certificate, certificates.server.key),
                                           host: "127.0.0.2", namespace: lab.net)
         defer { agent.stop() }
-        let (answerer, port) = try await answeringSoftphone(["--stream", agent.url(host: "localhost"), "--stream-ca-file", certificates.caFile,
-                                                             "--stream-timeout", "5", "--rtp-ports", "4000-4099", "--exit-after", "1"],
-                                                            name: "softphone-stream-wss-next-address", namespace: lab.net)
-        defer { answerer.stop() }
-        let caller = try lab.caller(port: port, seconds: 2, rtpPorts: "4100-4199", name: "softphone-caller-wss-next-address")
-        defer { caller.stop() }
-        _ = try await firstTime(answerer, "the stream's outcome") { !streamLines($0).isEmpty }
-        let outcome = streamLines(jsonLines(answerer.output)).first
+        let (outcome, _) = try await lab.streamOneCall(to: agent.url(host: "localhost"), ["--stream-ca-file", certificates.caFile],
+                                                       name: "wss-next-address")
         #expect(outcome?["state"] as? String == "connected", "\(outcome ?? [:])")
         try await agent.waitFor("\"handshake\"")
         #expect(agent.records.contains { $0["sni"] as? String == "localhost" }, "SNI named the URL's host")
-        #expect(try await caller.waitForExit() == 0, "\(caller.output)")
-        #expect(try await answerer.waitForExit() == 0, "\(answerer.output)")
     }
 
     /// A nameserver that never answers: while the stream's lookup waits for it, the engine
@@ -184,20 +185,10 @@ struct MediaStreamHostResolutionTests {
     @Test func aHostThatDoesNotResolveFailsTheStreamWithInvalidArgumentNamingIt() async throws {
         let lab = try await ResolverNamespace(hosts: "")
         defer { lab.remove() }
-        let (answerer, port) = try await answeringSoftphone(["--stream", "ws://nosuch.agent.test:9/media", "--stream-timeout", "5",
-                                                             "--rtp-ports", "4000-4099", "--exit-after", "1"],
-                                                            name: "softphone-stream-unknown-host", namespace: lab.net)
-        defer { answerer.stop() }
-        let caller = try lab.caller(port: port, seconds: 2, rtpPorts: "4100-4199", name: "softphone-caller-unknown-host")
-        defer { caller.stop() }
-        let started = try await firstMediaActive(answerer)
-        let failed = try await firstTime(answerer, "the stream's outcome") { !streamLines($0).isEmpty }
-        let outcome = streamLines(jsonLines(answerer.output)).first
+        let (outcome, after) = try await lab.streamOneCall(to: "ws://nosuch.agent.test:9/media", name: "unknown-host")
         #expect(outcome?["state"] as? String == "failed" && outcome?["code"] as? String == "invalidArgument", "\(outcome ?? [:])")
         let message = outcome?["message"] as? String ?? ""
         #expect(message.contains("\"nosuch.agent.test\"") && message.contains("does not resolve"), "\(message)")
-        #expect(failed - started < .seconds(1))
-        #expect(try await caller.waitForExit() == 0, "\(caller.output)")
-        #expect(try await answerer.waitForExit() == 0, "\(answerer.output)")
+        #expect(after < .seconds(1), "the stream failed \(after) after it began")
     }
 }
