@@ -324,7 +324,14 @@ extension PJSUA {
         config.rtp_cfg.port = UInt32(settings.rtpPort)
         // pjsua binds RTP at `port + port_range` still (and RTCP one above) before it wraps
         // (pjsua_media.c create_rtp_rtcp_sock): a range two short keeps both inside the count.
-        if let count = settings.rtpPortCount { config.rtp_cfg.port_range = UInt32(count - 2) }
+        if let count = settings.rtpPortCount {
+            config.rtp_cfg.port_range = UInt32(count - 2)
+        } else if settings.rtpPort < 65534 {
+            // No range given: up to 65535, from a random even offset (pjsua's `randomize_port`
+            // draws it once per account from pj_rand, which pjsua seeds with the time and pid).
+            config.rtp_cfg.port_range = UInt32(65534 - settings.rtpPort)
+            config.rtp_cfg.randomize_port = 1
+        }
         setVideoDefaults(&config)
         guard let address = settings.mediaBindAddress else { return }
         config.rtp_cfg.bound_addr = arena.pj(address)

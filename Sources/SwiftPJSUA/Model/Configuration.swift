@@ -81,15 +81,22 @@ extension PJSUA {
         public var maxCalls: Int
         /// The sound device in use once started.
         public var audioDevice: AudioDeviceMode
-        /// The first local RTP port tried for media (pjsua tries upwards from it).
+        /// The lowest local RTP port media binds (RTP on an even port, RTCP on the one above).
+        /// With ``rtpPortCount`` set, media starts at this port; without it, at a random even
+        /// port between this one and 65534 (see ``rtpPortCount``).
         public var rtpPort: Int
         /// How many ports from ``rtpPort`` media may take (RTP and RTCP: two per audio or video
-        /// stream); past the last one pjsua wraps back to ``rtpPort``. Processes on one host given
-        /// ranges of their own never take each other's ports: without a range every process
-        /// starts at ``rtpPort`` and tries 100 pairs upwards from the next port it has not used,
-        /// so another process holding that window fails its calls ("Address already in use").
-        /// nil (the default): upwards without a bound, as pjsua does. At least 4; the range must
-        /// end at 65535 or below.
+        /// stream). Media starts at ``rtpPort``, takes the next free pair for each new stream,
+        /// and past the last one wraps back to ``rtpPort``: the range to open in a firewall.
+        /// Processes on one host given ranges of their own never take each other's ports.
+        ///
+        /// nil (the default): the range runs from ``rtpPort`` to 65535 and the first stream
+        /// starts at a random even port in it, then upwards and wrapping likewise. pjsua gives up
+        /// a stream after 100 pairs it cannot bind, so without the random start every process on
+        /// the host would start at the same port, and one holding the 200 ports above it would
+        /// fail every other process's calls ("Address already in use", KL-46).
+        ///
+        /// At least 4; the range must end at 65535 or below.
         public var rtpPortCount: Int?
         /// PJSIP's log verbosity; `.off` by default.
         public var logLevel: LogLevel

@@ -44,10 +44,10 @@ enum AnswerCommand {
       --jitter-buffer-max MS (40...5000) bounds each call's receive jitter buffer: after a network
       hiccup the audio (and an echo bot's reply) is at most about that late (e.g. 100 for a bot on
       a LAN); audio arriving later is dropped.
-      --rtp-ports FROM[-TO]: media binds from port FROM (default 4000) upwards, or only within
-      FROM-TO, wrapping back to FROM (two ports per stream). Several agents on one host each need a
-      range of their own: every one starts at 4000 otherwise, and one holding 200 ports there
-      makes the others' calls fail ("Address already in use").
+      --rtp-ports FROM[-TO]: media binds only within FROM-TO (two ports per stream), from FROM
+      upwards and wrapping back to FROM: the range to open in a firewall. With FROM alone (default
+      4000) the range runs to 65535 and starts at a random port in it, so agents on one host
+      rarely meet; agents given ranges of their own never do.
     \(PresenceOptions.usage)
     \(StreamOptions.usage)
     \(VideoCLIOptions.usage)

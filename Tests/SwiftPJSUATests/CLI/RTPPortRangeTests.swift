@@ -52,6 +52,51 @@ struct RTPPortRangeTests {
         #expect(child.isRunning, "\(child.output.suffix(2000))")
     }
 
+    /// Without a range, media starts at a random even port from ``rtpPort`` up (KL-46). Another
+    /// process holding the 200 ports from `rtpPort` (all 100 pairs pjsua tries from a fixed
+    /// start) used to fail every call, placed ("Address already in use") or answered (500); now
+    /// both go through on ports past that block. Fails only if the random start is the block's
+    /// very first pair: about 1 in 20,000 for a block below 25000.
+    @Test func withoutARangeABlockHeldAtTheFirstPortNoLongerFailsCalls() async throws {
+        let (first, held) = try Self.holdTwoHundredPorts()
+        defer { withExtendedLifetime(held) {} }
+        let configuration = PJSUA.Configuration(port: 0, bindAddress: "127.0.0.1", audioDevice: .null, rtpPort: first)
+        try await withEngine(configuration) { phone, transport, log in
+            let peer = try RawSIPPeer(target: transport.port)
+            _ = try await phone.makeCall(to: peer.uri)
+            let invite = try #require(try await peer.request("INVITE"))
+            let port = try #require(Self.mediaPort(invite), "\(invite.text)")
+            #expect(port >= first + 200 && port.isMultiple(of: 2), "placed call's media at \(port), block \(first)-\(first + 199)")
+        }
+        let (child, port) = try await answeringSoftphone(["--rtp-ports", "\(first)"], name: "softphone-rtp-random-start")
+        defer { child.stop() }
+        let peer = try RawSIPPeer(target: port)
+        var invite = RawSIPRequest(peer: peer, method: "INVITE")
+        invite.contentType = "application/sdp"
+        invite.body = RawSIPPeer.audioOffer()
+        let answer = try #require(try await peer.exchange(invite))
+        peer.send(invite.ack(for: answer))
+        let media = Self.mediaPort(answer) ?? 0
+        #expect(answer.statusCode == 200 && media >= first + 200, "answered call: \(answer.text)")
+        #expect(try await peer.exchange(invite.inDialog("BYE", cseq: invite.cseq + 1, toTag: answer.toTag))?.statusCode == 200)
+        #expect(child.isRunning, "\(child.output.suffix(2000))")
+    }
+
+    /// 200 UDP ports in a row on 127.0.0.1, bound for as long as the sockets live: a block
+    /// starting at an even port between 10000 and 24800, below Linux's ephemeral ports.
+    private static func holdTwoHundredPorts() throws -> (first: Int, sockets: [LoopbackSocket]) {
+        for _ in 0..<40 {
+            let first = 10_000 + Int.random(in: 0..<75) * 200
+            var sockets: [LoopbackSocket] = []
+            for port in first..<(first + 200) {
+                guard let socket = try? LoopbackSocket.occupying(port) else { break }
+                sockets.append(socket)
+            }
+            if sockets.count == 200 { return (first, sockets) }
+        }
+        throw ChildProcessError("no 200 free UDP ports in a row between 10000 and 25000 in 40 tries")
+    }
+
     @Test func aRangeTooSmallOrPastTheLastPortIsRefusedAtStart() async throws {
         for (port, count) in [(4000, 3), (65_530, 8), (4000, 0)] {
             var configuration = PJSUA.Configuration(port: 0, bindAddress: "127.0.0.1", rtpPort: port)
