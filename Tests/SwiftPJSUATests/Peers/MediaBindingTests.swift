@@ -9,8 +9,10 @@ import Testing
 struct MediaBindingTests {
     @Test(arguments: [false, true])
     func rtpBindsToAndTheOfferAdvertisesTheBindAddress(fromAddedAccount: Bool) async throws {
-        let rtpPort = try freeRTPPorts()
-        let configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null, rtpPort: rtpPort)
+        // A range, so that media starts at rtpPort (without one it starts at a random port above).
+        let rtpPort = try freeRTPPorts(count: 4)
+        var configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null, rtpPort: rtpPort)
+        configuration.rtpPortCount = 4
         try await withEngine(configuration) { phone, _, log in
             let account = fromAddedAccount ? try await phone.addAccount(id: "sip:alice@127.0.0.1") : nil
             let peer = try await sipp(["-sf", scenario("uas-sdp-loopback.xml")], name: "sipp-sdp-loopback")
