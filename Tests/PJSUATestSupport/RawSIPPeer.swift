@@ -163,14 +163,23 @@ public final class RawSIPPeer: @unchecked Sendable {
         """
     }
 
-    /// A whole call with no surprises (INVITE with a PCMU offer, 200, ACK, BYE, 200): the proof
-    /// that the target still serves calls. Returns the INVITE's and the BYE's final status codes.
-    public func plainCall(timeout: Duration = .seconds(5)) async throws -> (invite: Int?, bye: Int?) {
+    /// Sends an INVITE with a PCMU offer (``audioOffer(rtpPort:)``), waits for its final response
+    /// and ACKs it. Returns the INVITE, for the dialog's next requests, and its answer (nil: none
+    /// came within `timeout`).
+    public func invite(timeout: Duration = .seconds(5)) async throws -> (request: RawSIPRequest, answer: RawSIPMessage?) {
         var invite = RawSIPRequest(peer: self, method: "INVITE")
         invite.contentType = "application/sdp"
         invite.body = Self.audioOffer()
-        guard let answer = try await exchange(invite, timeout: timeout), let code = answer.statusCode else { return (nil, nil) }
-        send(invite.ack(for: answer))
+        let answer = try await exchange(invite, timeout: timeout)
+        if let answer { send(invite.ack(for: answer)) }
+        return (invite, answer)
+    }
+
+    /// A whole call with no surprises (INVITE with a PCMU offer, 200, ACK, BYE, 200): the proof
+    /// that the target still serves calls. Returns the INVITE's and the BYE's final status codes.
+    public func plainCall(timeout: Duration = .seconds(5)) async throws -> (invite: Int?, bye: Int?) {
+        let (invite, reply) = try await invite(timeout: timeout)
+        guard let answer = reply, let code = answer.statusCode else { return (nil, nil) }
         guard code / 100 == 2 else { return (code, nil) }
         let bye = invite.inDialog("BYE", cseq: invite.cseq + 1, toTag: answer.toTag)
         return (code, try await exchange(bye, timeout: timeout)?.statusCode)

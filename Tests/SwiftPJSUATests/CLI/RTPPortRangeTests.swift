@@ -22,12 +22,8 @@ struct RTPPortRangeTests {
         defer { child.stop() }
         let peer = try RawSIPPeer(target: port)
         func call() async throws -> (invite: RawSIPRequest, answer: RawSIPMessage) {
-            var invite = RawSIPRequest(peer: peer, method: "INVITE")
-            invite.contentType = "application/sdp"
-            invite.body = RawSIPPeer.audioOffer()
-            let answer = try #require(try await peer.exchange(invite))
-            peer.send(invite.ack(for: answer))
-            return (invite, answer)
+            let (invite, answer) = try await peer.invite()
+            return (invite, try #require(answer))
         }
         func hangUp(_ call: (invite: RawSIPRequest, answer: RawSIPMessage)) async throws {
             let bye = call.invite.inDialog("BYE", cseq: call.invite.cseq + 1, toTag: call.answer.toTag)
@@ -71,11 +67,8 @@ struct RTPPortRangeTests {
         let (child, port) = try await answeringSoftphone(["--rtp-ports", "\(first)"], name: "softphone-rtp-random-start")
         defer { child.stop() }
         let peer = try RawSIPPeer(target: port)
-        var invite = RawSIPRequest(peer: peer, method: "INVITE")
-        invite.contentType = "application/sdp"
-        invite.body = RawSIPPeer.audioOffer()
-        let answer = try #require(try await peer.exchange(invite))
-        peer.send(invite.ack(for: answer))
+        let (invite, reply) = try await peer.invite()
+        let answer = try #require(reply)
         let media = Self.mediaPort(answer) ?? 0
         #expect(answer.statusCode == 200 && media >= first + 200, "answered call: \(answer.text)")
         #expect(try await peer.exchange(invite.inDialog("BYE", cseq: invite.cseq + 1, toTag: answer.toTag))?.statusCode == 200)

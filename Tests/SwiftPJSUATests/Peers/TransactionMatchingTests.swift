@@ -152,12 +152,9 @@ struct TransactionMatchingTests {
         let (child, port) = try await answeringSoftphone(name: "softphone-in-dialog-raw")
         defer { child.stop() }
         let peer = try RawSIPPeer(target: port)
-        var invite = RawSIPRequest(peer: peer, method: "INVITE")
-        invite.contentType = "application/sdp"
-        invite.body = RawSIPPeer.audioOffer()
-        let answer = try #require(try await peer.exchange(invite))
+        let (invite, reply) = try await peer.invite()
+        let answer = try #require(reply)
         #expect(answer.statusCode == 200)
-        peer.send(invite.ack(for: answer))
         let tag = answer.toTag
         // A request with a CSeq at or below the last one (RFC 3261 12.2.2: 500).
         #expect(try await peer.exchange(invite.inDialog("INFO", cseq: 1, toTag: tag))?.statusCode == 500)
