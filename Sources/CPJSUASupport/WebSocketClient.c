@@ -23,6 +23,15 @@
  * on_data_sent says the socket is done with it (KL-40: pj_websock reused its one buffer). A
  * frame the socket has started on is never dropped.
  *
+ * Reads. pjlib's epoll ioqueue takes a socket out of the epoll set when its last pending read
+ * completes and puts it back when the next one is queued: with one read pending, that is four
+ * epoll_ctl calls (DEL+ADD twice: EPOLLEXCLUSIVE cannot be modified) and a recv that finds
+ * nothing, for every 20 ms media message. So the socket keeps two reads pending (READS): no
+ * epoll_ctl. ws:// also re-queues each read without trying it first (PJ_IOQUEUE_ALWAYS_ASYNC;
+ * pj_ssl_sock cannot pass that down): one recv per arrival. Two pending reads of one TCP stream
+ * deliver in order only when one thread polls the ioqueue (PJSUA.workerThreadCount, passed in
+ * as `pollers`); with more, one read is kept.
+ *
  * Drop policy (a full queue: QUEUE_MESSAGES frames or QUEUE_BYTES bytes). Media frames are
  * dropped oldest first (the newest audio is what matters to an agent); a control message (mark,
  * stop, dtmf, pong, close) evicts queued media to get in, and is refused to its caller (-2) only
@@ -48,6 +57,7 @@
 #define QUEUE_BYTES (8u << 20)
 #define CHUNK 16384                   /* the most handed to the socket at once */
 #define READ_SIZE 16384
+#define READS 2                       /* reads kept pending with one poller (see Reads) */
 #define HTTP_MAX 16384                /* the largest upgrade answer read */
 #define DEFAULT_MAX_MESSAGE (1u << 20)
 #define DEFAULT_TIMEOUT_MS 10000
@@ -73,6 +83,7 @@ struct cpjsua_wsc {
     cpjsua_wsc_callbacks cb;
     void *user;
     int secure, verify;
+    unsigned reads;            /* reads kept pending: READS with one poller, else 1 */
     char host[256];            /* as in the URL, without brackets */
     char accept[32];           /* the Sec-WebSocket-Accept we expect */
     uint64_t max_message;
@@ -852,7 +863,7 @@ static pj_bool_t asock_on_connect(pj_activesock_t *asock, pj_status_t status)
         attempt_failed(c, status, NULL);  /* closes this socket */
         alive = 0;
     } else if (alive) {
-        status = pj_activesock_start_read(asock, c->pool, READ_SIZE, 0);
+        status = pj_activesock_start_read(asock, c->pool, READ_SIZE, PJ_IOQUEUE_ALWAYS_ASYNC);
         if (status != PJ_SUCCESS) {
             fail_open(c, status, 0, NULL);
             alive = 0;
@@ -1143,7 +1154,7 @@ static pj_status_t start_connect(cpjsua_wsc *c, const pj_sockaddr *address)
         pj_activesock_cfg cfg;
         pj_activesock_cfg_default(&cfg);
         cfg.grp_lock = c->grp;
-        cfg.async_cnt = 1;
+        cfg.async_cnt = c->reads;
         cfg.concurrency = 1;
         cfg.whole_data = PJ_FALSE;  /* we take every byte (remainder 0) */
         pj_activesock_cb cb;
@@ -1161,7 +1172,7 @@ static pj_status_t start_connect(cpjsua_wsc *c, const pj_sockaddr *address)
         pthread_mutex_unlock(&c->mu);
         status = pj_activesock_start_connect(c->asock, c->pool, address, size);
         if (status == PJ_SUCCESS) {
-            status = pj_activesock_start_read(c->asock, c->pool, READ_SIZE, 0);
+            status = pj_activesock_start_read(c->asock, c->pool, READ_SIZE, PJ_IOQUEUE_ALWAYS_ASYNC);
             if (status == PJ_SUCCESS) on_connected(c);
         }
         return status == PJ_EPENDING ? PJ_SUCCESS : status;
@@ -1177,7 +1188,7 @@ static pj_status_t start_connect(cpjsua_wsc *c, const pj_sockaddr *address)
     param.cb.on_data_read = &ssock_on_read;
     param.cb.on_data_sent = &ssock_on_sent;
     param.user_data = c;
-    param.async_cnt = 1;
+    param.async_cnt = c->reads;
     param.read_buffer_size = READ_SIZE;
     param.send_buffer_size = 4 * CHUNK;
     /* We check the certificate ourselves after the handshake (and name the reason); with
@@ -1275,6 +1286,7 @@ int32_t cpjsua_wsc_connect(const cpjsua_wsc_params *params, cpjsua_wsc **out)
     c->user = params->user;
     c->secure = url.secure;
     c->verify = params->verify_server != 0;
+    c->reads = params->pollers == 1 ? READS : 1;
     c->max_message = params->max_message ? params->max_message : DEFAULT_MAX_MESSAGE;
     snprintf(c->host, sizeof c->host, "%s", url.host);
     memcpy(c->addresses, addresses, count * sizeof addresses[0]);

@@ -50,6 +50,7 @@ typedef struct cpjsua_wsc_params {
     uint32_t connect_timeout_ms;          /* TCP + TLS + upgrade; 0: 10 s */
     const char *ca_file, *ca_path;        /* wss: trusted authorities (NULL: none) */
     int32_t verify_server;                /* wss: refuse an untrusted or misnamed certificate */
+    uint32_t pollers;                     /* threads polling the endpoint's ioqueue (see READS) */
     cpjsua_wsc_callbacks cb;
     void *user;
 } cpjsua_wsc_params;

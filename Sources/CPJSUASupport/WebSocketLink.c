@@ -219,7 +219,8 @@ static void reader_notify(void *ctx, int32_t event, const int16_t *samples, uint
 int32_t cpjsua_ws_link_open(const char *url, const char *const *addresses, uint32_t address_count,
                             const char *const *header_names, const char *const *header_values,
                             uint32_t header_count, uint32_t max_message, uint32_t connect_timeout_ms, const char *ca_file,
-                            const char *ca_path, int32_t verify_server, int32_t media_format, cpjsua_ws_notify notify, void *ctx,
+                            const char *ca_path, int32_t verify_server, uint32_t pollers, int32_t media_format,
+                            cpjsua_ws_notify notify, void *ctx,
                             cpjsua_ws_release release, cpjsua_ws_link **out)
 {
     *out = NULL;
@@ -255,6 +256,7 @@ int32_t cpjsua_ws_link_open(const char *url, const char *const *addresses, uint3
         .ca_file = ca_file,
         .ca_path = ca_path,
         .verify_server = verify_server,
+        .pollers = pollers,
         .cb = {.on_open = &on_open, .on_message = &on_message, .on_oversized = &on_oversized, .on_close = &on_close,
                .on_gone = &on_gone},
         .user = link,

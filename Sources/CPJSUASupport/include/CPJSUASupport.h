@@ -314,14 +314,16 @@ int32_t cpjsua_ws_url_host(const char *_Nonnull url, char *_Nonnull host, uint32
  * resolved by the caller: the link never resolves a name; tried in order, at most 16) with extra
  * handshake headers (at most 32), a bound on the TCP + TLS + upgrade time, and for wss:// the
  * trusted authorities (NULL: none) and whether the server certificate (chain and the URL's host
- * name) must verify; `media_format` is a CPJSUA_WS_MEDIA_* value. Returns a pj_status_t; on
+ * name) must verify; `pollers` is how many threads poll the endpoint's ioqueue (the socket
+ * keeps two reads pending only when it is 1: they could complete out of order on two threads);
+ * `media_format` is a CPJSUA_WS_MEDIA_* value. Returns a pj_status_t; on
  * failure `ctx` has been released and *out is NULL. */
 int32_t cpjsua_ws_link_open(const char *_Nonnull url, const char *_Nonnull const *_Nonnull addresses, uint32_t address_count,
                             const char *_Nonnull const *_Nullable header_names,
                             const char *_Nonnull const *_Nullable header_values, uint32_t header_count,
                             uint32_t max_message, uint32_t connect_timeout_ms, const char *_Nullable ca_file,
-                            const char *_Nullable ca_path, int32_t verify_server, int32_t media_format,
-                            cpjsua_ws_notify _Nonnull notify,
+                            const char *_Nullable ca_path, int32_t verify_server, uint32_t pollers,
+                            int32_t media_format, cpjsua_ws_notify _Nonnull notify,
                             void *_Nullable ctx, cpjsua_ws_release _Nonnull release,
                             cpjsua_ws_link *_Nullable *_Nonnull out);
 /* Sends head + (numbered: the next sequence number) + tail as one text message, in order with

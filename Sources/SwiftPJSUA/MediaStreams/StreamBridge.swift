@@ -124,7 +124,7 @@ final class StreamBridge: @unchecked Sendable {
                 cpjsua_ws_link_open(url, base + names.count + values.count, UInt32(numeric.count), base, base + names.count,
                                     UInt32(sortedHeaders.count), UInt32(options.maximumMessageSize),
                                     UInt32(clamping: max(1, timeout.wholeMilliseconds)), trust.caFile, trust.caDirectory,
-                                    trust.verify ? 1 : 0, Int32(isRealtime ? CPJSUA_WS_MEDIA_REALTIME : CPJSUA_WS_MEDIA_TWILIO),
+                                    trust.verify ? 1 : 0, PJSUA.workerThreadCount, Int32(isRealtime ? CPJSUA_WS_MEDIA_REALTIME : CPJSUA_WS_MEDIA_TWILIO),
                                     linkNotify, Unmanaged.passRetained(self).toOpaque(), bridgeRelease, &opened)
             }
         }
