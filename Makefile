@@ -201,12 +201,14 @@ bench: deps peers
 ## threshold well above its run-to-run noise, so that a gross performance regression fails the
 ## build: setup (self-call cycle, Swift engine / the same loop in C), hop (engine / DispatchQueue),
 ## load (server CPU of the same sipp calls at 8 kHz, softphone / the pjsua app), frames (CPU per
-## call-second, Swift frames / C player). The thresholds, and the noise they were set from, live
+## call-second, Swift frames / C player), stream (CPU per call-second, a media stream to the C
+## echo agent / Swift frames). The thresholds, and the noise they were set from, live
 ## with the figures in Benchmarks/pjsua-bench/CheckBenchmark.swift (and the DocC article
-## Performance.md). Release builds of softphone and pjsua-bench, then about a minute of runs (55-65 s measured).
+## Performance.md). Release builds of softphone, pjsua-bench and stream-echo-agent, then about a minute and a half of runs.
 bench-check: deps peers
 	$(SWIFT) build -c release --product softphone
 	$(SWIFT) build -c release --product pjsua-bench
+	$(SWIFT) build -c release --product stream-echo-agent
 	$(BENCH) check
 
 clean:
