@@ -384,7 +384,9 @@ void cpjsua_ws_link_set_player(cpjsua_ws_link *link, cpjsua_frame_buffer *player
  * "media" object has a string "payload" of strict base64, each key once and without escapes,
  * every other value well-formed JSON (skipped). Anything else (another event, a payload that is
  * not base64, a shape it does not take) is left to Swift (TwilioMediaStreams.parse), which reads
- * and judges it as before. The client already checked that the text is UTF-8. */
+ * and judges it as before. The client already checked that the text is UTF-8. The same scanner
+ * finds an OpenAI Realtime audio delta's item and base64 (cpjsua_realtime_audio_delta) for
+ * OpenAIRealtime.parse, which then skips Foundation's parser for the message that carries audio. */
 
 typedef struct scan {
     const char *p, *end;
@@ -576,6 +578,51 @@ static int top_member(scan *s, const char *key, size_t length, void *state)
         return scan_object(s, media_member, m);
     }
     return skip_value(s, 32);
+}
+
+typedef struct delta_message {
+    int types, items, deltas, audio;
+    const char *item, *delta;
+    size_t item_length, delta_length;
+} delta_message;
+
+static int delta_member(scan *s, const char *key, size_t length, void *state)
+{
+    delta_message *m = state;
+    const char *value;
+    size_t value_length;
+    int escaped;
+    if (key_is(key, length, "type")) {
+        m->types++;
+        if (!scan_string(s, &value, &value_length, &escaped)) return 0;
+        m->audio = !escaped && (key_is(value, value_length, "response.output_audio.delta")
+                                || key_is(value, value_length, "response.audio.delta"));
+        return 1;
+    }
+    if (key_is(key, length, "item_id")) {
+        m->items++;
+        return scan_string(s, &m->item, &m->item_length, &escaped) && !escaped;
+    }
+    if (key_is(key, length, "delta")) {
+        m->deltas++;
+        return scan_string(s, &m->delta, &m->delta_length, &escaped) && !escaped;
+    }
+    return skip_value(s, 32);
+}
+
+int32_t cpjsua_realtime_audio_delta(const char *data, uint64_t length, uint64_t *item_offset, uint64_t *item_length,
+                                    uint64_t *delta_offset, uint64_t *delta_length)
+{
+    delta_message m = {0};
+    scan s = {data, data + length};
+    if (!scan_object(&s, delta_member, &m)) return 0;
+    skip_space(&s);
+    if (s.p != s.end || m.types != 1 || !m.audio || m.deltas != 1 || m.items > 1) return 0;
+    *item_offset = m.items ? (uint64_t)(m.item - data) : 0;
+    *item_length = m.items ? m.item_length : 0;
+    *delta_offset = (uint64_t)(m.delta - data);
+    *delta_length = m.delta_length;
+    return 1;
 }
 
 static int32_t ulaw_to_linear(const uint8_t *bytes, int count, int16_t *samples, uint32_t capacity);

@@ -359,6 +359,16 @@ int32_t cpjsua_ulaw_base64_decode(const char *_Nonnull base64, uint32_t length, 
 int32_t cpjsua_pcm16_base64_decode(const char *_Nonnull base64, uint32_t length, int16_t *_Nonnull samples,
                                    uint32_t capacity);
 
+/* An OpenAI Realtime audio delta (`response.output_audio.delta`, or the beta's
+ * `response.audio.delta`) read without building the JSON: 1 when `data` is exactly one object
+ * whose members are one such `type`, one `delta` string and at most one `item_id` string (all
+ * without escapes) and well-formed JSON otherwise, with where the item and the delta lie in
+ * `data` (the item's length 0 when there is none); 0 for anything else, which the caller reads
+ * with a full JSON parser. Pure parsing: any thread. */
+int32_t cpjsua_realtime_audio_delta(const char *_Nonnull data, uint64_t length, uint64_t *_Nonnull item_offset,
+                                    uint64_t *_Nonnull item_length, uint64_t *_Nonnull delta_offset,
+                                    uint64_t *_Nonnull delta_length);
+
 /* Header/binary agreement (LibraryCheck.c). The version the headers here describe ("2.17",
  * built from PJ_VERSION_NUM_*), and the one the loaded libpj reports (pj_get_version()). */
 const char *_Nonnull cpjsua_header_version(void);

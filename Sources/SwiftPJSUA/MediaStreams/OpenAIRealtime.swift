@@ -1,3 +1,4 @@
+import CPJSUASupport
 import Foundation
 
 /// The OpenAI Realtime messages (the GA interface; the beta names of the audio and transcript
@@ -48,6 +49,21 @@ enum OpenAIRealtime {
     /// Reads one text message from the service. Never traps: what is not a JSON object with a
     /// `type` is `.invalid`; a type the stream does not use is `.ignored`.
     static func parse(_ bytes: UnsafeRawBufferPointer) -> ServiceMessage {
+        // Audio, most of what a service sends, is found in one pass in C (WebSocketLink.c) rather
+        // than by building the whole JSON object; anything that pass does not take is parsed below.
+        if let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self) {
+            var itemOffset: UInt64 = 0, itemLength: UInt64 = 0, deltaOffset: UInt64 = 0, deltaLength: UInt64 = 0
+            if cpjsua_realtime_audio_delta(base, UInt64(bytes.count), &itemOffset, &itemLength, &deltaOffset, &deltaLength) == 1 {
+                let item = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[Int(itemOffset)..<Int(itemOffset + itemLength)]), as: UTF8.self)
+                let delta = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[Int(deltaOffset)..<Int(deltaOffset + deltaLength)]), as: UTF8.self)
+                return .audio(item: item, payload: Substring(delta))
+            }
+        }
+        return parseWithFoundation(bytes)
+    }
+
+    /// Reads one text message with Foundation's JSON parser (every message the C pass leaves).
+    static func parseWithFoundation(_ bytes: UnsafeRawBufferPointer) -> ServiceMessage {
         guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)), let message = object as? [String: Any] else {
             return .invalid(.notJSON, detail: "not a JSON object (\(bytes.count) bytes)")
         }

@@ -286,6 +286,59 @@ extension MediaStreamProtocolTests {
         }
     }
 
+    @Test func audioDeltasAreFoundInOnePassInCAndReadAsFoundationReadsThemAnythingElseFallsBack() {
+        func fast(_ text: String) -> Bool {
+            Array(text.utf8).withUnsafeBytes { bytes in
+                var a: UInt64 = 0, b: UInt64 = 0, c: UInt64 = 0, d: UInt64 = 0
+                return bytes.baseAddress.map {
+                    cpjsua_realtime_audio_delta($0.assumingMemoryBound(to: CChar.self), UInt64(bytes.count), &a, &b, &c, &d) == 1
+                } ?? false
+            }
+        }
+        func bothWays(_ text: String) -> (OpenAIRealtime.ServiceMessage, OpenAIRealtime.ServiceMessage) {
+            Array(text.utf8).withUnsafeBytes { (OpenAIRealtime.parse($0), OpenAIRealtime.parseWithFoundation($0)) }
+        }
+        let payload = String(repeating: "AAEC", count: 2000) + "AQ=="
+        // Taken by the C pass: the GA event as the service documents it, the beta name, any key
+        // order, whitespace, members with nested values, no item.
+        let taken = [
+            #"{"type":"response.output_audio.delta","event_id":"event_4","response_id":"resp_1","item_id":"item_9","output_index":0,"content_index":0,"delta":"\#(payload)"}"#,
+            #"{"type":"response.audio.delta","item_id":"i2","delta":"AQA="}"#,
+            #" { "delta" : "AAAA" ,"meta":{"a":[1,2.5e3,true,null,{"b":"\""}]}, "item_id":"é", "type":"response.output_audio.delta" } "#,
+            #"{"type":"response.output_audio.delta","delta":""}"#,
+            #"{"delta":"AAAA","type":"response.audio.delta"}"#,
+        ]
+        // Left to Foundation: escapes (a JSON encoder may write "\/"), a repeated or missing key,
+        // another type, trailing text, a non-string delta.
+        let left = [
+            #"{"type":"response.output_audio.delta","item_id":"i1","delta":"AA\/A"}"#,
+            #"{"type":"response.output_audio.delta","item_id":"i"1","delta":"AAAA"}"#,
+            #"{"type":"response.output_audio\u002edelta","delta":"AAAA"}"#,
+            #"{"type":"response.output_audio.delta","delta":"AAAA","delta":"BBBB"}"#,
+            #"{"type":"response.output_audio.delta","type":"response.done","delta":"AAAA"}"#,
+            #"{"type":"response.output_audio.delta"}"#,
+            #"{"type":"response.done","delta":"AAAA"}"#,
+            #"{"type":"response.output_audio.delta","delta":"AAAA"} x"#,
+            #"{"type":"response.output_audio.delta","delta":7}"#,
+            #"{"type":"response.output_audio.delta","delta":"AAAA""#,
+        ]
+        for text in taken {
+            #expect(fast(text), "\(text.prefix(80))")
+            let (parsed, reference) = bothWays(text)
+            #expect(parsed == reference, "\(text.prefix(80))")
+            guard case .audio = parsed else {
+                Issue.record("\(text.prefix(80)) was not read as audio")
+                continue
+            }
+        }
+        for text in left {
+            #expect(!fast(text), "\(text.prefix(80))")
+            let (parsed, reference) = bothWays(text)
+            #expect(parsed == reference, "\(text.prefix(80))")
+        }
+        #expect(bothWays(left[0]).0 == .audio(item: "i1", payload: "AA/A"))
+    }
+
     @Test func theSessionUpdateAndTruncateAreValidJSONWithTheSessionsSettingsEscaped() throws {
         let session = PJSUA.MediaStream.RealtimeSession(instructions: "Say \"hi\"\n", voice: "alloy", silenceDuration: .milliseconds(350))
         let update = try #require(try JSONSerialization.jsonObject(with: Data(OpenAIRealtime.sessionUpdate(session).utf8)) as? [String: Any])
