@@ -42,7 +42,7 @@ enum LoadBenchmark {
         var timedOut = 0
         var created = 0
         var responseP50 = Double.nan
-        /// Server CPU seconds (user + system) from just before sipp started to just after it ended.
+        /// Server CPU seconds (its threads' schedstat) from just before sipp started to just after it ended.
         var cpuSeconds = Double.nan
         /// Calls sipp created per second (below the asked rate when sipp, or the concurrency limit,
         /// could not keep the pace).
@@ -112,12 +112,21 @@ enum LoadBenchmark {
         let port = freeLoopbackPort()
         let server = try await startServer(side, port: port, maxNewCallsPerSecond: maxNewCallsPerSecond, clockRate: clockRate)
         defer { server.stop() }
-        let cpuBefore = processCPUSeconds(pid: server.pid)
+        // One call first, outside the measured CPU: each server's first call pays one-off costs
+        // (the pjsua app makes its DTLS key then, about 0.3 s of bignum work) that are not a
+        // per-call cost and would otherwise be most of a short run's difference.
+        let warmUp = SippRun(rate: 1, calls: 1, holdMilliseconds: 100, concurrencyLimit: 1, traceResponseTimes: false)
+        let warmed = try await warmUp.run(againstPort: port)
+        guard warmed.statistics?.counter("SuccessfulCall(C)") == 1 else {
+            throw BenchError("the warm-up call against \(side.rawValue) failed:\n\(warmed.output.suffix(1500))")
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        let cpuBefore = liveThreadsCPUSeconds(pid: server.pid)
         let result = try await run.run(againstPort: port)
         // Let the server finish tearing down the last calls before reading its CPU time.
         try await Task.sleep(for: .milliseconds(200))
         var outcome = Outcome(expected: run.calls)
-        if let cpuBefore, let cpuAfter = processCPUSeconds(pid: server.pid) { outcome.cpuSeconds = cpuAfter - cpuBefore }
+        if let cpuBefore, let cpuAfter = liveThreadsCPUSeconds(pid: server.pid) { outcome.cpuSeconds = cpuAfter - cpuBefore }
         if server.exited != nil { throw BenchError("\(side.rawValue) server exited during the run:\n\(server.output.suffix(2000))") }
         guard let statistics = result.statistics else {
             throw BenchError("sipp left no statistics against \(side.rawValue):\n\(result.output.suffix(1500))")
