@@ -50,14 +50,16 @@ func processCPUSeconds(pid: Int32) -> Double? {
 /// A thread that exits between two readings takes its time with it, so this is for processes
 /// whose threads live as long as they do (the bench's servers).
 func liveThreadsCPUSeconds(pid: Int32) -> Double? {
-    guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task"), !tasks.isEmpty else { return nil }
-    var nanoseconds: UInt64 = 0
-    for task in tasks {
-        guard let text = readText("/proc/\(pid)/task/\(task)/schedstat"),
-              let first = text.split(separator: " ").first, let value = UInt64(first) else { continue }
-        nanoseconds += value
-    }
+    guard let texts = taskFiles(pid: pid, named: "schedstat"), !texts.isEmpty else { return nil }
+    let nanoseconds = texts.reduce(UInt64(0)) { sum, text in sum + (text.split(separator: " ").first.flatMap { UInt64($0) } ?? 0) }
     return Double(nanoseconds) / 1e9
+}
+
+/// The text of /proc/PID/task/*/NAME for each of another process's live threads (those that
+/// could be read); nil if its task directory cannot be listed.
+func taskFiles(pid: Int32, named name: String) -> [String]? {
+    guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") else { return nil }
+    return tasks.compactMap { readText("/proc/\(pid)/task/\($0)/\(name)") }
 }
 
 /// The machine's 1-minute load average (other work skews CPU figures), NaN if unreadable.
@@ -69,10 +71,9 @@ func loadAverage() -> Double {
 /// /proc/<pid>/task/*/status; nil if unreadable. Thread wake-ups cost more than their CPU time
 /// shows: this counts them.
 func processContextSwitches(pid: Int32) -> Int? {
-    guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") else { return nil }
+    guard let statuses = taskFiles(pid: pid, named: "status") else { return nil }
     var total = 0
-    for task in tasks {
-        guard let status = readText("/proc/\(pid)/task/\(task)/status") else { continue }
+    for status in statuses {
         for line in status.split(separator: "\n") where line.contains("ctxt_switches:") {
             total += Int(line.split(separator: "\t").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0
         }
