@@ -217,6 +217,37 @@ if ! grep -q "swift-pjsua: KL-45" "$PJSUA_MEDIA"; then
     sed -i 's|^\( *\)call_med->rem_mid = a->value;$|\1if (call->inv \|\| call->async_call.dlg) pj_strdup(call->inv ? call->inv->dlg->pool : call->async_call.dlg->pool, \&call_med->rem_mid, \&a->value);  /* swift-pjsua: KL-45 */|' "$PJSUA_MEDIA"
 fi
 
+# KL-48 (pjproject #5057, fixed upstream after 2.17): pjmedia_conf_remove_port removes a port whose
+# add is still queued (is_new) at once, on the caller's thread, after releasing the bridge's mutex,
+# without marking the port as being removed. In that window a connect from another thread (our
+# executor wiring a call's audio while the SIP worker's media update stops the stream it just
+# started) passed the checks and queued a CONNECT on the dying slot; the clock thread ran it, and
+# the slot was freed under it: the worker failed op_disconnect_ports' transmitter_cnt assertion and
+# the clock thread dereferenced the freed slot in get_frame (seen once, in make test's ASan pass).
+# A second remove in the window likewise queued a REMOVE that the clock thread ran concurrently.
+# Mark the port removing before the mutex is released, as the queued removal does, so that both are
+# refused. The parallel backend (conf_thread.c, built but not selected) has the same path.
+for CONF in "$SRC/pjmedia/src/pjmedia/conference.c" "$SRC/pjmedia/src/pjmedia/conf_thread.c"; do
+    if ! grep -q "swift-pjsua: KL-48" "$CONF"; then
+        [ "$(grep -c '^            /\* Release mutex to avoid deadlock \*/$' "$CONF")" = 1 ] \
+            && grep -q '^        if (found) {$' "$CONF" \
+            || die "$(basename "$CONF") changed: review the KL-48 synchronous removal"
+        sed -i 's|^            /\* Release mutex to avoid deadlock \*/$|            conf_port->removing = PJ_TRUE;  /* swift-pjsua: KL-48, refuse connects and removes in the window */\n&|' "$CONF"
+    fi
+done
+
+# KL-46: with randomize_port, pjsua draws an account's first RTP port at random in its range once,
+# then walks up one pair per failed bind and fails the call after 100 (RTP_RETRY): any walk that
+# reached a block of 100 or more pairs another process holds failed a call, however large the free
+# rest of the range (seen in make test, beside a leftover process holding 200 ports). After a
+# failed bind a randomized range now draws a new pair instead, so a call fails only when 100 draws
+# all meet held pairs. An explicit range (no randomize_port) keeps walking from its start.
+if ! grep -q "swift-pjsua: KL-46" "$PJSUA_MEDIA"; then
+    [ "$(grep -c '^    for (i=0; i<RTP_RETRY; ++i, acc->next_rtp_port += 2) {$' "$PJSUA_MEDIA")" = 1 ] \
+        || die "pjsua_media.c changed: review the KL-46 new draw after a failed bind"
+    sed -i 's|^    for (i=0; i<RTP_RETRY; ++i, acc->next_rtp_port += 2) {$|&\n        if (i > 0 \&\& cfg->randomize_port \&\& cfg->port != 0 \&\& cfg->port_range != 0)  /* swift-pjsua: KL-46 */\n            acc->next_rtp_port = (pj_uint16_t)(cfg->port + ((pj_rand() % cfg->port_range) / 2) * 2);|' "$PJSUA_MEDIA"
+fi
+
 # KL-28: pjmedia's vpx.c opens the VP8/VP9 encoder with a fixed `cfg.g_threads = 4`. Measured on
 # the 2-core machine (pjsua-bench video, 640x480 VP8 at 15 fps): with 4 threads the encoding clock
 # thread took a whole core and the call sent 0-1 pictures a second, both ways, at any load and

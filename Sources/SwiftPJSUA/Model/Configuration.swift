@@ -91,10 +91,9 @@ extension PJSUA {
         /// Processes on one host given ranges of their own never take each other's ports.
         ///
         /// nil (the default): the range runs from ``rtpPort`` to 65535 and the first stream
-        /// starts at a random even port in it, then upwards and wrapping likewise. pjsua gives up
-        /// a stream after 100 pairs it cannot bind, so without the random start every process on
-        /// the host would start at the same port, and one holding the 200 ports above it would
-        /// fail every other process's calls ("Address already in use", KL-46).
+        /// starts at a random even port in it, then upwards and wrapping likewise; a pair that
+        /// is taken (by another process) sends the stream to a new random pair. A stream fails
+        /// only when 100 pairs it tried were all taken ("Address already in use", KL-46).
         ///
         /// At least 4; the range must end at 65535 or below.
         public var rtpPortCount: Int?

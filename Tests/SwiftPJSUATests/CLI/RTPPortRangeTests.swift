@@ -75,6 +75,34 @@ struct RTPPortRangeTests {
         #expect(child.isRunning, "\(child.output.suffix(2000))")
     }
 
+    /// Without a range, a bind that fails draws a new random pair rather than walking to the next
+    /// one (KL-46). pjsua draws the start once and walks up one pair per failed bind, giving up
+    /// after 100: a walk that reached a block of 100 or more pairs another process holds failed a
+    /// call, however much of the range was free. Here the range is the last 301 pairs below 65535
+    /// and the top 255 of them are held. Walking, 50 calls in a row fail at least one, whatever
+    /// the start: each call takes the next free pair, so the calls reach the block and need three
+    /// calls' 100 binds to cross it (the walk then wraps to the range's start inside the loop; the
+    /// block is at the top because pjsua draws afresh when a call that bound 65534 leaves it at 0).
+    /// Drawing, a call fails only if 100 draws all land in the block: (255/301)^100, about 1 in
+    /// 16 million.
+    @Test func aBlockOfHeldPairsPastTheStartIsLeftByANewDrawNotWalkedThrough() async throws {
+        let first = 64_934, block = 65_026  // 46 free pairs, then 255 held up to 65535
+        let held = try (block...65_535).map { try LoopbackSocket.occupying($0) }
+        defer { withExtendedLifetime(held) {} }
+        let (child, port) = try await answeringSoftphone(["--rtp-ports", "\(first)"], name: "softphone-rtp-held-block")
+        defer { child.stop() }
+        let peer = try RawSIPPeer(target: port)
+        for call in 1...50 {
+            let (invite, reply) = try await peer.invite()
+            let answer = try #require(reply, "call \(call) was not answered")
+            let media = Self.mediaPort(answer) ?? 0
+            #expect(answer.statusCode == 200 && media >= first && media < block, "call \(call): \(answer.startLine), media at \(media)")
+            guard answer.statusCode == 200 else { continue }
+            #expect(try await peer.exchange(invite.inDialog("BYE", cseq: invite.cseq + 1, toTag: answer.toTag))?.statusCode == 200)
+        }
+        #expect(child.isRunning, "\(child.output.suffix(2000))")
+    }
+
     /// 200 UDP ports in a row on 127.0.0.1, bound for as long as the sockets live: a block
     /// starting at an even port between 10000 and 24800, below Linux's ephemeral ports.
     private static func holdTwoHundredPorts() throws -> (first: Int, sockets: [LoopbackSocket]) {

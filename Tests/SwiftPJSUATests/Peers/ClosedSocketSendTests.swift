@@ -14,21 +14,8 @@ struct ClosedSocketSendTests {
     /// The race's outcome, made deterministic: a C program linked against the installed PJSIP
     /// (Tests/Peers/probes/closed_socket_send.c) sends with the key a losing sender reads.
     @Test func aSendOnAClosedSocketsKeyFailsWithoutAbortingTheProcess() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("swift-pjsua-probe-\(getpid())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let probe = directory.appendingPathComponent("closed_socket_send").path
-        // pkg-config follows PKG_CONFIG_PATH, so the iOS-profile run builds it against that PJSIP.
-        let build = """
-            cc -w "\(peersDirectory)/probes/closed_socket_send.c" -o "\(probe)" \
-              $(pkg-config --cflags --libs swift-pjsua-pjproject) \
-              -Wl,-rpath,"$(pkg-config --variable=libdir swift-pjsua-pjproject)"
-            """
-        let compiler = try ChildProcess("/bin/sh", ["-c", build], name: "probe-build")
-        #expect(try await compiler.waitForExit(timeout: .seconds(60)) == 0, "\(compiler.output)")
-        let run = try ChildProcess(probe, [], name: "probe")
-        let status = try await run.waitForExit(timeout: .seconds(10))
-        #expect(status == 0, "exit \(status): \(run.output)")
-        #expect(run.output.contains("sendto 70014 send 70014"), "\(run.output)")
+        let (status, output) = try await PJSIPProbe.run("closed_socket_send")
+        #expect(status == 0, "exit \(status): \(output)")
+        #expect(output.contains("sendto 70014 send 70014"), "\(output)")
     }
 }

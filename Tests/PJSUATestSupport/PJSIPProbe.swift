@@ -1,0 +1,27 @@
+import Foundation
+
+/// A C program under `Tests/Peers/probes/`, built against the installed PJSIP and run once: the
+/// way a test checks a patch of ours in PJSIP whose failure aborts or crashes the process (a probe
+/// crashing is a failed test, not a crashed test run).
+public enum PJSIPProbe {
+    /// Builds `Tests/Peers/probes/NAME.c` into a temporary directory and runs it; returns its exit
+    /// status (a signal's number for a probe killed by one) and what it printed.
+    public static func run(_ name: String, timeout: Duration = .seconds(10)) async throws -> (status: Int32, output: String) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("swift-pjsua-probe-\(getpid())-\(name)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let probe = directory.appendingPathComponent(name).path
+        // pkg-config follows PKG_CONFIG_PATH, so the iOS-profile run builds it against that PJSIP.
+        let build = """
+            cc -w "\(peersDirectory)/probes/\(name).c" -o "\(probe)" \
+              $(pkg-config --cflags --libs swift-pjsua-pjproject) \
+              -Wl,-rpath,"$(pkg-config --variable=libdir swift-pjsua-pjproject)"
+            """
+        let compiler = try ChildProcess("/bin/sh", ["-c", build], name: "probe-build")
+        let built = try await compiler.waitForExit(timeout: .seconds(60))
+        guard built == 0 else { throw ChildProcessError("probe \(name) did not build (exit \(built)): \(compiler.output)") }
+        let run = try ChildProcess(probe, [], name: "probe-\(name)")
+        let status = try await run.waitForExit(timeout: timeout)
+        return (status, run.output)
+    }
+}
