@@ -103,6 +103,23 @@ public final class RawSIPPeer: @unchecked Sendable {
         return try await finalResponse(to: request, timeout: timeout)
     }
 
+    /// Sends `request` as a UDP client transaction does (RFC 3261 17.1.2.2: again after T1 = 500 ms,
+    /// then at doubling intervals capped at T2 = 4 s) until its final response comes or `timeout`
+    /// (Timer F, 64*T1) passes. For a target whose receive buffer may be full (after a flood, the
+    /// kernel drops what arrives until the engine has read its backlog), where one datagram sent
+    /// once proves nothing.
+    public func exchangeRetransmitting(_ request: RawSIPRequest, timeout: Duration = .seconds(32)) async throws -> RawSIPMessage? {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        var interval = Duration.milliseconds(500)
+        while ContinuousClock.now < deadline {
+            send(request)
+            let wait = min(interval, ContinuousClock.now.duration(to: deadline))
+            if let response = try await finalResponse(to: request, timeout: wait) { return response }
+            interval = min(interval * 2, .seconds(4))
+        }
+        return nil
+    }
+
     /// Waits for a request of `method` from the target, skipping everything else.
     public func request(_ method: String, timeout: Duration = .seconds(5)) async throws -> RawSIPMessage? {
         try await first(timeout: timeout) { $0.method == method }
