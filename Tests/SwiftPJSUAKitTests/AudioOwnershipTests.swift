@@ -46,9 +46,10 @@ struct AudioOwnershipTests {
     }
 
     /// Activation and deactivation racing (either may win): the device ends up open exactly when
-    /// the session ends up active, never open with the session inactive. Both orders are forced
-    /// once (the deactivation arriving while the device is still opening, and before the
-    /// activation), then left to the scheduler.
+    /// the session ends up active, never open with the session inactive nor closed with it
+    /// active. The orders are forced once each (the deactivation arriving while the device is
+    /// still opening, and before the activation; the activation arriving while the device is
+    /// still closing), then left to the scheduler.
     @Test func deactivationRacingActivationLeavesTheDeviceMatchingTheSession() async throws {
         var outcomes = Set<Bool>()
 
@@ -77,6 +78,26 @@ struct AudioOwnershipTests {
         #expect(reopening.engine.isDeviceOpen)
         #expect(reopening.engine.log.last == "enableAudio", "\(reopening.engine.log)")
         #expect(outcomes == [false, true], "both orders were exercised")
+
+        // Activated while the device is closing: the closing finishes, then the device opens
+        // again. (A closing and an opening sent to the engine side by side could arrive in either
+        // order and leave the device closed under an active session: ci at 109b956 saw it.)
+        let closing = await Harness()
+        closing.engine.setSessionActive(true)
+        try await closing.core.audioSessionDidActivate()
+        let closeGate = Gate()
+        closing.engine.holdAudioDeactivation(at: closeGate)
+        let deactivation = Task { await closing.core.audioSessionDidDeactivate() }
+        #expect(await eventually("the device is closing") { closing.engine.count("disableAudio") == 1 })
+        let reactivation = Task { try await closing.core.audioSessionDidActivate() }
+        #expect(await eventually("the activation is waiting") { await closing.core.isAudioSessionActive })
+        #expect(closing.engine.count("enableAudio") == 1, "no opening is sent while the device is closing")
+        await closeGate.open()
+        await deactivation.value
+        try await reactivation.value
+        #expect(await closing.core.isAudioSessionActive)
+        #expect(closing.engine.isDeviceOpen, "\(closing.engine.log)")
+        #expect(closing.engine.log.last == "enableAudio", "\(closing.engine.log)")
 
         for _ in 0..<50 {
             let h = await Harness()

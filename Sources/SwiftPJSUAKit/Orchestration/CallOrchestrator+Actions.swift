@@ -126,20 +126,57 @@ extension CallOrchestrator {
 
     /// The platform activated the audio session (CallKit's `didActivate`): opens the engine's
     /// audio device, the only place that does.
+    ///
+    /// Returns once the device matches the session; throws when it failed to open (the session
+    /// still counts as active).
     public func audioSessionDidActivate() async throws(CallOrchestratorError) {
         isAudioSessionActive = true
-        try await onEngine { try await engine.enableAudioDevice() }
-        if !isAudioSessionActive {
-            // Deactivated while the device was opening: close it again.
-            await engine.disableAudioDevice()
+        if audioDeviceIsBusy {
+            // The running operation sees the change when it finishes and opens the device.
+            await withCheckedContinuation { audioDeviceWaiters.append($0) }
+        } else {
+            await matchAudioDeviceToSession()
+        }
+        if isAudioSessionActive, let failure = audioDeviceFailure {
+            throw .engine(failure)
         }
     }
 
     /// The platform deactivated the audio session (CallKit's `didDeactivate`): closes the
-    /// engine's audio device.
+    /// engine's audio device. When the device is still opening, it returns at once and the
+    /// device is closed as soon as the opening finishes.
     public func audioSessionDidDeactivate() async {
         isAudioSessionActive = false
-        await engine.disableAudioDevice()
+        guard !audioDeviceIsBusy else { return }
+        await matchAudioDeviceToSession()
+    }
+
+    /// Opens or closes the engine's audio device as ``isAudioSessionActive`` says, then again
+    /// each time it changed meanwhile, one operation at a time: an activation and a deactivation
+    /// racing would otherwise reach the engine in either order, and the later one in the engine
+    /// need not be the later one here. The last operation always matches the session.
+    private func matchAudioDeviceToSession() async {
+        audioDeviceIsBusy = true
+        var wanted = isAudioSessionActive
+        while true {
+            if wanted {
+                do {
+                    try await engine.enableAudioDevice()
+                    audioDeviceFailure = nil
+                } catch {
+                    audioDeviceFailure = error
+                }
+            } else {
+                await engine.disableAudioDevice()
+                audioDeviceFailure = nil
+            }
+            if isAudioSessionActive == wanted { break }
+            wanted = isAudioSessionActive
+        }
+        audioDeviceIsBusy = false
+        let waiters = audioDeviceWaiters
+        audioDeviceWaiters = []
+        for waiter in waiters { waiter.resume() }
     }
 
     /// The platform reset the call UI (CallKit's `providerDidReset`): hangs up and forgets every

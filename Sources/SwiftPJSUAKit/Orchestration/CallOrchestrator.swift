@@ -48,6 +48,14 @@ public actor CallOrchestrator<Engine: CallEngine, Provider: CallProvider, Audio:
     var wakeAccount: Engine.AccountHandle?
     /// Whether the platform audio session is active (between activation and deactivation).
     public internal(set) var isAudioSessionActive = false
+    /// Whether a device operation is running; only one runs at a time, so the engine sees the
+    /// openings and closings in the order the orchestrator decided them.
+    var audioDeviceIsBusy = false
+    /// Why the last device operation, an opening, failed; nil when the last one succeeded or was
+    /// a closing. Reported to activations that waited for it.
+    var audioDeviceFailure: (any Error)?
+    /// Activations waiting for the running device operation to finish.
+    var audioDeviceWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// How many unknown engine calls' events are kept for an outgoing call still being placed.
     static var orphanHandleLimit: Int { 64 }

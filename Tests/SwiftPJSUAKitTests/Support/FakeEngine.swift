@@ -24,6 +24,7 @@ final class FakeEngine: CallEngine, @unchecked Sendable {
     private var mutedCalls: Set<FakeCall> = []
     private var networkGate: Gate?
     private var audioGate: Gate?
+    private var audioCloseGate: Gate?
 
     /// Every operation, in order, e.g. `answer #3`, `answer #3 video`, `reject #3 603`,
     /// `video #3 on`, `enableAudio`.
@@ -138,8 +139,13 @@ final class FakeEngine: CallEngine, @unchecked Sendable {
 
     func disableAudioDevice() async {
         try? record("disableAudio", "")
+        let gate = lock.withLock { audioCloseGate }
+        if let gate { await gate.wait() }
         lock.withLock { deviceOpen = false }
     }
+
+    /// Holds every ``disableAudioDevice()`` until the gate opens: the device is still closing.
+    func holdAudioDeactivation(at gate: Gate) { lock.withLock { audioCloseGate = gate } }
 
     func recoverNetwork(for account: String) async throws { try record("recover \(account)", "recover") }
 
