@@ -56,8 +56,25 @@ struct cpjsua_ws_link {
     cpjsua_frame_buffer *player;    /* the writer's queue the agent's `media` goes to (set_player) */
     uint32_t player_capacity;       /* its capacity, samples */
     uint64_t audio_skipped;         /* samples of one message over that capacity, not queued */
+    /* Pass-through (cpjsua_ws_link_tap): the caller's PCMU/PCMA RTP goes out as it arrives, in
+     * 20 ms messages, instead of the reader port's frames; the reader's ticks only continue the
+     * stream with silence while no packet comes. */
+    int32_t tap_call;               /* the tapped call and media index; -1: none */
+    uint32_t tap_media;
+    int tap_started;                /* a packet was taken: the fields below are set */
+    uint32_t tap_ssrc;
+    uint16_t tap_next_seq;
+    uint32_t tap_next_timestamp;
+    uint8_t tap_pending[MEDIA_SAMPLES];  /* mu-law of the next message, not 20 ms yet */
+    uint32_t tap_pending_count;
+    uint32_t ticks_without_rtp;     /* reader ticks since the last packet */
+    uint64_t silence_since_rtp;     /* samples of silence the ticks sent since the last packet */
+    uint64_t tap_position;          /* samples: the `timestamp` of the next message */
+    uint64_t reader_position;       /* the reader's position at its last tick */
+    uint64_t tap_packets, tap_late, tap_concealed;
     /* Set once at creation. */
     int32_t format;                 /* CPJSUA_WS_MEDIA_* */
+    atomic_int tapping;             /* pass-through is on (written under `lock`) */
     cpjsua_frame_buffer *reader;
     cpjsua_ws_notify notify;
     void *ctx;
@@ -179,6 +196,137 @@ static void send_realtime_frame(cpjsua_ws_link *link, const int16_t *samples)
     pthread_mutex_unlock(&link->lock);
 }
 
+/* Sends 20 ms of mu-law as a numbered Twilio `media` message with `timestamp` position / 8 (ms).
+ * Under `lock`. */
+static void send_media_locked(cpjsua_ws_link *link, const uint8_t *ulaw, uint64_t position)
+{
+    if (!link->media_sid || !link->open) return;
+    char payload[PJ_BASE256_TO_BASE64_LEN(MEDIA_SAMPLES) + 1];
+    int payload_length = (int)sizeof payload;
+    if (pj_base64_encode(ulaw, MEDIA_SAMPLES, payload, &payload_length) != PJ_SUCCESS) return;
+    char message[MEDIA_MESSAGE_SIZE];
+    link->chunk++;
+    int length = snprintf(message, sizeof message,
+                          "{\"event\":\"media\",\"sequenceNumber\":\"%llu\",\"media\":{\"track\":\"inbound\","
+                          "\"chunk\":\"%llu\",\"timestamp\":\"%llu\",\"payload\":\"%.*s\"},\"streamSid\":\"%s\"}",
+                          (unsigned long long)(link->sequence + 1), (unsigned long long)link->chunk,
+                          (unsigned long long)(position / 8), payload_length, payload, link->media_sid);
+    if (length > 0 && length < (int)sizeof message &&
+        send_locked(link, message, (uint32_t)length, CPJSUA_WSC_MEDIA) == 0) {
+        /* A number goes to every message queued; one dropped from the queue later leaves a
+         * gap, which tells the agent where media is missing. */
+        link->sequence++;
+        link->media_sent++;
+    }
+}
+
+/* Appends `count` bytes of mu-law (NULL: silence) to the pass-through's next message, sending
+ * each 20 ms as it fills. Under `lock`. */
+static void tap_append_locked(cpjsua_ws_link *link, const uint8_t *ulaw, uint64_t count)
+{
+    while (count > 0) {
+        uint32_t room = MEDIA_SAMPLES - link->tap_pending_count;
+        uint32_t take = count < room ? (uint32_t)count : room;
+        if (ulaw) {
+            memcpy(link->tap_pending + link->tap_pending_count, ulaw, take);
+            ulaw += take;
+        } else {
+            memset(link->tap_pending + link->tap_pending_count, 0xFF, take);  /* mu-law silence */
+        }
+        link->tap_pending_count += take;
+        count -= take;
+        if (link->tap_pending_count == MEDIA_SAMPLES) {
+            send_media_locked(link, link->tap_pending, link->tap_position);
+            link->tap_position += MEDIA_SAMPLES;
+            link->tap_pending_count = 0;
+        }
+    }
+}
+
+/* A reader tick while passing through: after three ticks (40-60 ms) without a packet (the
+ * caller on hold, silence suppression, loss), the stream goes on with silence, the three ticks'
+ * worth at once and then one frame per tick, as the bridge path would send. Under `lock`. */
+static void tap_tick_locked(cpjsua_ws_link *link)
+{
+    if (!link->media_sid || !link->open) return;
+    if (++link->ticks_without_rtp < 3) return;
+    uint32_t frames = link->ticks_without_rtp == 3 ? 3 : 1;
+    for (uint32_t i = 0; i < frames; i++) {
+        uint32_t silence = MEDIA_SAMPLES - link->tap_pending_count;
+        tap_append_locked(link, NULL, silence);
+        link->silence_since_rtp += silence;
+    }
+}
+
+/* The tap's consumer: one RTP packet of the call (pjsua's worker thread, after SRTP). PCMU and
+ * PCMA audio goes out in arrival order; a packet older than one already taken (late, or a
+ * duplicate) is dropped; audio missing before a packet (lost, or replaced by RFC 4733 events)
+ * is sent as silence, less what the ticks already sent, up to one second (a longer jump starts
+ * a new timeline, as does a new SSRC). Other payload types (telephone-event, comfort noise) are
+ * not audio for the agent: their time is covered by the next packet's gap or by the ticks. */
+static void tap_consume(void *ctx, const uint8_t *packet, uint32_t size)
+{
+    cpjsua_ws_link *link = ctx;
+    if (size < 12 || (packet[0] >> 6) != 2) return;
+    uint8_t type = packet[1] & 0x7F;
+    if (type != 0 && type != 8) return;
+    uint32_t offset = 12 + 4u * (packet[0] & 0x0F);
+    if (packet[0] & 0x10) {
+        if (offset + 4 > size) return;
+        offset += 4 + 4u * (((uint32_t)packet[offset + 2] << 8) | packet[offset + 3]);
+    }
+    uint32_t end = size;
+    if (packet[0] & 0x20) {
+        uint8_t padding = packet[size - 1];
+        if (padding == 0 || padding > end) return;
+        end -= padding;
+    }
+    if (offset >= end) return;
+    uint32_t length = end - offset;
+    uint16_t seq = (uint16_t)((packet[2] << 8) | packet[3]);
+    uint32_t timestamp = ((uint32_t)packet[4] << 24) | ((uint32_t)packet[5] << 16) | ((uint32_t)packet[6] << 8) | packet[7];
+    uint32_t ssrc = ((uint32_t)packet[8] << 24) | ((uint32_t)packet[9] << 16) | ((uint32_t)packet[10] << 8) | packet[11];
+    uint8_t converted[MEDIA_SAMPLES];
+    pthread_mutex_lock(&link->lock);
+    if (!atomic_load_explicit(&link->tapping, memory_order_relaxed) || !link->media_sid || !link->open) {
+        pthread_mutex_unlock(&link->lock);
+        return;
+    }
+    if (link->tap_started && ssrc == link->tap_ssrc) {
+        if ((int16_t)(uint16_t)(seq - link->tap_next_seq) < 0) {
+            link->tap_late++;
+            pthread_mutex_unlock(&link->lock);
+            return;
+        }
+        int32_t gap = (int32_t)(timestamp - link->tap_next_timestamp);
+        if (gap > 0 && gap <= 8000 && (uint64_t)gap > link->silence_since_rtp) {
+            uint64_t missing = (uint64_t)gap - link->silence_since_rtp;
+            tap_append_locked(link, NULL, missing);
+            link->tap_concealed += missing;
+        }
+    }
+    link->tap_started = 1;
+    link->tap_ssrc = ssrc;
+    link->tap_next_seq = (uint16_t)(seq + 1);
+    link->tap_next_timestamp = timestamp + length;
+    link->ticks_without_rtp = 0;
+    link->silence_since_rtp = 0;
+    link->tap_packets++;
+    const uint8_t *payload = packet + offset;
+    while (length > 0) {
+        uint32_t take = length < MEDIA_SAMPLES ? length : MEDIA_SAMPLES;
+        if (type == 8) {
+            for (uint32_t i = 0; i < take; i++) converted[i] = pjmedia_alaw2ulaw(payload[i]);
+            tap_append_locked(link, converted, take);
+        } else {
+            tap_append_locked(link, payload, take);
+        }
+        payload += take;
+        length -= take;
+    }
+    pthread_mutex_unlock(&link->lock);
+}
+
 /* The reader port's notify: one frame of the call's audio, on the bridge's clock thread. */
 static void reader_notify(void *ctx, int32_t event, const int16_t *samples, uint32_t count, uint64_t position,
                           uint64_t handed)
@@ -191,28 +339,21 @@ static void reader_notify(void *ctx, int32_t event, const int16_t *samples, uint
         return;
     }
     if (count != MEDIA_SAMPLES) return;
+    if (atomic_load_explicit(&link->tapping, memory_order_relaxed)) {
+        pthread_mutex_lock(&link->lock);
+        link->reader_position = position;
+        if (atomic_load_explicit(&link->tapping, memory_order_relaxed)) {
+            tap_tick_locked(link);
+            pthread_mutex_unlock(&link->lock);
+            return;
+        }
+        pthread_mutex_unlock(&link->lock);
+    }
     uint8_t ulaw[MEDIA_SAMPLES];
     for (uint32_t i = 0; i < count; i++) ulaw[i] = pjmedia_linear2ulaw(samples[i]);
-    char payload[PJ_BASE256_TO_BASE64_LEN(MEDIA_SAMPLES) + 1];
-    int payload_length = (int)sizeof payload;
-    if (pj_base64_encode(ulaw, MEDIA_SAMPLES, payload, &payload_length) != PJ_SUCCESS) return;
-    char message[MEDIA_MESSAGE_SIZE];
     pthread_mutex_lock(&link->lock);
-    if (link->media_sid && link->open) {
-        link->chunk++;
-        int length = snprintf(message, sizeof message,
-                              "{\"event\":\"media\",\"sequenceNumber\":\"%llu\",\"media\":{\"track\":\"inbound\","
-                              "\"chunk\":\"%llu\",\"timestamp\":\"%llu\",\"payload\":\"%.*s\"},\"streamSid\":\"%s\"}",
-                              (unsigned long long)(link->sequence + 1), (unsigned long long)link->chunk,
-                              (unsigned long long)(position / 8), payload_length, payload, link->media_sid);
-        if (length > 0 && length < (int)sizeof message &&
-            send_locked(link, message, (uint32_t)length, CPJSUA_WSC_MEDIA) == 0) {
-            /* A number goes to every message queued; one dropped from the queue later leaves a
-             * gap, which tells the agent where media is missing. */
-            link->sequence++;
-            link->media_sent++;
-        }
-    }
+    link->reader_position = position;
+    if (!atomic_load_explicit(&link->tapping, memory_order_relaxed)) send_media_locked(link, ulaw, position);
     pthread_mutex_unlock(&link->lock);
 }
 
@@ -238,6 +379,8 @@ int32_t cpjsua_ws_link_open(const char *url, const char *const *addresses, uint3
     link->ctx = ctx;
     link->release = release;
     link->format = media_format;
+    link->tap_call = -1;
+    atomic_init(&link->tapping, 0);
     atomic_init(&link->refs, 1);  /* the owner's */
     link->reader = cpjsua_frame_buffer_create(reader_rate(media_format) / 50, 1, reader_notify, link);
     if (!link->reader) {
@@ -325,6 +468,60 @@ void cpjsua_ws_link_detach_reader(cpjsua_ws_link *link)
     cpjsua_frame_port_detach(link->reader);
 }
 
+int32_t cpjsua_ws_link_tap(cpjsua_ws_link *link, int32_t call_id, int32_t conf_slot)
+{
+    if (link->format != CPJSUA_WS_MEDIA_TWILIO) return 0;
+    pjsua_call_info info;
+    if (pjsua_call_get_info(call_id, &info) != PJ_SUCCESS) return 0;
+    int32_t index = -1;
+    for (unsigned i = 0; i < info.media_cnt; i++) {
+        if (info.media[i].type == PJMEDIA_TYPE_AUDIO && info.media[i].stream.aud.conf_slot == conf_slot) {
+            index = (int32_t)i;
+            break;
+        }
+    }
+    pjsua_stream_info stream;
+    int usable = index >= 0 && pjsua_call_get_stream_info(call_id, (unsigned)index, &stream) == PJ_SUCCESS &&
+                 stream.type == PJMEDIA_TYPE_AUDIO && (stream.info.aud.fmt.pt == 0 || stream.info.aud.fmt.pt == 8) &&
+                 stream.info.aud.fmt.clock_rate == 8000 && stream.info.aud.fmt.channel_cnt == 1;
+    pthread_mutex_lock(&link->lock);
+    int same = usable && atomic_load_explicit(&link->tapping, memory_order_relaxed) && link->tap_call == call_id &&
+               link->tap_media == (uint32_t)index;
+    pthread_mutex_unlock(&link->lock);
+    if (same) return 1;
+    cpjsua_ws_link_untap(link);
+    if (!usable) return 0;
+    pthread_mutex_lock(&link->lock);
+    link->tap_call = call_id;
+    link->tap_media = (uint32_t)index;
+    link->tap_started = 0;
+    link->tap_pending_count = 0;
+    link->ticks_without_rtp = 0;
+    link->silence_since_rtp = 0;
+    link->tap_position = link->reader_position;
+    atomic_store_explicit(&link->tapping, 1, memory_order_relaxed);
+    pthread_mutex_unlock(&link->lock);
+    atomic_fetch_add(&link->refs, 1);  /* the tap's, released when the consumer goes */
+    if (cpjsua_media_tap_set(call_id, (uint32_t)index, tap_consume, link, link_release_cb) == 1) return 1;
+    pthread_mutex_lock(&link->lock);
+    atomic_store_explicit(&link->tapping, 0, memory_order_relaxed);
+    link->tap_call = -1;
+    pthread_mutex_unlock(&link->lock);
+    return 0;
+}
+
+void cpjsua_ws_link_untap(cpjsua_ws_link *link)
+{
+    pthread_mutex_lock(&link->lock);
+    int32_t call_id = link->tap_call;
+    uint32_t media = link->tap_media;
+    link->tap_call = -1;
+    atomic_store_explicit(&link->tapping, 0, memory_order_relaxed);
+    link->tap_pending_count = 0;
+    pthread_mutex_unlock(&link->lock);
+    if (call_id >= 0) cpjsua_media_tap_clear(call_id, media, link);
+}
+
 void cpjsua_ws_link_close(cpjsua_ws_link *link, uint16_t code)
 {
     pthread_mutex_lock(&link->lock);
@@ -364,6 +561,10 @@ cpjsua_ws_stats cpjsua_ws_link_stats(cpjsua_ws_link *link)
     stats.received = link->received;
     stats.received_bytes = link->received_bytes;
     stats.audio_skipped = link->audio_skipped;
+    stats.passing_through = atomic_load_explicit(&link->tapping, memory_order_relaxed);
+    stats.passed_packets = link->tap_packets;
+    stats.late_packets = link->tap_late;
+    stats.concealed_samples = link->tap_concealed;
     pthread_mutex_unlock(&link->lock);
     return stats;
 }

@@ -344,17 +344,13 @@ public final class LoopbackSocket {
     /// Sends `text` as one UDP datagram to 127.0.0.1:`port`; returns whether it went out whole.
     @discardableResult
     public func send(_ text: String, toPort port: Int) -> Bool {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        let bytes = Array(text.utf8)
-        let sent = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                sendto(descriptor, bytes, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        return sent == bytes.count
+        send(bytes: Array(text.utf8), toPort: port)
+    }
+
+    /// Sends `bytes` as one UDP datagram to 127.0.0.1:`port`; returns whether it went out whole.
+    @discardableResult
+    public func send(bytes: [UInt8], toPort port: Int) -> Bool {
+        withLoopbackAddress(port: port) { address, length in sendto(descriptor, bytes, bytes.count, 0, address, length) } == bytes.count
     }
 
     deinit { close(descriptor) }

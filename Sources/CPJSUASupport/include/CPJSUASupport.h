@@ -268,6 +268,21 @@ int32_t cpjsua_auth_challenge_answer(void *_Nonnull sess, void *_Nonnull token, 
 /* Gives the challenge up (pjsip_auth_clt_async_abandon): the request fails as refused. */
 void cpjsua_auth_challenge_abandon(void *_Nonnull sess, void *_Nonnull token, cpjsua_auth_challenge *_Nonnull challenge);
 
+/* Media taps (MediaTap.c): every call's media transport, wrapped in an adapter that can hand
+ * each RTP packet received (after SRTP) to a consumer, on pjsua's worker thread that received
+ * it, before the call's stream gets it. install: into a pjsua_config before pjsua_init (it sets
+ * on_create_media_transport). set: the consumer of (call, media index), replacing and releasing
+ * any other; 1 when the call's media has a tap, 0 when not (then `ctx` was released). clear:
+ * removes the consumer if it is still `ctx`'s; 1 when it did. After set or clear returns, no call
+ * of the consumer it replaced is running. A consumer must not block and must not call set or
+ * clear. `release` runs outside every lock of the tap. Any PJLIB-registered thread. */
+typedef void (*cpjsua_rtp_consumer)(void *_Nullable ctx, const uint8_t *_Nonnull packet, uint32_t size);
+typedef void (*cpjsua_tap_release)(void *_Nullable ctx);
+void cpjsua_media_tap_install(void *_Nonnull pjsua_config_pointer);
+int32_t cpjsua_media_tap_set(int32_t call_id, uint32_t media_index, cpjsua_rtp_consumer _Nullable consumer,
+                             void *_Nullable ctx, cpjsua_tap_release _Nullable release);
+int32_t cpjsua_media_tap_clear(int32_t call_id, uint32_t media_index, void *_Nullable ctx);
+
 /* WebSocket links (WebSocketLink.c): the wire of a media stream, on our RFC 6455 client
  * (WebSocketClient.c). A link belongs to its Swift owner (`ctx`, kept retained until the link's
  * last reference goes, then released with `release`). open/close/destroy/attach/detach: the
@@ -305,6 +320,10 @@ typedef struct cpjsua_ws_stats {
     uint64_t send_errors;               /* messages the socket refused */
     uint32_t queued;                    /* messages waiting for the socket */
     uint64_t audio_skipped;             /* samples of agent media over the player's capacity, not queued */
+    int32_t passing_through;            /* the caller's RTP goes out as it arrives (cpjsua_ws_link_tap) */
+    uint64_t passed_packets;            /* RTP packets of the caller's audio taken so */
+    uint64_t late_packets;              /* of the caller's, dropped: older than one already taken */
+    uint64_t concealed_samples;         /* silence sent for the caller's audio that never came */
 } cpjsua_ws_stats;
 /* The host of a ws:// or wss:// URL (without an IPv6 literal's brackets) into `host` (NUL-
  * terminated): 0, or PJ_EINVAL for a URL the link would refuse, PJ_ETOOBIG when it does not fit.
@@ -345,6 +364,14 @@ void cpjsua_ws_link_set_player(cpjsua_ws_link *_Nonnull link, cpjsua_frame_buffe
  * pj_status_t. */
 int32_t cpjsua_ws_link_attach_reader(cpjsua_ws_link *_Nonnull link, int32_t *_Nonnull slot);
 void cpjsua_ws_link_detach_reader(cpjsua_ws_link *_Nonnull link);
+/* Pass-through (Twilio links): when the call's audio stream on `conf_slot` is PCMU or PCMA at
+ * 8 kHz and its media has a tap (MediaTap.c), the caller's RTP goes out as it arrives, in 20 ms
+ * messages, from then on: 1. Otherwise (another codec, no tap, a Realtime link) nothing changes:
+ * 0. Either way the caller must then wire the reader port: off the call when 1 (its ticks only
+ * continue the stream with silence while no packet comes), on it when 0. untap: back to the
+ * reader's frames. The engine's thread only. */
+int32_t cpjsua_ws_link_tap(cpjsua_ws_link *_Nonnull link, int32_t call_id, int32_t conf_slot);
+void cpjsua_ws_link_untap(cpjsua_ws_link *_Nonnull link);
 /* Sends what is queued, then a close frame with `code` (the agent's echo arrives as CLOSED). */
 void cpjsua_ws_link_close(cpjsua_ws_link *_Nonnull link, uint16_t code);
 /* Drops the connection (no close handshake) and the owner's reference: the link is gone for the

@@ -29,6 +29,9 @@ extension PJSUA {
         config.cb.on_transport_state = onTransportState
         config.cb.on_dtmf_event = onDTMFEvent
         config.cb.on_call_redirected = onCallRedirected
+        // Every call's media transport gets a tap (MediaTap.c): media streams pass the caller's
+        // RTP through to their agent from it.
+        withUnsafeMutablePointer(to: &config) { cpjsua_media_tap_install($0) }
         CredentialRequests.install(into: &config)
         Self.installPresenceCallbacks(into: &config)
         logging.cb = onLog

@@ -202,5 +202,17 @@ extension PJSUA.MediaStream {
         /// The agent's audio skipped to shorten a standing queue after stalls
         /// (``Options/trimsStandingQueue``); 0 when that is off.
         public var trimmedMilliseconds: Int
+        /// Whether the caller's audio is going to the agent as its packets arrive
+        /// (``Options/passesCallerAudioThrough``, a PCMU or PCMA call), rather than as the
+        /// bridge's frames.
+        public var passesCallerAudioThrough: Bool
+        /// The caller's RTP packets sent on as they arrived.
+        public var passedThroughPackets: Int
+        /// The caller's packets dropped because a later one had already been sent on (reordered
+        /// or duplicated in the network).
+        public var latePackets: Int
+        /// The caller's audio that never arrived (lost, or replaced by RFC 4733 events), sent to
+        /// the agent as silence.
+        public var concealedMilliseconds: Int
     }
 }

@@ -87,6 +87,18 @@ extension PJSUA.MediaStream {
         /// (``PJSUAError/Code/invalidArgument``), since its barge-in tells the service how much of
         /// the answer was heard.
         public var trimsStandingQueue: Bool
+        /// Whether the caller's audio goes to the agent as its packets arrive (on by default):
+        /// for a PCMU or PCMA call, each RTP packet is sent on in 20 ms `media` messages the
+        /// moment it is received (after SRTP), without waiting for the jitter buffer and the
+        /// conference bridge's next tick, which adds 0-20 ms and at a few hundred calls more.
+        /// Lost audio is sent as silence (the `timestamp`s stay on the caller's clock), a packet
+        /// arriving after a later one is dropped, and while the caller sends nothing (hold,
+        /// silence suppression) the stream goes on with silence after 40-60 ms. Off, or for
+        /// another codec (the stream follows re-INVITEs), the bridge's frames are sent: the
+        /// caller's audio after the jitter buffer, 20 ms per tick of the bridge's clock.
+        /// ``Statistics/passesCallerAudioThrough`` says which is in use. Twilio Media Streams
+        /// only: OpenAI Realtime takes 24 kHz PCM16, which the bridge makes.
+        public var passesCallerAudioThrough: Bool
         /// What happens to the call when the agent leaves.
         public var whenAgentLeaves: AgentLossPolicy
         /// The largest message accepted from the agent, in bytes (1 KiB to 16 MiB); a larger one
@@ -113,10 +125,10 @@ extension PJSUA.MediaStream {
         public var realtimeSession: RealtimeSession
 
         /// Options; by default no headers or parameters, 5 s to connect, 60 s of playback queue
-        /// that is never trimmed, hang up when the agent leaves.
+        /// that is never trimmed, the caller's audio passed through, hang up when the agent leaves.
         public init(headers: [String: String] = [:], customParameters: [String: String] = [:],
                     connectTimeout: Duration = .seconds(5), playbackCapacity: Duration = .seconds(60),
-                    trimsStandingQueue: Bool = false, whenAgentLeaves: AgentLossPolicy = .hangUp, maximumMessageSize: Int = 256 * 1024,
+                    trimsStandingQueue: Bool = false, passesCallerAudioThrough: Bool = true, whenAgentLeaves: AgentLossPolicy = .hangUp, maximumMessageSize: Int = 256 * 1024,
                     streamSID: String? = nil, callSID: String? = nil, accountSID: String = "", authorizationToken: String? = nil,
                     tls: PJSUA.TLSConfiguration? = nil, realtimeSession: RealtimeSession = RealtimeSession()) {
             self.headers = headers
@@ -124,6 +136,7 @@ extension PJSUA.MediaStream {
             self.connectTimeout = connectTimeout
             self.playbackCapacity = playbackCapacity
             self.trimsStandingQueue = trimsStandingQueue
+            self.passesCallerAudioThrough = passesCallerAudioThrough
             self.whenAgentLeaves = whenAgentLeaves
             self.maximumMessageSize = maximumMessageSize
             self.streamSID = streamSID

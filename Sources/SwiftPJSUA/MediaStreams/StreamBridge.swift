@@ -152,9 +152,20 @@ final class StreamBridge: @unchecked Sendable {
 
     private var isRealtime: Bool { streamProtocol == .openAIRealtime }
 
-    /// Connects the ports to the call's conference slot (again, after a re-INVITE gave it a new one).
+    /// Connects the ports to the call's conference slot (again, after a re-INVITE gave it a new
+    /// one, or changed its codec). With the caller's audio passed through
+    /// (``Stream/Options/passesCallerAudioThrough``), the reader port stays on the bridge off
+    /// the call: its ticks only keep the stream going with silence while no packet comes.
     func wire(callSlot: Int32) {
-        if readerSlot >= 0 { pjsua_conf_connect(callSlot, readerSlot) }
+        if readerSlot >= 0 {
+            let link = lock.withLock { self.link }
+            if let link, options.passesCallerAudioThrough, cpjsua_ws_link_tap(link, call.slot, callSlot) == 1 {
+                pjsua_conf_disconnect(callSlot, readerSlot)
+            } else {
+                if let link { cpjsua_ws_link_untap(link) }
+                pjsua_conf_connect(callSlot, readerSlot)
+            }
+        }
         if writerSlot >= 0 { pjsua_conf_connect(writerSlot, callSlot) }
     }
 
@@ -208,6 +219,7 @@ final class StreamBridge: @unchecked Sendable {
             cpjsua_ws_link_close(link, 1000)
         }
         cpjsua_ws_link_stop_media(link)
+        cpjsua_ws_link_untap(link)
         cpjsua_ws_link_detach_reader(link)
         cpjsua_frame_buffer_close(writer)
         cpjsua_frame_port_detach(writer)
@@ -254,7 +266,9 @@ final class StreamBridge: @unchecked Sendable {
                                  queuedMilliseconds: Int(UInt64(audio.queued) / samplesPerMillisecond),
                                  droppedMilliseconds: Int((audio.dropped + cleared + wire.audio_skipped) / samplesPerMillisecond),
                                  underruns: Int(audio.underruns),
-                                 trimmedMilliseconds: Int(audio.trimmed / samplesPerMillisecond))
+                                 trimmedMilliseconds: Int(audio.trimmed / samplesPerMillisecond),
+                                 passesCallerAudioThrough: wire.passing_through != 0, passedThroughPackets: Int(wire.passed_packets),
+                                 latePackets: Int(wire.late_packets), concealedMilliseconds: Int(wire.concealed_samples / 8))
     }
 
     /// A digit the caller keyed (pjsua's DTMF callback): sent to the agent as `dtmf`. OpenAI

@@ -79,11 +79,6 @@ extension LoopbackSocket {
             send(bytes: dtlsLooking, toPort: port)
         }
     }
-
-    /// Sends `bytes` as one datagram to 127.0.0.1:`port`.
-    func send(bytes: [UInt8], toPort port: Int) {
-        _ = withLoopbackAddress(port: port) { address, length in sendto(descriptor, bytes, bytes.count, 0, address, length) }
-    }
 }
 
 /// The SHA-256 fingerprint of a PEM certificate, as SDP writes it (`AB:CD:...`).
