@@ -44,6 +44,7 @@ enum FramesAgent {
         if mode == .play && wav == nil { throw BenchError("frames-agent --mode play needs --wav FILE") }
         let agentURL = value("agent-url")
         let trims = arguments.contains("--trim")
+        let passesThrough = !arguments.contains("--bridge-clock")
         let playbackMilliseconds = value("playback-ms").flatMap(Int.init) ?? 40
         if mode == .stream && agentURL == nil { throw BenchError("frames-agent --mode stream needs --agent-url ws://...") }
         // Frames at the bridge's own rate by default (where the API has it): the bridge then
@@ -89,7 +90,8 @@ enum FramesAgent {
                     Task {
                         do {
                             let options = PJSUA.MediaStream.Options(playbackCapacity: .milliseconds(playbackMilliseconds),
-                                                                    trimsStandingQueue: trims, whenAgentLeaves: .keepCall)
+                                                                    trimsStandingQueue: trims, passesCallerAudioThrough: passesThrough,
+                                                                    whenAgentLeaves: .keepCall)
                             let stream = try await phone.stream(call, to: agentURL ?? "", options: options)
                             recorder.streams.withLock { $0.append(stream) }
                         } catch {

@@ -21,6 +21,14 @@ enum FramesBenchmark {
         case swift, c
         /// A media stream (`PJSUA.stream`) to a WebSocket agent that echoes (`pjsua-bench stream`).
         case stream
+        /// The same with the caller's audio taken from the bridge's frames rather than passed
+        /// through (`Options.passesCallerAudioThrough` off; `pjsua-bench stream --compare-bridge`).
+        case streamBridged = "stream-bridge"
+
+        /// Whether the side streams to a WebSocket agent.
+        var streams: Bool { self == .stream || self == .streamBridged }
+        /// The prefix of its JSON fields.
+        var key: String { rawValue.replacingOccurrences(of: "-", with: "_") }
     }
 
     struct Options {
@@ -164,13 +172,13 @@ enum FramesBenchmark {
                                      "resampler": options.resampler.rawValue, "frame_rate": options.frameRate ?? options.clockRate,
                                      "hiccup_ms": options.hiccupMilliseconds, "jb_max_ms": options.jitterBufferMaxMilliseconds ?? -1,
                                      "repeat": options.repetitions, "pinned": CPUPinning.enabled]
-        if options.sides.contains(.stream) { fields["stream_agent"] = options.streamAgent.rawValue }
+        if options.sides.contains(where: \.streams) { fields["stream_agent"] = options.streamAgent.rawValue }
         var medians: [Side: Double] = [:]
         for side in options.sides {
             let runs = outcomes[side] ?? []
             let perCallSecond = runs.map { $0.cpuPerCallSecond(calls: options.calls) }
             medians[side] = LoadBenchmark.median(perCallSecond)
-            let key = side.rawValue
+            let key = side.key
             fields["\(key)_cpu_ms_per_call_s_runs"] = LoadBenchmark.jsonNumbers(perCallSecond)
             fields["\(key)_cpu_ms_per_call_s"] = medians[side]
             fields["\(key)_core_percent"] = LoadBenchmark.median(runs.map { $0.cpuSeconds / $0.mediaSeconds * 100 })
@@ -219,41 +227,44 @@ enum FramesBenchmark {
         let inP99 = Percentiles(swift.flatMap(\.inbound)).p99
         let outP99 = Percentiles(swift.flatMap(\.outbound)).p99
         progress("frames added latency target (< 40 ms each way at p99): \(inP99 < 40 && outP99 < 40 ? "met" : "NOT met")")
-        if options.sides.contains(.stream) { summarizeStream(outcomes, options, medians: medians, into: &fields) }
+        for side in options.sides where side.streams { summarizeStream(side, outcomes, options, medians: medians, into: &fields) }
         return fields
     }
 
     /// The media stream's figures: its CPU against the frames path and the C path, and its
     /// latency each way (the agent's receive and send times on the callers' clock).
-    static func summarizeStream(_ outcomes: [Side: [Outcome]], _ options: Options, medians: [Side: Double], into fields: inout [String: Any]) {
-        let stream = outcomes[.stream] ?? []
-        let overFrames = (medians[.stream] ?? .nan) / (medians[.swift] ?? .nan)
-        let overC = (medians[.stream] ?? .nan) / (medians[.c] ?? .nan)
-        fields["stream_over_frames_cpu_ratio"] = overFrames
-        fields["stream_over_c_cpu_ratio"] = overC
-        progress("stream cpu ratio stream/frames = \(format(overFrames, 2)) (target <= 1.5: \(overFrames <= 1.5 ? "met" : "NOT met")), "
-                 + "stream/c = \(format(overC, 2))")
-        fields["stream_all_calls_up"] = !stream.isEmpty && stream.allSatisfy { $0.callsUp == options.calls }
+    static func summarizeStream(_ side: Side, _ outcomes: [Side: [Outcome]], _ options: Options, medians: [Side: Double],
+                                into fields: inout [String: Any]) {
+        let stream = outcomes[side] ?? []
+        let name = side.rawValue
+        let key = side.key
+        let overFrames = (medians[side] ?? .nan) / (medians[.swift] ?? .nan)
+        let overC = (medians[side] ?? .nan) / (medians[.c] ?? .nan)
+        fields["\(key)_over_frames_cpu_ratio"] = overFrames
+        fields["\(key)_over_c_cpu_ratio"] = overC
+        progress("\(name) cpu ratio \(name)/frames = \(format(overFrames, 2)) (target <= 1.5: \(overFrames <= 1.5 ? "met" : "NOT met")), "
+                 + "\(name)/c = \(format(overC, 2))")
+        fields["\(key)_all_calls_up"] = !stream.isEmpty && stream.allSatisfy { $0.callsUp == options.calls }
         let core = LoadBenchmark.median(stream.map { $0.cpuSeconds / $0.mediaSeconds * 100 })
-        progress("stream concurrency: \(stream.map { "\($0.callsUp)" }.joined(separator: ", ")) of \(options.calls) streamed calls up for "
+        progress("\(name) concurrency: \(stream.map { "\($0.callsUp)" }.joined(separator: ", ")) of \(options.calls) streamed calls up for "
                  + "\(options.seconds) s, the server at \(format(core, 1)) % of one core")
         let series: [(String, String, [Double])] = [
-            ("stream_rtp_in_to_ws_out", "RTP in -> WebSocket out (agent has the media message)", stream.flatMap(\.inbound)),
-            ("stream_ws_in_to_rtp_out", "WebSocket in -> RTP out (agent sent -> caller has the packet)", stream.flatMap(\.outbound)),
-            ("stream_round_trip", "round trip (caller -> agent echo -> caller)", stream.flatMap(\.roundTrip)),
+            ("rtp_in_to_ws_out", "RTP in -> WebSocket out (agent has the media message)", stream.flatMap(\.inbound)),
+            ("ws_in_to_rtp_out", "WebSocket in -> RTP out (agent sent -> caller has the packet)", stream.flatMap(\.outbound)),
+            ("round_trip", "round trip (caller -> agent echo -> caller)", stream.flatMap(\.roundTrip)),
         ]
-        for (key, label, values) in series {
+        for (series, label, values) in series {
             let percentiles = Percentiles(values)
-            fields["\(key)_ms_p50"] = percentiles.p50
-            fields["\(key)_ms_p99"] = percentiles.p99
-            fields["\(key)_samples"] = values.count
-            progress("stream latency (measured, \(values.count) clicks): \(label): p50 \(format(percentiles.p50, 1)) ms, p99 \(format(percentiles.p99, 1)) ms")
+            fields["\(key)_\(series)_ms_p50"] = percentiles.p50
+            fields["\(key)_\(series)_ms_p99"] = percentiles.p99
+            fields["\(key)_\(series)_samples"] = values.count
+            progress("\(name) latency (measured, \(values.count) clicks): \(label): p50 \(format(percentiles.p50, 1)) ms, p99 \(format(percentiles.p99, 1)) ms")
         }
         // The target as restated in issue 20's notes: each way, one ptime (the wait for the bridge's
         // next tick, 0-20 ms, which the frames path has too) plus at most 5 ms, at p99.
         let inP99 = Percentiles(stream.flatMap(\.inbound)).p99
         let outP99 = Percentiles(stream.flatMap(\.outbound)).p99
-        progress("stream added latency target (<= 20 ms ptime + 5 ms each way at p99): \(inP99 <= 25 && outP99 <= 25 ? "met" : "NOT met")")
+        progress("\(name) added latency target (<= 20 ms ptime + 5 ms each way at p99): \(inP99 <= 25 && outP99 <= 25 ? "met" : "NOT met")")
     }
 
     /// One fresh server and one set of calls against it.
@@ -266,7 +277,7 @@ enum FramesBenchmark {
         if let bound = options.jitterBufferMaxMilliseconds { arguments += ["--jb-max", "\(bound)"] }
         var streamAgent: ChildProcess?
         defer { streamAgent?.stop() }
-        if side == .stream {
+        if side.streams {
             // The WebSocket agent on the callers' CPU: what the server spends is the engine's.
             let (program, programArguments) = try options.streamAgent.command()
             let (agentExecutable, agentArguments) = try CPUPinning.command(program, programArguments, cpu: CPUPinning.loadGeneratorCPU)
@@ -277,6 +288,7 @@ enum FramesBenchmark {
             arguments += ["--agent-url", "ws://127.0.0.1:\(agentPort)/bench"]
             arguments += ["--playback-ms", "\(options.playbackMilliseconds)"]
             if options.trimsStandingQueue { arguments.append("--trim") }
+            if side == .streamBridged { arguments.append("--bridge-clock") }
         }
         let (executable, pinned) = try CPUPinning.command(ownPath, arguments, cpu: CPUPinning.serverCPU)
         let agent = try ChildProcess(executable, pinned, name: "frames-agent")
@@ -306,7 +318,7 @@ enum FramesBenchmark {
         guard side != .c else { return outcome }
         // The agent's click onsets by call, in order (the WebSocket agent's, for a stream).
         var agentClicks: [String: [(bridge: UInt64, received: UInt64, written: UInt64, high: Bool)]] = [:]
-        let clickLines = side == .stream ? (streamAgent?.output ?? "").split(separator: "\n") : lines
+        let clickLines = side.streams ? (streamAgent?.output ?? "").split(separator: "\n") : lines
         for line in clickLines where line.hasPrefix("click ") {
             let fields = line.split(separator: " ")
             guard fields.count == 6, let bridge = UInt64(fields[2]), let received = UInt64(fields[3]), let written = UInt64(fields[4]),

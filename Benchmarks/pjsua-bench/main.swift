@@ -40,7 +40,7 @@ usage: pjsua-bench <hop|events|setup|lifecycle|load|media|idle|soak|frames|strea
                                    setting), frames at the bridge's rate unless --frame-rate;
                                    --hiccup-ms: every 5 s the callers hold MS of audio back, then
                                    send it at once; --jb-max: the server's jitter-buffer bound
-  stream [--calls N] [--seconds T] [--repeat N] [--pin] [--stream-only | --no-wav] [--agent c|python] [--trim] [--playback-ms MS]
+  stream [--calls N] [--seconds T] [--repeat N] [--pin] [--stream-only | --no-wav] [--agent c|python] [--trim] [--playback-ms MS] [--compare-bridge]
                                    frames' N PCMU echo calls three ways, interleaved: through Swift
                                    frames, a WAV player (C only), and a media stream to a WebSocket
                                    agent that echoes, on the callers' CPU (c: stream-echo-agent, built
@@ -52,7 +52,9 @@ usage: pjsua-bench <hop|events|setup|lifecycle|load|media|idle|soak|frames|strea
                                    --stream-only: the stream side alone, --no-wav: frames and stream
                                    (the WAV side stops at PJSUA_MAX_PLAYERS calls, 64 here);
                                    --trim: the stream's trimsStandingQueue; --playback-ms: its queue
-                                   (default 40, as the echo writer's). 2026-12-02, shared machine,
+                                   (default 40, as the echo writer's); --compare-bridge: one more
+                                   side, stream-bridge, the stream with the caller's audio from the
+                                   bridge's frames (passesCallerAudioThrough off). 2026-12-02, shared machine,
                                    --no-wav (load 2.4-7): 20 calls 3.1-4.3 ms per call-second,
                                    stream/frames 1.22-1.64 (8 runs; 1.95-3.14 before the C media
                                    reader), out p50 20 ms, p99 22-24 ms unstalled, 39-65 stalled;
@@ -120,8 +122,9 @@ do {
         }
         try await FramesBenchmark.run(.init(calls: option("calls", default: 50), seconds: option("seconds", default: 10),
                                             repetitions: option("repeat", default: 3),
-                                            sides: arguments.contains("--stream-only") ? [.stream]
-                                                : arguments.contains("--no-wav") ? [.swift, .stream] : [.swift, .c, .stream],
+                                            sides: (arguments.contains("--stream-only") ? [.stream]
+                                                : arguments.contains("--no-wav") ? [.swift, .stream] : [.swift, .c, .stream])
+                                                + (arguments.contains("--compare-bridge") ? [.streamBridged] : []),
                                             streamAgent: agent, trimsStandingQueue: arguments.contains("--trim"),
                                             playbackMilliseconds: option("playback-ms", default: 40)))
     case "video":
