@@ -7,7 +7,7 @@ import SwiftPJSUA
 /// `streamInvalid`).
 struct StreamOptions {
     static let valued: Set<String> = ["stream", "stream-protocol", "stream-on-close", "stream-timeout", "stream-token-env",
-                                      "stream-ca-file", "stream-tls-verify"]
+                                      "stream-ca-file", "stream-tls-verify", "stream-caller-audio"]
     static let repeatable: Set<String> = ["stream-header", "stream-param"]
     static let usage = """
       --stream ws://HOST:PORT/PATH (or wss://) bridges each call's audio to a WebSocket agent speaking Twilio
@@ -18,9 +18,10 @@ struct StreamOptions {
       --stream-token-env VAR (a bearer token from the environment: Authorization for twilio, the API key for
       openai-realtime), --stream-ca-file
       CA.pem (the authorities a wss:// agent's certificate must chain to; default the system's, /etc/ssl/certs),
-      --stream-tls-verify on|off (off accepts any wss:// certificate, with a warning; default on). Prints stream
-      lines: connected, marks played or cleared, clears, digits sent, invalid messages, realtime events, and the
-      end with its reason.
+      --stream-tls-verify on|off (off accepts any wss:// certificate, with a warning; default on),
+      --stream-caller-audio passthrough|bridge (a PCMU/PCMA caller's packets sent on as they arrive, or the
+      bridge's 20 ms frames; default passthrough). Prints stream lines: connected (with callerAudio), marks
+      played or cleared, clears, digits sent, invalid messages, realtime events, and the end with its reason.
     """
 
     let url: String
@@ -76,6 +77,11 @@ struct StreamOptions {
             guard url.lowercased().hasPrefix("wss://") else { throw UsageError("--stream-ca-file and --stream-tls-verify need a wss:// --stream") }
             options.tls = PJSUA.TLSConfiguration(caFile: caFile, verifyServer: verify)
         }
+        switch arguments.string("stream-caller-audio") {
+        case nil, "passthrough": options.passesCallerAudioThrough = true
+        case "bridge": options.passesCallerAudioThrough = false
+        case let other?: throw UsageError("--stream-caller-audio must be passthrough or bridge, not \(other)")
+        }
         switch arguments.string("stream-on-close") {
         case nil, "hangup": options.whenAgentLeaves = .hangUp
         case "keep": options.whenAgentLeaves = .keepCall
@@ -95,8 +101,10 @@ struct StreamOptions {
                         human: "\(call) stream failed: \(error)")
             return
         }
-        output.emit("stream", ["call": call.description, "state": "connected", "streamSid": stream.streamSID, "url": url],
-                    human: "\(call) streaming to \(url) (\(stream.streamSID))")
+        let callerAudio = stream.statistics.passesCallerAudioThrough ? "passthrough" : "bridge"
+        output.emit("stream", ["call": call.description, "state": "connected", "streamSid": stream.streamSID, "url": url,
+                               "callerAudio": callerAudio],
+                    human: "\(call) streaming to \(url) (\(stream.streamSID), caller's audio: \(callerAudio))")
         Task {
             for await event in stream.events {
                 Self.emit(event, of: call, output: output)

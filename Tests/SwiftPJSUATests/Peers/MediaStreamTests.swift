@@ -324,7 +324,8 @@ struct MediaStreamTests {
         defer { agent.stop() }
         try await withEngine { phone, _, log in
             let (child, call) = try await callAnsweringSoftphone(phone, log, ["--stream", agent.url(path: "/cli"), "--stream-header", "Authorization: Bearer cli",
-                                                                              "--stream-param", "source=softphone", "--clock-rate", "8000"],
+                                                                              "--stream-param", "source=softphone", "--clock-rate", "8000",
+                                                                              "--codecs", "PCMU"],
                                                                  name: "softphone-stream-cli")
             defer { child.stop() }
             try await child.waitForOutput("\"streamMark\"")
@@ -334,6 +335,7 @@ struct MediaStreamTests {
             try await child.waitForOutput("\"state\":\"ended\"")
             let lines = softphoneEvents(child.output, "stream")
             #expect(lines.first?["state"] as? String == "connected" && lines.last?["reason"] as? String == "callEnded", "\(lines)")
+            #expect(lines.first?["callerAudio"] as? String == "passthrough", "a PCMU call: \(lines)")
             let mark = softphoneEvents(child.output, "streamMark").first
             #expect(mark?["name"] as? String == "greeting" && mark?["cleared"] as? Bool == false && mark?["playedMilliseconds"] as? Int == 400)
             #expect(softphoneEvents(child.output, "streamDTMF").first?["digit"] as? String == "5")
