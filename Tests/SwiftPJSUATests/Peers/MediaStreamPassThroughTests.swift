@@ -20,7 +20,8 @@ struct MediaStreamPassThroughTests {
         let agent = try await StreamAgent(name: "stream-agent-pass-through-\(payloadType)")
         defer { agent.stop() }
         try await withEngine { phone, transport, log in
-            let (call, engineRTPPort, rtp) = try await rawCall(to: phone, transport: transport, log: log, payloadType: payloadType)
+            let raw = try await rawCall(to: phone, transport: transport, log: log, payloadType: payloadType)
+            let (call, engineRTPPort, rtp) = (raw.call, raw.engineRTPPort, raw.rtp)
             let stream = try await phone.stream(call, to: agent.url())
             let events = StreamEvents(stream)
             #expect(stream.statistics.passesCallerAudioThrough)
@@ -81,13 +82,39 @@ struct MediaStreamPassThroughTests {
         let agent = try await StreamAgent(name: "stream-agent-bridge-frames-\(payloadType)")
         defer { agent.stop() }
         try await withEngine { phone, transport, log in
-            let (call, _, _) = try await rawCall(to: phone, transport: transport, log: log, payloadType: payloadType)
+            let call = try await rawCall(to: phone, transport: transport, log: log, payloadType: payloadType).call
             let stream = try await phone.stream(call, to: agent.url(), options: .init(passesCallerAudioThrough: passThroughAsked))
             try await Task.sleep(for: .milliseconds(1000))
             let statistics = stream.statistics
             #expect(!statistics.passesCallerAudioThrough && statistics.passedThroughPackets == 0, "\(statistics)")
             #expect((40...60).contains(statistics.mediaMessagesSent), "\(statistics)")
             try await phone.hangUp(call)
+        }
+    }
+
+    /// A re-INVITE that moves the call to G.722 puts the stream on the bridge's frames; one back
+    /// to PCMU passes the caller's packets through again. Media flows all along.
+    @Test func aReInviteToAnotherCodecSwitchesTheStreamToTheBridgeAndBack() async throws {
+        let agent = try await StreamAgent(name: "stream-agent-pass-through-reinvite")
+        defer { agent.stop() }
+        try await withEngine { phone, transport, log in
+            let raw = try await rawCall(to: phone, transport: transport, log: log, payloadType: 0)
+            let stream = try await phone.stream(raw.call, to: agent.url())
+            #expect(stream.statistics.passesCallerAudioThrough)
+            for (step, (payloadType, passesThrough)) in [(9, false), (0, true)].enumerated() {
+                var reinvite = raw.invite.inDialog("INVITE", cseq: raw.invite.cseq + 1 + step, toTag: raw.answer.toTag)
+                reinvite.contentType = "application/sdp"
+                reinvite.body = rawOffer(rtpPort: raw.rtp.port, payloadType: payloadType, version: 2 + step)
+                let answer = try await raw.peer.exchange(reinvite, timeout: .seconds(10))
+                #expect(answer?.statusCode == 200, "\(answer?.text ?? "no answer")")
+                if let answer { raw.peer.send(reinvite.ack(for: answer)) }
+                try await waitUntil("the stream \(passesThrough ? "passing through" : "on the bridge") after the re-INVITE to \(payloadType)") {
+                    stream.statistics.passesCallerAudioThrough == passesThrough
+                }
+                let sent = stream.statistics.mediaMessagesSent
+                try await waitUntil("media flowing") { stream.statistics.mediaMessagesSent >= sent + 10 }
+            }
+            try await phone.hangUp(raw.call)
         }
     }
 
@@ -137,15 +164,30 @@ private func alawSample(_ byte: UInt8) -> Int16 {
 
 /// A call from a raw SIP peer offering only `payloadType` (0 PCMU, 8 PCMA, 9 G.722), answered by
 /// the engine: the call, the engine's RTP port (from its answer) and the caller's RTP socket.
-private func rawCall(to phone: PJSUA, transport: PJSUA.Transport, log: EventLog,
-                     payloadType: Int) async throws -> (PJSUA.Call, Int, LoopbackSocket) {
+private struct RawCall {
+    let call: PJSUA.Call
+    /// The engine's RTP port, from its answer.
+    let engineRTPPort: Int
+    /// The caller's RTP socket.
+    let rtp: LoopbackSocket
+    let peer: RawSIPPeer
+    let invite: RawSIPRequest
+    let answer: RawSIPMessage
+}
+
+/// An SDP offer of one payload type (0 PCMU, 8 PCMA, 9 G.722) at `rtpPort`, session version `version`.
+private func rawOffer(rtpPort: Int, payloadType: Int, version: Int = 1) -> String {
+    let names = [0: "PCMU/8000", 8: "PCMA/8000", 9: "G722/8000"]
+    return "v=0\r\no=raw 1 \(version) IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\n"
+        + "m=audio \(rtpPort) RTP/AVP \(payloadType)\r\na=rtpmap:\(payloadType) \(names[payloadType] ?? "")\r\n"
+}
+
+private func rawCall(to phone: PJSUA, transport: PJSUA.Transport, log: EventLog, payloadType: Int) async throws -> RawCall {
     let rtp = try LoopbackSocket(udp: true)
     let peer = try RawSIPPeer(target: transport.port)
-    let names = [0: "PCMU/8000", 8: "PCMA/8000", 9: "G722/8000"]
     var invite = RawSIPRequest(peer: peer, method: "INVITE")
     invite.contentType = "application/sdp"
-    invite.body = "v=0\r\no=raw 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\n"
-        + "m=audio \(rtp.port) RTP/AVP \(payloadType)\r\na=rtpmap:\(payloadType) \(names[payloadType] ?? "")\r\n"
+    invite.body = rawOffer(rtpPort: rtp.port, payloadType: payloadType)
     async let answered = peer.exchange(invite, timeout: .seconds(10))
     let call = try await log.first("the raw caller's INVITE") { event -> PJSUA.Call? in
         if case let .incomingCall(_, call, _, _, _) = event { return call }
@@ -158,5 +200,5 @@ private func rawCall(to phone: PJSUA, transport: PJSUA.Transport, log: EventLog,
     try await log.mediaActive(call)
     let line = try #require(answer.text.components(separatedBy: "\r\n").first { $0.hasPrefix("m=audio ") }, "\(answer.text)")
     let port = try #require(Int(line.split(separator: " ")[1]), "\(line)")
-    return (call, port, rtp)
+    return RawCall(call: call, engineRTPPort: port, rtp: rtp, peer: peer, invite: invite, answer: answer)
 }
