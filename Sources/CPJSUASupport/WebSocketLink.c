@@ -70,7 +70,7 @@ struct cpjsua_ws_link {
     uint32_t ticks_without_rtp;     /* reader ticks since the last packet */
     uint64_t silence_since_rtp;     /* samples of silence the ticks sent since the last packet */
     uint64_t tap_position;          /* samples: the `timestamp` of the next message */
-    uint64_t reader_position;       /* the reader's position at its last tick */
+    uint64_t next_position;         /* samples: just after the last media message sent */
     uint64_t tap_packets, tap_late, tap_concealed;
     /* Set once at creation. */
     int32_t format;                 /* CPJSUA_WS_MEDIA_* */
@@ -218,6 +218,7 @@ static void send_media_locked(cpjsua_ws_link *link, const uint8_t *ulaw, uint64_
         link->sequence++;
         link->media_sent++;
     }
+    link->next_position = position + MEDIA_SAMPLES;
 }
 
 /* Appends `count` bytes of mu-law (NULL: silence) to the pass-through's next message, sending
@@ -341,7 +342,6 @@ static void reader_notify(void *ctx, int32_t event, const int16_t *samples, uint
     if (count != MEDIA_SAMPLES) return;
     if (atomic_load_explicit(&link->tapping, memory_order_relaxed)) {
         pthread_mutex_lock(&link->lock);
-        link->reader_position = position;
         if (atomic_load_explicit(&link->tapping, memory_order_relaxed)) {
             tap_tick_locked(link);
             pthread_mutex_unlock(&link->lock);
@@ -352,7 +352,6 @@ static void reader_notify(void *ctx, int32_t event, const int16_t *samples, uint
     uint8_t ulaw[MEDIA_SAMPLES];
     for (uint32_t i = 0; i < count; i++) ulaw[i] = pjmedia_linear2ulaw(samples[i]);
     pthread_mutex_lock(&link->lock);
-    link->reader_position = position;
     if (!atomic_load_explicit(&link->tapping, memory_order_relaxed)) send_media_locked(link, ulaw, position);
     pthread_mutex_unlock(&link->lock);
 }
@@ -498,7 +497,7 @@ int32_t cpjsua_ws_link_tap(cpjsua_ws_link *link, int32_t call_id, int32_t conf_s
     link->tap_pending_count = 0;
     link->ticks_without_rtp = 0;
     link->silence_since_rtp = 0;
-    link->tap_position = link->reader_position;
+    link->tap_position = link->next_position;  /* timestamps go on from the bridge's last frame */
     atomic_store_explicit(&link->tapping, 1, memory_order_relaxed);
     pthread_mutex_unlock(&link->lock);
     atomic_fetch_add(&link->refs, 1);  /* the tap's, released when the consumer goes */
