@@ -34,6 +34,9 @@ public func answeringSoftphone(_ extra: [String] = [], transport: String = "udp"
         ?? ChildProcess(command[0], Array(command.dropFirst()), name: name)
     try await process.waitUntilStarted(printing: "\"event\":\"listening\"")
     let listening = jsonLines(process.output).first { $0["event"] as? String == "listening" }
-    guard let port = listening?["port"] as? Int else { throw ChildProcessError("\(name) printed no port: \(process.output)") }
+    guard let port = listening?["port"] as? Int else {
+        process.stop()
+        throw ChildProcessError("\(name) printed no port: \(process.output)")
+    }
     return (process, port)
 }

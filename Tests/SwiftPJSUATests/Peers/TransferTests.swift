@@ -3,16 +3,10 @@ import PJSUATestSupport
 @testable import SwiftPJSUA
 import Testing
 
-/// A `softphone answer` child on a free loopback port, listening when returned.
+/// A `softphone answer` child on a free loopback port, listening when returned, and a URI that
+/// reaches it (user `name`).
 func answeringSoftphone(_ name: String, _ extra: [String] = []) async throws -> (process: ChildProcess, uri: String) {
-    // Port 0, read back from its "listening" line: a port picked here and bound by the child a
-    // moment later was taken in between once ("Address already in use").
-    let process = try ChildProcess(try softphone(), ["answer", "--listen", "udp:127.0.0.1:0", "--json"] + extra, name: name)
-    try await process.waitUntilStarted(printing: "\"listening\"")
-    guard let port = jsonLines(process.output).first(where: { $0["event"] as? String == "listening" })?["port"] as? Int else {
-        process.stop()
-        throw ChildProcessError("\(name) printed no port: \(process.output)")
-    }
+    let (process, port) = try await answeringSoftphone(extra, name: name)
     return (process, "sip:\(name)@127.0.0.1:\(port)")
 }
 
