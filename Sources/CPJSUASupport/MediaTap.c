@@ -11,9 +11,13 @@
  *
  * Lifetime: the adapter shares the wrapped transport's group lock (one reference held from
  * creation to destroy) and is freed by that lock's destroy handler, after the last callback of
- * the transport below. The consumer (ctx) is retained by the tap while set and released when it
- * is replaced, cleared or the adapter is destroyed. Taps are found by (call, media index) in a
- * list under one mutex, which also guards each tap's consumer.
+ * the transport below. A group lock that never reaches zero (a reference pjmedia keeps until
+ * pjsua_destroy releases its pools wholesale; seen twice in one ASan pass of the engine's
+ * suites) would leak the adapter, so every adapter stays on one list until it is freed, and
+ * cpjsua_media_tap_release_all, after pjsua_destroy, frees what is left. The consumer (ctx) is
+ * retained by the tap while set and released when it is replaced, cleared or the adapter is
+ * destroyed. Taps are found by (call, media index) on that list, under one mutex, which also
+ * guards each tap's consumer.
  */
 #ifndef PJ_AUTOCONF
 #  define PJ_AUTOCONF 1
@@ -31,7 +35,8 @@ typedef struct media_tap {
     int close_member;
     int32_t call_id;
     uint32_t media_index;
-    struct media_tap *next;          /* in `taps`, under `taps_lock`; off it once destroyed */
+    struct media_tap *next;          /* in `taps`, under `taps_lock`, until freed */
+    int retired;                     /* destroyed: no longer found by set or clear (under `taps_lock`) */
     /* What the stream attached. */
     void *stream_user_data;
     void (*stream_rtp_cb)(void *, void *, pj_ssize_t);
@@ -177,19 +182,13 @@ static pj_status_t tap_simulate_lost(pjmedia_transport *tp, pjmedia_dir dir, uns
     return pjmedia_transport_simulate_lost(((media_tap *)tp)->member, dir, percent);
 }
 
-/* Takes the tap off the list and drops its consumer; the memory goes with the group lock. */
+/* Drops the tap's consumer and hides it from set and clear; the memory goes with the group lock. */
 static void retire(media_tap *tap)
 {
     cpjsua_tap_release release = NULL;
     void *ctx = NULL;
     pthread_mutex_lock(&taps_lock);
-    for (media_tap **p = &taps; *p; p = &(*p)->next) {
-        if (*p == tap) {
-            *p = tap->next;
-            break;
-        }
-    }
-    tap->next = NULL;
+    tap->retired = 1;
     release = tap->consumer_release;
     ctx = tap->consumer_ctx;
     tap->consumer = NULL;
@@ -200,9 +199,23 @@ static void retire(media_tap *tap)
     if (release) release(ctx);
 }
 
+/* Takes the tap off the list and frees it. */
+static void free_tap(media_tap *tap)
+{
+    pthread_mutex_lock(&taps_lock);
+    for (media_tap **p = &taps; *p; p = &(*p)->next) {
+        if (*p == tap) {
+            *p = tap->next;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&taps_lock);
+    free(tap);
+}
+
 static void on_group_lock_destroyed(void *member)
 {
-    free(member);
+    free_tap(member);
 }
 
 static pj_status_t tap_destroy(pjmedia_transport *tp)
@@ -215,7 +228,7 @@ static pj_status_t tap_destroy(pjmedia_transport *tp)
     if (group) {
         pj_grp_lock_dec_ref(group);  /* the adapter is freed by on_group_lock_destroyed */
     } else {
-        free(tap);
+        free_tap(tap);
     }
     return PJ_SUCCESS;
 }
@@ -274,7 +287,7 @@ int32_t cpjsua_media_tap_set(int32_t call_id, uint32_t media_index, cpjsua_rtp_c
     int found = 0;
     pthread_mutex_lock(&taps_lock);
     for (media_tap *tap = taps; tap; tap = tap->next) {
-        if (tap->call_id != call_id || tap->media_index != media_index) continue;
+        if (tap->retired || tap->call_id != call_id || tap->media_index != media_index) continue;
         found = 1;
         old_release = tap->consumer_release;
         old_ctx = tap->consumer_ctx;
@@ -295,7 +308,9 @@ int32_t cpjsua_media_tap_clear(int32_t call_id, uint32_t media_index, void *ctx)
     cpjsua_tap_release release = NULL;
     pthread_mutex_lock(&taps_lock);
     for (media_tap *tap = taps; tap; tap = tap->next) {
-        if (tap->call_id != call_id || tap->media_index != media_index || tap->consumer_ctx != ctx || !tap->consumer) continue;
+        if (tap->retired || tap->call_id != call_id || tap->media_index != media_index || tap->consumer_ctx != ctx ||
+            !tap->consumer)
+            continue;
         release = tap->consumer_release;
         tap->consumer = NULL;
         tap->consumer_ctx = NULL;
@@ -306,4 +321,18 @@ int32_t cpjsua_media_tap_clear(int32_t call_id, uint32_t media_index, void *ctx)
     pthread_mutex_unlock(&taps_lock);
     if (release) release(ctx);
     return release != NULL;
+}
+
+void cpjsua_media_tap_release_all(void)
+{
+    pthread_mutex_lock(&taps_lock);
+    media_tap *list = taps;
+    taps = NULL;
+    pthread_mutex_unlock(&taps_lock);
+    while (list) {
+        media_tap *next = list->next;
+        if (list->consumer_release) list->consumer_release(list->consumer_ctx);
+        free(list);
+        list = next;
+    }
 }

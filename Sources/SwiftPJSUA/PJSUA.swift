@@ -236,6 +236,7 @@ public actor PJSUA {
         run.credentials.close()  // challenges still pending are dropped before pjsua goes
         DelayedVideoStarts.letPendingStartsFire(in: run)  // they hold their streams (KL-41)
         PJLibrary.destroyPJSUA(flags: flags)
+        cpjsua_media_tap_release_all()  // media taps whose transport's group lock outlived pjsua
         EngineRun.end()
         if endingSubscriptions { run.hub.finishAll() }
         EngineSlot.release()

@@ -282,6 +282,9 @@ void cpjsua_media_tap_install(void *_Nonnull pjsua_config_pointer);
 int32_t cpjsua_media_tap_set(int32_t call_id, uint32_t media_index, cpjsua_rtp_consumer _Nullable consumer,
                              void *_Nullable ctx, cpjsua_tap_release _Nullable release);
 int32_t cpjsua_media_tap_clear(int32_t call_id, uint32_t media_index, void *_Nullable ctx);
+/* After pjsua_destroy (no transport or callback is left): frees every adapter still held, with
+ * its consumer released. The engine's thread. */
+void cpjsua_media_tap_release_all(void);
 
 /* WebSocket links (WebSocketLink.c): the wire of a media stream, on our RFC 6455 client
  * (WebSocketClient.c). A link belongs to its Swift owner (`ctx`, kept retained until the link's
