@@ -11,10 +11,11 @@
  *
  * Lifetime: the adapter shares the wrapped transport's group lock (one reference held from
  * creation to destroy) and is freed by that lock's destroy handler, after the last callback of
- * the transport below. A group lock that never reaches zero (a reference pjmedia keeps until
- * pjsua_destroy releases its pools wholesale; seen twice in one ASan pass of the engine's
- * suites) would leak the adapter, so every adapter stays on one list until it is freed, and
- * cpjsua_media_tap_release_all, after pjsua_destroy, frees what is left. The consumer (ctx) is
+ * the transport below. An adapter whose group lock has not reached zero when pjsua_destroy
+ * releases the pools wholesale (or whose transport pjsua never closed) would leak: one ASan
+ * pass of the engine's suites found two, which of the two causes is not known. So every adapter
+ * stays on one list until it is freed, and cpjsua_media_tap_release_all, after pjsua_destroy,
+ * frees what is left. The consumer (ctx) is
  * retained by the tap while set and released when it is replaced, cleared or the adapter is
  * destroyed. Taps are found by (call, media index) on that list, under one mutex, which also
  * guards each tap's consumer.
