@@ -183,6 +183,19 @@ static pj_status_t tap_simulate_lost(pjmedia_transport *tp, pjmedia_dir dir, uns
     return pjmedia_transport_simulate_lost(((media_tap *)tp)->member, dir, percent);
 }
 
+/* Puts `consumer` (NULL: none) on the tap and hands back the one it replaces, for its owner to
+ * release outside the lock. Under `taps_lock`. */
+static void swap_consumer_locked(media_tap *tap, cpjsua_rtp_consumer consumer, void *ctx, cpjsua_tap_release release,
+                                 cpjsua_tap_release *old_release, void **old_ctx)
+{
+    *old_release = tap->consumer_release;
+    *old_ctx = tap->consumer_ctx;
+    tap->consumer = consumer;
+    tap->consumer_ctx = consumer ? ctx : NULL;
+    tap->consumer_release = consumer ? release : NULL;
+    atomic_store_explicit(&tap->has_consumer, consumer != NULL, memory_order_release);
+}
+
 /* Drops the tap's consumer and hides it from set and clear; the memory goes with the group lock. */
 static void retire(media_tap *tap)
 {
@@ -190,12 +203,7 @@ static void retire(media_tap *tap)
     void *ctx = NULL;
     pthread_mutex_lock(&taps_lock);
     tap->retired = 1;
-    release = tap->consumer_release;
-    ctx = tap->consumer_ctx;
-    tap->consumer = NULL;
-    tap->consumer_ctx = NULL;
-    tap->consumer_release = NULL;
-    atomic_store_explicit(&tap->has_consumer, 0, memory_order_release);
+    swap_consumer_locked(tap, NULL, NULL, NULL, &release, &ctx);
     pthread_mutex_unlock(&taps_lock);
     if (release) release(ctx);
 }
@@ -290,12 +298,7 @@ int32_t cpjsua_media_tap_set(int32_t call_id, uint32_t media_index, cpjsua_rtp_c
     for (media_tap *tap = taps; tap; tap = tap->next) {
         if (tap->retired || tap->call_id != call_id || tap->media_index != media_index) continue;
         found = 1;
-        old_release = tap->consumer_release;
-        old_ctx = tap->consumer_ctx;
-        tap->consumer = consumer;
-        tap->consumer_ctx = consumer ? ctx : NULL;
-        tap->consumer_release = consumer ? release : NULL;
-        atomic_store_explicit(&tap->has_consumer, consumer != NULL, memory_order_release);
+        swap_consumer_locked(tap, consumer, ctx, release, &old_release, &old_ctx);
         break;
     }
     pthread_mutex_unlock(&taps_lock);
@@ -307,20 +310,17 @@ int32_t cpjsua_media_tap_set(int32_t call_id, uint32_t media_index, cpjsua_rtp_c
 int32_t cpjsua_media_tap_clear(int32_t call_id, uint32_t media_index, void *ctx)
 {
     cpjsua_tap_release release = NULL;
+    void *old_ctx = NULL;
     pthread_mutex_lock(&taps_lock);
     for (media_tap *tap = taps; tap; tap = tap->next) {
         if (tap->retired || tap->call_id != call_id || tap->media_index != media_index || tap->consumer_ctx != ctx ||
             !tap->consumer)
             continue;
-        release = tap->consumer_release;
-        tap->consumer = NULL;
-        tap->consumer_ctx = NULL;
-        tap->consumer_release = NULL;
-        atomic_store_explicit(&tap->has_consumer, 0, memory_order_release);
+        swap_consumer_locked(tap, NULL, NULL, NULL, &release, &old_ctx);
         break;
     }
     pthread_mutex_unlock(&taps_lock);
-    if (release) release(ctx);
+    if (release) release(old_ctx);
     return release != NULL;
 }
 
