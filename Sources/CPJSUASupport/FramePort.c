@@ -54,6 +54,7 @@ struct cpjsua_frame_buffer {
     uint64_t stall_silence;   /* silence underruns inserted and no trim has taken back */
     uint64_t trimmed;         /* samples skipped by trims */
     uint32_t space_wanted;    /* a writer waits for this much room (0: none) */
+    uint32_t external;        /* paced sources taking the frames (MediaPace.c): the port sends none */
     int closed;
     pending_mark marks[CPJSUA_FRAME_MAX_MARKS];
     uint32_t mark_count;
@@ -291,17 +292,22 @@ static void trim_standing(cpjsua_frame_buffer *b)
     b->stall_silence -= skip;
 }
 
-/* The bridge takes from this port what goes into the call (writer). */
-static pj_status_t writer_get_frame(pjmedia_port *this_port, pjmedia_frame *frame)
+/* One frame of what goes into the call, taken as it is sent: `spf` samples into `out` (what is
+ * queued, then silence), with the accounting of a sent frame (played, underruns, trim, marks
+ * reached). -1 and nothing taken when `audio_only` and nothing is queued, or when `external` and
+ * a paced source takes the frames instead; otherwise the queued samples taken. */
+static int32_t take_frame(cpjsua_frame_buffer *b, int16_t *out, int audio_only, int external)
 {
-    cpjsua_frame_buffer *b = ((frame_port *)this_port)->buffer;
     uint32_t spf = b->samples_per_frame;
-    int16_t *out = (int16_t *)frame->buf;
     pending_mark reached[MARKS_PER_TICK];
     uint32_t reached_count = 0;
     int underrun = 0, space = 0, closed;
 
     pthread_mutex_lock(&b->lock);
+    if ((audio_only && (b->closed || b->count == 0)) || (!external && b->external)) {
+        pthread_mutex_unlock(&b->lock);
+        return -1;
+    }
     closed = b->closed;
     if (!closed && b->trim_window) trim_standing(b);
     uint32_t n = closed ? 0 : (b->count < spf ? b->count : spf);
@@ -346,13 +352,47 @@ static pj_status_t writer_get_frame(pjmedia_port *this_port, pjmedia_frame *fram
     uint64_t played = b->played;
     pthread_mutex_unlock(&b->lock);
 
-    frame->type = PJMEDIA_FRAME_TYPE_AUDIO;
-    frame->size = spf * sizeof(int16_t);
-    if (closed) return PJ_SUCCESS;
+    if (closed) return 0;
     for (uint32_t i = 0; i < reached_count; i++)
         b->notify(b->ctx, CPJSUA_FRAME_EVENT_MARK_PLAYED, NULL, 0, reached[i].id, played);
     if (underrun) b->notify(b->ctx, CPJSUA_FRAME_EVENT_UNDERRUN, NULL, 0, 0, played);
     if (space) b->notify(b->ctx, CPJSUA_FRAME_EVENT_SPACE, NULL, 0, 0, played);
+    return (int32_t)n;
+}
+
+int32_t cpjsua_frame_buffer_take(cpjsua_frame_buffer *b, int16_t *samples, int32_t audio_only)
+{
+    return take_frame(b, samples, audio_only, 1);
+}
+
+void cpjsua_frame_buffer_set_external(cpjsua_frame_buffer *b, int32_t on)
+{
+    pthread_mutex_lock(&b->lock);
+    if (on) {
+        b->external++;
+    } else if (b->external) {
+        b->external--;
+    }
+    pthread_mutex_unlock(&b->lock);
+}
+
+uint32_t cpjsua_frame_buffer_samples_per_frame(const cpjsua_frame_buffer *b)
+{
+    return b->samples_per_frame;
+}
+
+/* The bridge takes from this port what goes into the call (writer); nothing while a paced source
+ * takes the frames. */
+static pj_status_t writer_get_frame(pjmedia_port *this_port, pjmedia_frame *frame)
+{
+    cpjsua_frame_buffer *b = ((frame_port *)this_port)->buffer;
+    if (take_frame(b, (int16_t *)frame->buf, 0, 0) < 0) {
+        frame->type = PJMEDIA_FRAME_TYPE_NONE;
+        frame->size = 0;
+        return PJ_SUCCESS;
+    }
+    frame->type = PJMEDIA_FRAME_TYPE_AUDIO;
+    frame->size = b->samples_per_frame * sizeof(int16_t);
     return PJ_SUCCESS;
 }
 

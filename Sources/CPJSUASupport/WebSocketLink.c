@@ -72,6 +72,10 @@ struct cpjsua_ws_link {
     uint64_t tap_position;          /* samples: the `timestamp` of the next message */
     uint64_t next_position;         /* samples: just after the last media message sent */
     uint64_t tap_packets, tap_late, tap_concealed;
+    /* Paced sending (cpjsua_ws_link_pace): the player's frames go into the call's stream when
+     * they arrive (MediaPace.c). */
+    int32_t pace_call;              /* the paced call and media index; -1: none */
+    uint32_t pace_media;
     /* Set once at creation. */
     int32_t format;                 /* CPJSUA_WS_MEDIA_* */
     atomic_int tapping;             /* pass-through is on (written under `lock`) */
@@ -135,8 +139,13 @@ static void on_message(void *user, int32_t opcode, const char *data, uint64_t le
      * and queued here; everything else, and a `media` this reader does not take, goes to Swift. */
     cpjsua_frame_buffer *player = link->media_sid && link->format == CPJSUA_WS_MEDIA_TWILIO ? link->player : NULL;
     uint32_t capacity = link->player_capacity;
+    int32_t pace_call = link->pace_call;
+    uint32_t pace_media = link->pace_media;
     pthread_mutex_unlock(&link->lock);
-    if (player && opcode == CPJSUA_WSC_TEXT && play_media(link, player, capacity, data, length)) return;
+    if (player && opcode == CPJSUA_WSC_TEXT && play_media(link, player, capacity, data, length)) {
+        if (pace_call >= 0) cpjsua_media_pace_kick(pace_call, pace_media);
+        return;
+    }
     link->notify(link->ctx, link, opcode == CPJSUA_WSC_TEXT ? CPJSUA_WS_EVENT_TEXT : CPJSUA_WS_EVENT_BINARY, 0, data, length);
 }
 
@@ -379,6 +388,7 @@ int32_t cpjsua_ws_link_open(const char *url, const char *const *addresses, uint3
     link->release = release;
     link->format = media_format;
     link->tap_call = -1;
+    link->pace_call = -1;
     atomic_init(&link->tapping, 0);
     atomic_init(&link->refs, 1);  /* the owner's */
     link->reader = cpjsua_frame_buffer_create(reader_rate(media_format) / 50, 1, reader_notify, link);
@@ -467,18 +477,72 @@ void cpjsua_ws_link_detach_reader(cpjsua_ws_link *link)
     cpjsua_frame_port_detach(link->reader);
 }
 
+/* The call's media index whose audio stream is on `conf_slot`; -1 when none. */
+static int32_t audio_index(int32_t call_id, int32_t conf_slot)
+{
+    pjsua_call_info info;
+    if (pjsua_call_get_info(call_id, &info) != PJ_SUCCESS) return -1;
+    for (unsigned i = 0; i < info.media_cnt; i++) {
+        if (info.media[i].type == PJMEDIA_TYPE_AUDIO && info.media[i].stream.aud.conf_slot == conf_slot) return (int32_t)i;
+    }
+    return -1;
+}
+
+int32_t cpjsua_ws_link_pace(cpjsua_ws_link *link, int32_t call_id, int32_t conf_slot)
+{
+    pthread_mutex_lock(&link->lock);
+    cpjsua_frame_buffer *player = link->format == CPJSUA_WS_MEDIA_TWILIO ? link->player : NULL;
+    pthread_mutex_unlock(&link->lock);
+    int32_t index = player ? audio_index(call_id, conf_slot) : -1;
+    pthread_mutex_lock(&link->lock);
+    int same = index >= 0 && link->pace_call == call_id && link->pace_media == (uint32_t)index;
+    pthread_mutex_unlock(&link->lock);
+    if (same) return 1;
+    cpjsua_ws_link_unpace(link);
+    if (index < 0) return 0;
+    atomic_fetch_add(&link->refs, 1);  /* the pace's, released when it lets the player go */
+    if (cpjsua_media_pace_set(call_id, (uint32_t)index, player, MEDIA_SAMPLES * 50, link, link_release_cb) != 1) return 0;
+    pthread_mutex_lock(&link->lock);
+    link->pace_call = call_id;
+    link->pace_media = (uint32_t)index;
+    pthread_mutex_unlock(&link->lock);
+    return 1;
+}
+
+void cpjsua_ws_link_unpace(cpjsua_ws_link *link)
+{
+    pthread_mutex_lock(&link->lock);
+    int32_t call_id = link->pace_call;
+    uint32_t media = link->pace_media;
+    cpjsua_frame_buffer *player = link->player;
+    link->pace_call = -1;
+    pthread_mutex_unlock(&link->lock);
+    if (call_id >= 0 && player) cpjsua_media_pace_clear(call_id, media, player);
+}
+
+int32_t cpjsua_ws_link_is_paced(cpjsua_ws_link *link)
+{
+    pthread_mutex_lock(&link->lock);
+    int32_t paced = link->pace_call >= 0;
+    pthread_mutex_unlock(&link->lock);
+    return paced;
+}
+
+cpjsua_pace_stats cpjsua_ws_link_pace_stats(cpjsua_ws_link *link)
+{
+    pthread_mutex_lock(&link->lock);
+    int32_t call_id = link->pace_call;
+    uint32_t media = link->pace_media;
+    pthread_mutex_unlock(&link->lock);
+    cpjsua_pace_stats stats;
+    if (call_id < 0 || !cpjsua_media_pace_stats_of(call_id, media, &stats)) memset(&stats, 0, sizeof stats);
+    return stats;
+}
+
 int32_t cpjsua_ws_link_tap(cpjsua_ws_link *link, int32_t call_id, int32_t conf_slot)
 {
     if (link->format != CPJSUA_WS_MEDIA_TWILIO) return 0;
-    pjsua_call_info info;
-    if (pjsua_call_get_info(call_id, &info) != PJ_SUCCESS) return 0;
-    int32_t index = -1;
-    for (unsigned i = 0; i < info.media_cnt; i++) {
-        if (info.media[i].type == PJMEDIA_TYPE_AUDIO && info.media[i].stream.aud.conf_slot == conf_slot) {
-            index = (int32_t)i;
-            break;
-        }
-    }
+    int32_t index = audio_index(call_id, conf_slot);
     pjsua_stream_info stream;
     int usable = index >= 0 && pjsua_call_get_stream_info(call_id, (unsigned)index, &stream) == PJ_SUCCESS &&
                  stream.type == PJMEDIA_TYPE_AUDIO && (stream.info.aud.fmt.pt == 0 || stream.info.aud.fmt.pt == 8) &&

@@ -237,6 +237,7 @@ public actor PJSUA {
         DelayedVideoStarts.letPendingStartsFire(in: run)  // they hold their streams (KL-41)
         PJLibrary.destroyPJSUA(flags: flags)
         cpjsua_media_tap_release_all()  // media taps whose transport's group lock outlived pjsua
+        cpjsua_media_pace_release_all()  // paced wrappers whose group lock outlived pjsua
         EngineRun.end()
         if endingSubscriptions { run.hub.finishAll() }
         EngineSlot.release()

@@ -336,6 +336,15 @@ public final class LoopbackSocket {
         return String(decoding: buffer.prefix(count), as: UTF8.self)
     }
 
+    /// The next datagram waiting to be read, as bytes; nil if none is.
+    public func receiveBytesNow() -> [UInt8]? {
+        guard hasPendingInput else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let count = recv(descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+        guard count > 0 else { return nil }
+        return Array(buffer.prefix(count))
+    }
+
     /// Binds `port` on 127.0.0.1 (UDP) for as long as the result lives.
     public static func occupying(_ port: Int) throws -> LoopbackSocket {
         try LoopbackSocket(udp: true, on: port)

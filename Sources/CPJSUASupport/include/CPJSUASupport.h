@@ -158,6 +158,15 @@ uint64_t cpjsua_frame_buffer_flush(cpjsua_frame_buffer *_Nonnull buffer);
 /* Places a mark after the last queued sample. 0, -1 when closed, -2 when too many are pending. */
 int32_t cpjsua_frame_buffer_mark(cpjsua_frame_buffer *_Nonnull buffer, uint64_t id);
 cpjsua_frame_stats cpjsua_frame_buffer_stats(cpjsua_frame_buffer *_Nonnull buffer);
+/* Writer: one frame taken as it is sent (what the writer port's tick does): samples_per_frame
+ * samples into `samples` (the queued audio, then silence) with a sent frame's accounting and
+ * notifications. Returns the queued samples taken; -1 and nothing taken when `audio_only` and
+ * the queue is empty (or the buffer closed). Any thread; used by paced sending (MediaPace.c). */
+int32_t cpjsua_frame_buffer_take(cpjsua_frame_buffer *_Nonnull buffer, int16_t *_Nonnull samples, int32_t audio_only);
+/* Writer: while on (counted: every on needs its off), the writer port hands the bridge nothing
+ * and the frames are taken with cpjsua_frame_buffer_take instead. */
+void cpjsua_frame_buffer_set_external(cpjsua_frame_buffer *_Nonnull buffer, int32_t on);
+uint32_t cpjsua_frame_buffer_samples_per_frame(const cpjsua_frame_buffer *_Nonnull buffer);
 /* Engine thread: creates the port (a reader or a writer at clock_rate), adds it to pjsua's
  * bridge and sets *slot. `retained` is released exactly once (release), when the port is gone
  * or at once on failure. Returns a pj_status_t. */
@@ -286,6 +295,32 @@ int32_t cpjsua_media_tap_clear(int32_t call_id, uint32_t media_index, void *_Nul
  * its consumer released. The engine's thread. */
 void cpjsua_media_tap_release_all(void);
 
+/* Paced sending (MediaPace.c): every call's audio stream port is wrapped before pjsua puts it on
+ * the bridge (on_stream_created2). Without a source the wrapper hands the bridge's frames to the
+ * stream unchanged. With one (a writer frame buffer whose frames match the stream's: `clock_rate`
+ * and samples per frame), the stream's outgoing frames are taken from that buffer, one per
+ * frame period on average, and a frame is sent the moment it arrives (kick) when the stream's
+ * budget allows, instead of waiting for the bridge's next tick; the bridge's own audio for the
+ * call (anything else connected to it) is mixed in. install: into a pjsua_config before
+ * pjsua_init. set: 1 when (call, media index) has a paced stream whose frames match, taking
+ * `source` (marked external) and `ctx` (released when cleared, replaced or the stream goes);
+ * 0 otherwise (`ctx` released at once). clear: removes `source` if it is still set. kick: after
+ * audio was written to the source. Any PJLIB-registered thread. */
+typedef struct cpjsua_pace_stats {
+    uint64_t on_arrival;   /* frames of the source sent when they arrived */
+    uint64_t at_tick;      /* frames of the source sent at the bridge's tick */
+    uint64_t silence;      /* frames sent as silence (the source had nothing) */
+} cpjsua_pace_stats;
+void cpjsua_media_pace_install(void *_Nonnull pjsua_config_pointer);
+int32_t cpjsua_media_pace_set(int32_t call_id, uint32_t media_index, cpjsua_frame_buffer *_Nonnull source,
+                              uint32_t clock_rate, void *_Nullable ctx, cpjsua_tap_release _Nullable release);
+int32_t cpjsua_media_pace_clear(int32_t call_id, uint32_t media_index, cpjsua_frame_buffer *_Nonnull source);
+void cpjsua_media_pace_kick(int32_t call_id, uint32_t media_index);
+/* The counters of (call, media index)'s paced stream; 0 when there is none. */
+int32_t cpjsua_media_pace_stats_of(int32_t call_id, uint32_t media_index, cpjsua_pace_stats *_Nonnull stats);
+/* After pjsua_destroy: frees every wrapper still held. The engine's thread. */
+void cpjsua_media_pace_release_all(void);
+
 /* WebSocket links (WebSocketLink.c): the wire of a media stream, on our RFC 6455 client
  * (WebSocketClient.c). A link belongs to its Swift owner (`ctx`, kept retained until the link's
  * last reference goes, then released with `release`). open/close/destroy/attach/detach: the
@@ -375,6 +410,15 @@ void cpjsua_ws_link_detach_reader(cpjsua_ws_link *_Nonnull link);
  * reader's frames. The engine's thread only. */
 int32_t cpjsua_ws_link_tap(cpjsua_ws_link *_Nonnull link, int32_t call_id, int32_t conf_slot);
 void cpjsua_ws_link_untap(cpjsua_ws_link *_Nonnull link);
+/* Paced sending (Twilio links with a player): when the call's audio stream on `conf_slot` has a
+ * paced wrapper whose frames are the player's (8 kHz, 20 ms: PCMU, PCMA, G.729 at 20 ms), the
+ * agent's audio goes into the stream as it arrives from then on (MediaPace.c): 1; otherwise the
+ * writer port keeps feeding it through the bridge: 0. unpace: back to the writer port. The
+ * engine's thread only. stats: the pace's counters while paced, zeros otherwise. */
+int32_t cpjsua_ws_link_pace(cpjsua_ws_link *_Nonnull link, int32_t call_id, int32_t conf_slot);
+void cpjsua_ws_link_unpace(cpjsua_ws_link *_Nonnull link);
+int32_t cpjsua_ws_link_is_paced(cpjsua_ws_link *_Nonnull link);
+cpjsua_pace_stats cpjsua_ws_link_pace_stats(cpjsua_ws_link *_Nonnull link);
 /* Sends what is queued, then a close frame with `code` (the agent's echo arrives as CLOSED). */
 void cpjsua_ws_link_close(cpjsua_ws_link *_Nonnull link, uint16_t code);
 /* Drops the connection (no close handshake) and the owner's reference: the link is gone for the

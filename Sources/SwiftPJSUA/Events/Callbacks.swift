@@ -32,6 +32,9 @@ extension PJSUA {
         // Every call's media transport gets a tap (MediaTap.c): media streams pass the caller's
         // RTP through to their agent from it.
         withUnsafeMutablePointer(to: &config) { cpjsua_media_tap_install($0) }
+        // Every call's audio stream port gets a paced wrapper (MediaPace.c): media streams send
+        // their agent's audio into the call through it as it arrives.
+        withUnsafeMutablePointer(to: &config) { cpjsua_media_pace_install($0) }
         CredentialRequests.install(into: &config)
         Self.installPresenceCallbacks(into: &config)
         logging.cb = onLog

@@ -214,5 +214,14 @@ extension PJSUA.MediaStream {
         /// The caller's audio that never arrived (lost, or replaced by RFC 4733 events), sent to
         /// the agent as silence.
         public var concealedMilliseconds: Int
+        /// Whether the agent's audio goes into the call as it arrives
+        /// (``Options/sendsAgentAudioOnArrival``, a PCMU, PCMA or G.729 call), rather than at the
+        /// bridge's ticks.
+        public var sendsAgentAudioOnArrival: Bool
+        /// Frames of the agent's audio sent into the call the moment they arrived.
+        public var framesSentOnArrival: Int
+        /// Frames of the agent's audio sent at the bridge's tick while sent as it arrives (a burst
+        /// draining, or a frame that came while the call was not yet due a packet).
+        public var framesSentAtTick: Int
     }
 }

@@ -99,6 +99,18 @@ extension PJSUA.MediaStream {
         /// ``Statistics/passesCallerAudioThrough`` says which is in use. Twilio Media Streams
         /// only: OpenAI Realtime takes 24 kHz PCM16, which the bridge makes.
         public var passesCallerAudioThrough: Bool
+        /// Whether the agent's audio goes into the call as it arrives (on by default): when the
+        /// call's codec takes the agent's 8 kHz 20 ms frames as they are (PCMU, PCMA, G.729 at
+        /// 20 ms), each frame of `media` is encoded and sent as RTP the moment it arrives if the
+        /// call is due a packet, rather than at the conference bridge's next tick (0-20 ms
+        /// later). The call still sends one packet per 20 ms on average, as the bridge did: a
+        /// frame may go up to 10 ms early, a burst plays at the real-time rate, and silence is
+        /// sent only once the agent's next frame is 10 ms late. Marks, `clear` and the playback
+        /// queue behave the same; other audio connected to the call is mixed in. Off, or for
+        /// another codec (the stream follows re-INVITEs), the bridge plays the queue at its ticks.
+        /// ``Statistics/sendsAgentAudioOnArrival`` says which is in use. Twilio Media Streams
+        /// only: OpenAI Realtime's 24 kHz audio goes through the bridge.
+        public var sendsAgentAudioOnArrival: Bool
         /// What happens to the call when the agent leaves.
         public var whenAgentLeaves: AgentLossPolicy
         /// The largest message accepted from the agent, in bytes (1 KiB to 16 MiB); a larger one
@@ -125,10 +137,12 @@ extension PJSUA.MediaStream {
         public var realtimeSession: RealtimeSession
 
         /// Options; by default no headers or parameters, 5 s to connect, 60 s of playback queue
-        /// that is never trimmed, the caller's audio passed through, hang up when the agent leaves.
+        /// that is never trimmed, the caller's audio passed through and the agent's sent as it
+        /// arrives, hang up when the agent leaves.
         public init(headers: [String: String] = [:], customParameters: [String: String] = [:],
                     connectTimeout: Duration = .seconds(5), playbackCapacity: Duration = .seconds(60),
-                    trimsStandingQueue: Bool = false, passesCallerAudioThrough: Bool = true, whenAgentLeaves: AgentLossPolicy = .hangUp, maximumMessageSize: Int = 256 * 1024,
+                    trimsStandingQueue: Bool = false, passesCallerAudioThrough: Bool = true, sendsAgentAudioOnArrival: Bool = true,
+                    whenAgentLeaves: AgentLossPolicy = .hangUp, maximumMessageSize: Int = 256 * 1024,
                     streamSID: String? = nil, callSID: String? = nil, accountSID: String = "", authorizationToken: String? = nil,
                     tls: PJSUA.TLSConfiguration? = nil, realtimeSession: RealtimeSession = RealtimeSession()) {
             self.headers = headers
@@ -137,6 +151,7 @@ extension PJSUA.MediaStream {
             self.playbackCapacity = playbackCapacity
             self.trimsStandingQueue = trimsStandingQueue
             self.passesCallerAudioThrough = passesCallerAudioThrough
+            self.sendsAgentAudioOnArrival = sendsAgentAudioOnArrival
             self.whenAgentLeaves = whenAgentLeaves
             self.maximumMessageSize = maximumMessageSize
             self.streamSID = streamSID

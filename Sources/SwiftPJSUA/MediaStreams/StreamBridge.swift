@@ -53,6 +53,7 @@ final class StreamBridge: @unchecked Sendable {
     private var clearedSamples: UInt64 = 0  // guarded by `lock`
     /// The link's counters when it went, so that a stream's statistics outlive it.
     private var finalWire = cpjsua_ws_stats()  // guarded by `lock`
+    private var pace = cpjsua_pace_stats()  // guarded by `lock`: the counters of paces left (re-INVITEs, the end)
     /// OpenAI Realtime: the answer audio written to the queue so far (samples: the queue's
     /// stream position after the last write), and where each answer item's audio starts and
     /// ends in it, newest last; the items the caller interrupted (their late deltas are dropped);
@@ -166,7 +167,25 @@ final class StreamBridge: @unchecked Sendable {
                 pjsua_conf_connect(callSlot, readerSlot)
             }
         }
-        if writerSlot >= 0 { pjsua_conf_connect(writerSlot, callSlot) }
+        if writerSlot >= 0 {
+            pjsua_conf_connect(writerSlot, callSlot)
+            let link = lock.withLock { self.link }
+            if let link {
+                let paced = options.sendsAgentAudioOnArrival && cpjsua_ws_link_pace(link, call.slot, callSlot) == 1
+                if !paced { unpace(link) }
+            }
+        }
+    }
+
+    /// Back to the writer port's ticks, keeping the counters of the pace left.
+    private func unpace(_ link: OpaquePointer) {
+        let left = cpjsua_ws_link_pace_stats(link)
+        cpjsua_ws_link_unpace(link)
+        lock.withLock {
+            pace.on_arrival += left.on_arrival
+            pace.at_tick += left.at_tick
+            pace.silence += left.silence
+        }
     }
 
     /// Waits until the handshake is done (and `start` sent), at most `timeout`.
@@ -211,6 +230,8 @@ final class StreamBridge: @unchecked Sendable {
             lock.withLock { phase = .ended }
             return
         }
+        // No `media` after `stop`: the caller's audio stops going out before it is sent.
+        cpjsua_ws_link_stop_media(link)
         if wasStreaming && graceful {
             // OpenAI Realtime has no `stop`: the close frame ends the session.
             if !isRealtime {
@@ -218,8 +239,8 @@ final class StreamBridge: @unchecked Sendable {
             }
             cpjsua_ws_link_close(link, 1000)
         }
-        cpjsua_ws_link_stop_media(link)
         cpjsua_ws_link_untap(link)
+        unpace(link)
         cpjsua_ws_link_detach_reader(link)
         cpjsua_frame_buffer_close(writer)
         cpjsua_frame_port_detach(writer)
@@ -257,8 +278,10 @@ final class StreamBridge: @unchecked Sendable {
     var hasEnded: Bool { lock.withLock { phase == .ending || phase == .ended } }
 
     var statistics: Stream.Statistics {
-        let (link, invalid, cleared, final) = lock.withLock { (self.link, invalidMessages, clearedSamples, finalWire) }
+        let (link, invalid, cleared, final, paceLeft) = lock.withLock { (self.link, invalidMessages, clearedSamples, finalWire, pace) }
         let wire = link.map { cpjsua_ws_link_stats($0) } ?? final
+        let paced = link.map { cpjsua_ws_link_pace_stats($0) } ?? cpjsua_pace_stats()
+        let isPaced = link.map { cpjsua_ws_link_is_paced($0) != 0 } ?? false
         let audio = cpjsua_frame_buffer_stats(writer)
         return Stream.Statistics(messagesSent: Int(wire.sent), mediaMessagesSent: Int(wire.media_sent), messagesReceived: Int(wire.received),
                                  invalidMessages: invalid, messagesDropped: Int(wire.dropped),
@@ -268,7 +291,9 @@ final class StreamBridge: @unchecked Sendable {
                                  underruns: Int(audio.underruns),
                                  trimmedMilliseconds: Int(audio.trimmed / samplesPerMillisecond),
                                  passesCallerAudioThrough: wire.passing_through != 0, passedThroughPackets: Int(wire.passed_packets),
-                                 latePackets: Int(wire.late_packets), concealedMilliseconds: Int(wire.concealed_samples / 8))
+                                 latePackets: Int(wire.late_packets), concealedMilliseconds: Int(wire.concealed_samples / 8),
+                                 sendsAgentAudioOnArrival: isPaced, framesSentOnArrival: Int(paceLeft.on_arrival + paced.on_arrival),
+                                 framesSentAtTick: Int(paceLeft.at_tick + paced.at_tick))
     }
 
     /// A digit the caller keyed (pjsua's DTMF callback): sent to the agent as `dtmf`. OpenAI

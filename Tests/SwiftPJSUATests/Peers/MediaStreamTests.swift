@@ -333,6 +333,7 @@ struct MediaStreamTests {
             try await agent.waitFor("\"digit\": \"5\"")
             try await phone.hangUp(call)
             try await child.waitForOutput("\"state\":\"ended\"")
+            try await agent.waitFor("\"closed\"")  // everything sent has arrived
             let lines = softphoneEvents(child.output, "stream")
             #expect(lines.first?["state"] as? String == "connected" && lines.last?["reason"] as? String == "callEnded", "\(lines)")
             #expect(lines.first?["callerAudio"] as? String == "passthrough", "a PCMU call: \(lines)")

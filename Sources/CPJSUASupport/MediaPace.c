@@ -1,0 +1,361 @@
+/*
+ * Paced sending: every call's audio stream port is wrapped before pjsua puts it on the conference
+ * bridge (pjsua's on_stream_created2). See include/CPJSUASupport.h.
+ *
+ * Why: the bridge's clock thread ticks every port every 20 ms, and a frame written for the call
+ * between two ticks waits for the next one: 0 to 20 ms, plus a frame whenever the writer's
+ * arrivals drift across the tick. A media stream's agent (WebSocketLink.c) sends its audio at its
+ * own clock, so most of what it says waited. With a source set, the stream's frames are taken
+ * here instead: a frame goes into the stream (encoded and sent as RTP at once, by pjmedia) the
+ * moment it arrives, when the stream's budget allows, and at the tick otherwise.
+ *
+ * The budget keeps the stream at one frame per frame period, as the bridge did, so the far
+ * end's jitter buffer sees the same rate and timestamps that advance one frame per packet:
+ * - credit accrues at real time, capped at two periods, and each frame sent spends one period;
+ * - a queued frame may go when the credit is at least half a period (up to 10 ms early);
+ * - at a tick with nothing queued, silence goes only when the credit is at least one and a half
+ *   periods (the frame is 10 ms late): an arrival just after the tick still goes at once
+ *   instead of after a silence frame and a whole period;
+ * - one frame per arrival, one per tick: a burst drains at the tick's pace.
+ * DTMF, RTCP and keep-alives stay pjmedia's: they go out from the stream's put_frame, which runs
+ * as often as before. The bridge's own frame for the call (anything else connected to it) is
+ * kept from its tick and mixed into the next frame sent.
+ *
+ * Threads: put_frame and get_frame on the bridge's clock thread; kick on pjsua's worker thread
+ * that received the agent's message; set, clear and stats on the engine's thread. One mutex per
+ * wrapper serialises the stream's put_frame between the clock thread and the kicks (pjmedia's
+ * stream expects one sender at a time); get_frame (the receiving side) is not under it.
+ *
+ * Lifetime: the wrapper has its own group lock (pjsua drops its reference when the stream stops,
+ * destroy_port; the bridge drops its own when the asynchronous removal is done) and holds a
+ * reference on the stream port's group lock until it is freed, so a late tick or kick finds a
+ * live stream, as a late tick of the bridge would without the wrapper. Wrappers are found by
+ * (call, media index) on one list under one mutex (`paces_lock`), which a kick holds while it
+ * sends: the group lock's destroy handler takes it too before it frees anything, so a wrapper
+ * found under it is alive. A wrapper whose (call, media index) got a newer stream is retired:
+ * no longer found, its source released. Lock order: paces_lock, a wrapper's lock, the source's.
+ */
+#ifndef PJ_AUTOCONF
+#  define PJ_AUTOCONF 1
+#endif
+#include <pjsua.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "CPJSUASupport.h"
+
+#define MAX_SAMPLES_PER_FRAME 960
+
+typedef struct media_pace {
+    pjmedia_port base;               /* what the bridge sees: the stream's port info */
+    pj_pool_t *pool;                 /* the group lock's parent; released with the wrapper */
+    pjmedia_port *stream;            /* the stream's port, a reference held on its group lock */
+    int32_t call_id;
+    uint32_t media_index;
+    uint32_t samples_per_frame;
+    uint32_t clock_rate;
+    int64_t period_us;
+    struct media_pace *next;         /* on `paces` until freed (paces_lock) */
+    int retired;                     /* (call, media) has a newer stream (paces_lock) */
+    pthread_mutex_t lock;            /* the stream's sending, and everything below */
+    cpjsua_frame_buffer *source;     /* NULL: the bridge's frames go through unchanged */
+    void *source_ctx;
+    cpjsua_tap_release source_release;
+    int64_t credit_us;
+    uint64_t last_us;
+    uint64_t position;               /* samples sent: the frames' timestamps */
+    int16_t bridge[MAX_SAMPLES_PER_FRAME];  /* the bridge's last frame for the call, not sent yet */
+    int has_bridge;
+    cpjsua_pace_stats stats;
+} media_pace;
+
+static pthread_mutex_t paces_lock = PTHREAD_MUTEX_INITIALIZER;
+static media_pace *paces;  /* guarded by paces_lock */
+
+static uint64_t now_us(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000u + (uint64_t)now.tv_nsec / 1000u;
+}
+
+/* MARK: Sending (a wrapper's lock held) */
+
+/* Sends the source's next frame if the budget allows: at a tick, silence when nothing is queued
+ * and the stream is half a period late; on an arrival, only queued audio. */
+static pj_status_t send_paced_locked(media_pace *p, int at_tick)
+{
+    uint64_t now = now_us();
+    p->credit_us += (int64_t)(now - p->last_us);
+    p->last_us = now;
+    if (p->credit_us > 2 * p->period_us) p->credit_us = 2 * p->period_us;
+    int16_t samples[MAX_SAMPLES_PER_FRAME];
+    int32_t taken = -1;
+    if (p->credit_us >= p->period_us / 2) taken = cpjsua_frame_buffer_take(p->source, samples, 1);
+    if (taken < 0) {
+        if (!at_tick || p->credit_us < p->period_us + p->period_us / 2) return PJ_SUCCESS;
+        taken = cpjsua_frame_buffer_take(p->source, samples, 0);
+        if (taken < 0) memset(samples, 0, p->samples_per_frame * sizeof(int16_t));
+    }
+    if (taken <= 0) {
+        p->stats.silence++;
+    } else if (at_tick) {
+        p->stats.at_tick++;
+    } else {
+        p->stats.on_arrival++;
+    }
+    if (p->has_bridge) {
+        for (uint32_t i = 0; i < p->samples_per_frame; i++) {
+            int32_t mixed = (int32_t)samples[i] + p->bridge[i];
+            samples[i] = (int16_t)(mixed > 32767 ? 32767 : mixed < -32768 ? -32768 : mixed);
+        }
+        p->has_bridge = 0;
+    }
+    p->credit_us -= p->period_us;
+    pjmedia_frame frame;
+    memset(&frame, 0, sizeof frame);
+    frame.type = PJMEDIA_FRAME_TYPE_AUDIO;
+    frame.buf = samples;
+    frame.size = p->samples_per_frame * sizeof(int16_t);
+    frame.timestamp.u64 = p->position;
+    p->position += p->samples_per_frame;
+    return pjmedia_port_put_frame(p->stream, &frame);
+}
+
+/* MARK: The port the bridge sees (its clock thread) */
+
+static pj_status_t pace_put_frame(pjmedia_port *this_port, pjmedia_frame *frame)
+{
+    media_pace *p = (media_pace *)this_port;
+    pj_status_t status;
+    pthread_mutex_lock(&p->lock);
+    if (!p->source) {
+        status = pjmedia_port_put_frame(p->stream, frame);
+    } else {
+        p->has_bridge = frame->type == PJMEDIA_FRAME_TYPE_AUDIO && frame->buf &&
+                        frame->size == p->samples_per_frame * sizeof(int16_t);
+        if (p->has_bridge) memcpy(p->bridge, frame->buf, frame->size);
+        status = send_paced_locked(p, 1);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return status;
+}
+
+static pj_status_t pace_get_frame(pjmedia_port *this_port, pjmedia_frame *frame)
+{
+    return pjmedia_port_get_frame(((media_pace *)this_port)->stream, frame);
+}
+
+/* Hands the source back: the writer port takes its frames again. The wrapper's lock held. */
+static void drop_source_locked(media_pace *p, cpjsua_tap_release *release, void **ctx)
+{
+    *release = p->source_release;
+    *ctx = p->source_ctx;
+    if (p->source) cpjsua_frame_buffer_set_external(p->source, 0);
+    p->source = NULL;
+    p->source_ctx = NULL;
+    p->source_release = NULL;
+}
+
+static void unlink_locked(media_pace *p)
+{
+    for (media_pace **q = &paces; *q; q = &(*q)->next) {
+        if (*q == p) {
+            *q = p->next;
+            return;
+        }
+    }
+}
+
+/* The group lock's last reference went: the bridge and pjsua are done with the wrapper. */
+static pj_status_t pace_on_destroy(pjmedia_port *this_port)
+{
+    media_pace *p = (media_pace *)this_port;
+    pthread_mutex_lock(&paces_lock);
+    unlink_locked(p);
+    pthread_mutex_unlock(&paces_lock);
+    cpjsua_tap_release release;
+    void *ctx;
+    pthread_mutex_lock(&p->lock);
+    drop_source_locked(p, &release, &ctx);
+    pthread_mutex_unlock(&p->lock);
+    if (release) release(ctx);
+    pjmedia_port_dec_ref(p->stream);
+    pthread_mutex_destroy(&p->lock);
+    pj_pool_safe_release(&p->pool);
+    free(p);
+    return PJ_SUCCESS;
+}
+
+/* MARK: pjsua's on_stream_created2 (the engine's or a worker thread, under pjsua's call lock) */
+
+static void on_stream_created2(pjsua_call_id call_id, pjsua_on_stream_created_param *param)
+{
+    pjmedia_port *stream = param->port;
+    if (!stream || !stream->grp_lock || stream->info.fmt.type != PJMEDIA_TYPE_AUDIO ||
+        stream->info.fmt.id != PJMEDIA_FORMAT_L16)
+        return;
+    uint32_t spf = PJMEDIA_PIA_SPF(&stream->info), rate = PJMEDIA_PIA_SRATE(&stream->info);
+    if (PJMEDIA_PIA_CCNT(&stream->info) != 1 || spf == 0 || spf > MAX_SAMPLES_PER_FRAME || rate == 0) return;
+    media_pace *p = calloc(1, sizeof *p);
+    if (!p) return;  /* unwrapped: the call goes on without paced sending */
+    p->pool = pjsua_pool_create("pace%p", 256, 256);
+    if (!p->pool) {
+        free(p);
+        return;
+    }
+    p->base.info = stream->info;
+    pj_strdup2_with_null(p->pool, &p->base.info.name, "paced");
+    p->base.info.signature = PJMEDIA_SIG_CLASS_PORT_AUD('P', 'C');
+    p->base.put_frame = &pace_put_frame;
+    p->base.get_frame = &pace_get_frame;
+    p->base.on_destroy = &pace_on_destroy;
+    p->stream = stream;
+    p->call_id = call_id;
+    p->media_index = param->stream_idx;
+    p->samples_per_frame = spf;
+    p->clock_rate = rate;
+    p->period_us = (int64_t)spf * 1000000 / rate;
+    pthread_mutex_init(&p->lock, NULL);
+    if (pjmedia_port_init_grp_lock(&p->base, p->pool, NULL) != PJ_SUCCESS) {
+        pthread_mutex_destroy(&p->lock);
+        pj_pool_release(p->pool);
+        free(p);
+        return;
+    }
+    pjmedia_port_add_ref(stream);
+    /* An older wrapper of (call, media) belongs to a stream pjsua has stopped. */
+    media_pace *older = NULL;
+    pthread_mutex_lock(&paces_lock);
+    for (media_pace *q = paces; q; q = q->next) {
+        if (!q->retired && q->call_id == call_id && q->media_index == p->media_index) {
+            q->retired = 1;
+            older = q;
+        }
+    }
+    p->next = paces;
+    paces = p;
+    if (older) {
+        cpjsua_tap_release release;
+        void *ctx;
+        pthread_mutex_lock(&older->lock);
+        drop_source_locked(older, &release, &ctx);
+        pthread_mutex_unlock(&older->lock);
+        pthread_mutex_unlock(&paces_lock);
+        if (release) release(ctx);
+    } else {
+        pthread_mutex_unlock(&paces_lock);
+    }
+    param->port = &p->base;
+    param->destroy_port = PJ_TRUE;
+}
+
+void cpjsua_media_pace_install(void *config)
+{
+    ((pjsua_config *)config)->cb.on_stream_created2 = &on_stream_created2;
+}
+
+/* The live wrapper of (call, media). Under paces_lock. */
+static media_pace *find_locked(int32_t call_id, uint32_t media_index)
+{
+    for (media_pace *p = paces; p; p = p->next) {
+        if (!p->retired && p->call_id == call_id && p->media_index == media_index) return p;
+    }
+    return NULL;
+}
+
+int32_t cpjsua_media_pace_set(int32_t call_id, uint32_t media_index, cpjsua_frame_buffer *source, uint32_t clock_rate,
+                              void *ctx, cpjsua_tap_release release)
+{
+    cpjsua_tap_release old_release = NULL;
+    void *old_ctx = NULL;
+    int found = 0;
+    pthread_mutex_lock(&paces_lock);
+    media_pace *p = find_locked(call_id, media_index);
+    if (p && clock_rate == p->clock_rate && cpjsua_frame_buffer_samples_per_frame(source) == p->samples_per_frame) {
+        found = 1;
+        pthread_mutex_lock(&p->lock);
+        if (p->source != source) {
+            drop_source_locked(p, &old_release, &old_ctx);
+            cpjsua_frame_buffer_set_external(source, 1);
+            p->source = source;
+            p->source_ctx = ctx;
+            p->source_release = release;
+            p->credit_us = p->period_us;  /* a first arrival goes at once */
+            p->last_us = now_us();
+            p->has_bridge = 0;
+        } else {
+            old_release = release;  /* already set: the new reference is not kept */
+            old_ctx = ctx;
+        }
+        pthread_mutex_unlock(&p->lock);
+    }
+    pthread_mutex_unlock(&paces_lock);
+    if (old_release) old_release(old_ctx);
+    if (!found && release) release(ctx);
+    return found;
+}
+
+int32_t cpjsua_media_pace_clear(int32_t call_id, uint32_t media_index, cpjsua_frame_buffer *source)
+{
+    cpjsua_tap_release release = NULL;
+    void *ctx = NULL;
+    int cleared = 0;
+    pthread_mutex_lock(&paces_lock);
+    media_pace *p = find_locked(call_id, media_index);
+    if (p) {
+        pthread_mutex_lock(&p->lock);
+        if (p->source == source) {
+            drop_source_locked(p, &release, &ctx);
+            cleared = 1;
+        }
+        pthread_mutex_unlock(&p->lock);
+    }
+    pthread_mutex_unlock(&paces_lock);
+    if (release) release(ctx);
+    return cleared;
+}
+
+void cpjsua_media_pace_kick(int32_t call_id, uint32_t media_index)
+{
+    pthread_mutex_lock(&paces_lock);
+    media_pace *p = find_locked(call_id, media_index);
+    if (p) {
+        pthread_mutex_lock(&p->lock);
+        if (p->source) send_paced_locked(p, 0);
+        pthread_mutex_unlock(&p->lock);
+    }
+    pthread_mutex_unlock(&paces_lock);
+}
+
+int32_t cpjsua_media_pace_stats_of(int32_t call_id, uint32_t media_index, cpjsua_pace_stats *stats)
+{
+    memset(stats, 0, sizeof *stats);
+    pthread_mutex_lock(&paces_lock);
+    media_pace *p = find_locked(call_id, media_index);
+    if (p) {
+        pthread_mutex_lock(&p->lock);
+        *stats = p->stats;
+        pthread_mutex_unlock(&p->lock);
+    }
+    pthread_mutex_unlock(&paces_lock);
+    return p != NULL;
+}
+
+void cpjsua_media_pace_release_all(void)
+{
+    pthread_mutex_lock(&paces_lock);
+    media_pace *list = paces;
+    paces = NULL;
+    pthread_mutex_unlock(&paces_lock);
+    while (list) {
+        media_pace *next = list->next;
+        /* pjsua_destroy released the pools and group locks: only our own memory is left. */
+        if (list->source) cpjsua_frame_buffer_set_external(list->source, 0);
+        if (list->source_release) list->source_release(list->source_ctx);
+        pthread_mutex_destroy(&list->lock);
+        free(list);
+        list = next;
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import PJSUATestSupport
+@testable import SwiftPJSUA
+import Testing
+
+/// A call from a raw SIP peer offering only `payloadType` (0 PCMU, 8 PCMA, 9 G.722), answered by
+/// the engine: the call, the engine's RTP port (from its answer) and the caller's RTP socket.
+struct RawCall {
+    let call: PJSUA.Call
+    /// The engine's RTP port, from its answer.
+    let engineRTPPort: Int
+    /// The caller's RTP socket.
+    let rtp: LoopbackSocket
+    let peer: RawSIPPeer
+    let invite: RawSIPRequest
+    let answer: RawSIPMessage
+}
+
+/// An SDP offer of one payload type (0 PCMU, 8 PCMA, 9 G.722) at `rtpPort`, session version `version`.
+func rawOffer(rtpPort: Int, payloadType: Int, version: Int = 1) -> String {
+    let names = [0: "PCMU/8000", 8: "PCMA/8000", 9: "G722/8000"]
+    return "v=0\r\no=raw 1 \(version) IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\n"
+        + "m=audio \(rtpPort) RTP/AVP \(payloadType)\r\na=rtpmap:\(payloadType) \(names[payloadType] ?? "")\r\n"
+}
+
+func rawCall(to phone: PJSUA, transport: PJSUA.Transport, log: EventLog, payloadType: Int) async throws -> RawCall {
+    let rtp = try LoopbackSocket(udp: true)
+    let peer = try RawSIPPeer(target: transport.port)
+    var invite = RawSIPRequest(peer: peer, method: "INVITE")
+    invite.contentType = "application/sdp"
+    invite.body = rawOffer(rtpPort: rtp.port, payloadType: payloadType)
+    async let answered = peer.exchange(invite, timeout: .seconds(10))
+    let call = try await log.first("the raw caller's INVITE") { event -> PJSUA.Call? in
+        if case let .incomingCall(_, call, _, _, _) = event { return call }
+        return nil
+    }
+    try await phone.answer(call)
+    let answer = try #require(try await answered, "no answer to the raw INVITE")
+    #expect(answer.statusCode == 200, "\(answer.text)")
+    peer.send(invite.ack(for: answer))
+    try await log.mediaActive(call)
+    let line = try #require(answer.text.components(separatedBy: "\r\n").first { $0.hasPrefix("m=audio ") }, "\(answer.text)")
+    let port = try #require(Int(line.split(separator: " ")[1]), "\(line)")
+    return RawCall(call: call, engineRTPPort: port, rtp: rtp, peer: peer, invite: invite, answer: answer)
+}
