@@ -91,6 +91,7 @@ enum FramesAgent {
                         do {
                             let options = PJSUA.MediaStream.Options(playbackCapacity: .milliseconds(playbackMilliseconds),
                                                                     trimsStandingQueue: trims, passesCallerAudioThrough: passesThrough,
+                                                                    sendsAgentAudioOnArrival: passesThrough,
                                                                     whenAgentLeaves: .keepCall)
                             let stream = try await phone.stream(call, to: agentURL ?? "", options: options)
                             recorder.streams.withLock { $0.append(stream) }
@@ -116,7 +117,8 @@ enum FramesAgent {
             func sum(_ field: KeyPath<PJSUA.MediaStream.Statistics, Int>) -> Int { counters.map { $0[keyPath: field] }.reduce(0, +) }
             print("streams \(counters.count) media sent \(sum(\.mediaMessagesSent)), received \(sum(\.messagesReceived)), "
                   + "dropped to the agent \(sum(\.messagesDropped)), played \(sum(\.playedMilliseconds)) ms, "
-                  + "dropped from the agent \(sum(\.droppedMilliseconds)) ms, trimmed \(sum(\.trimmedMilliseconds)) ms, underruns \(sum(\.underruns))")
+                  + "dropped from the agent \(sum(\.droppedMilliseconds)) ms, trimmed \(sum(\.trimmedMilliseconds)) ms, underruns \(sum(\.underruns)), "
+                  + "agent frames sent on arrival \(sum(\.framesSentOnArrival)), held back \(sum(\.framesHeldBack))")
         }
         let delivery = Percentiles(log.deliveryMicroseconds)
         print("delivery \(log.deliveryMicroseconds.count) \(delivery.p50) \(delivery.p99) \(delivery.sorted.last ?? .nan)")

@@ -21,8 +21,10 @@ enum FramesBenchmark {
         case swift, c
         /// A media stream (`PJSUA.stream`) to a WebSocket agent that echoes (`pjsua-bench stream`).
         case stream
-        /// The same with the caller's audio taken from the bridge's frames rather than passed
-        /// through (`Options.passesCallerAudioThrough` off; `pjsua-bench stream --compare-bridge`).
+        /// The same with both ways through the bridge's ticks: the caller's audio from its frames
+        /// rather than passed through, the agent's played at its ticks rather than sent as it
+        /// arrives (`Options.passesCallerAudioThrough` and `sendsAgentAudioOnArrival` off;
+        /// `pjsua-bench stream --compare-bridge`).
         case streamBridged = "stream-bridge"
 
         /// Whether the side streams to a WebSocket agent.

@@ -53,8 +53,9 @@ usage: pjsua-bench <hop|events|setup|lifecycle|load|media|idle|soak|frames|strea
                                    (the WAV side stops at PJSUA_MAX_PLAYERS calls, 64 here);
                                    --trim: the stream's trimsStandingQueue; --playback-ms: its queue
                                    (default 40, as the echo writer's); --compare-bridge: one more
-                                   side, stream-bridge, the stream with the caller's audio from the
-                                   bridge's frames (passesCallerAudioThrough off). 2026-12-02, shared machine,
+                                   side, stream-bridge, the stream through the bridge's ticks both
+                                   ways (passesCallerAudioThrough and sendsAgentAudioOnArrival
+                                   off). 2026-12-02, shared machine,
                                    --no-wav (load 2.4-7): 20 calls 3.1-4.3 ms per call-second,
                                    stream/frames 1.22-1.64 (8 runs; 1.95-3.14 before the C media
                                    reader), out p50 20 ms, p99 22-24 ms unstalled, 39-65 stalled;

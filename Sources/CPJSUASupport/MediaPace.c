@@ -7,22 +7,30 @@
  * arrivals drift across the tick. A media stream's agent (WebSocketLink.c) sends its audio at its
  * own clock, so most of what it says waited. With a source set, the stream's frames are taken
  * here instead: a frame goes into the stream (encoded and sent as RTP at once, by pjmedia) the
- * moment it arrives, when the stream's budget allows, and at the tick otherwise.
+ * moment it arrives, when the stream's budget allows, and otherwise once it is due.
  *
- * The budget keeps the stream at one frame per frame period, as the bridge did, so the far
- * end's jitter buffer sees the same rate and timestamps that advance one frame per packet:
- * - credit accrues at real time, capped at two periods, and each frame sent spends one period;
- * - a queued frame may go when the credit is at least half a period (up to 10 ms early);
- * - at a tick with nothing queued, silence goes only when the credit is at least one and a half
- *   periods (the frame is 10 ms late): an arrival just after the tick still goes at once
- *   instead of after a silence frame and a whole period;
- * - one frame per arrival, one per tick: a burst drains at the tick's pace.
+ * The budget keeps the stream at one frame per frame period over time, as the bridge did, so
+ * the far end's jitter buffer sees the rate it expects, while passing on the agent's jitter:
+ * - credit accrues at real time, capped at one period (lateness is forgiven), and each frame of
+ *   the agent's audio sent spends one period;
+ * - on arrival, every queued frame goes while the credit is at least minus two periods: the
+ *   agent's audio runs at most 40 ms ahead of the stream's real-time position (a burst, the
+ *   agent's jitter, a start's catch-up), which the far end's jitter buffer takes up;
+ * - a frame that may not go yet is sent by a pjsua timer set for when it may: a burst plays at
+ *   one frame per period on that timer, not at the bridge's ticks (which would pull every later
+ *   frame onto the tick's phase);
+ * - at a tick with nothing queued, silence goes when the stream is idle (the last frame was
+ *   silence) or its last frame is half a period overdue (the agent is late): an arrival just
+ *   after the tick still goes at once. Silence does not spend the agent's budget.
  * DTMF, RTCP and keep-alives stay pjmedia's: they go out from the stream's put_frame, which runs
  * as often as before. The bridge's own frame for the call (anything else connected to it) is
  * kept from its tick and mixed into the next frame sent.
  *
  * Threads: put_frame and get_frame on the bridge's clock thread; kick on pjsua's worker thread
- * that received the agent's message; set, clear and stats on the engine's thread. One mutex per
+ * that received the agent's message, timers on pjsua's worker threads; set, clear and stats on
+ * the engine's thread. Timers are set with no lock of ours held (pjsua_schedule_timer2 takes
+ * pjsua's lock, which pjsua holds when it calls on_stream_created2), never from the clock thread,
+ * and name the wrapper by (call, media index): one that finds it gone does nothing. One mutex per
  * wrapper serialises the stream's put_frame between the clock thread and the kicks (pjmedia's
  * stream expects one sender at a time); get_frame (the receiving side) is not under it.
  *
@@ -46,6 +54,11 @@
 #include "CPJSUASupport.h"
 
 #define MAX_SAMPLES_PER_FRAME 960
+/* How far ahead of the stream's real-time position the agent's audio may go, in frame periods:
+ * the jitter (and a start's catch-up) passed on to the far end's jitter buffer rather than
+ * absorbed here. One period left the bench's echo at 50 calls with a standing frame in most
+ * streams (p50 8 ms, p99 27 ms WebSocket in -> RTP out); two passed everything (1.4 / 3.5 ms). */
+#define EARLY_PERIODS 2
 
 typedef struct media_pace {
     pjmedia_port base;               /* what the bridge sees: the stream's port info */
@@ -64,6 +77,9 @@ typedef struct media_pace {
     cpjsua_tap_release source_release;
     int64_t credit_us;
     uint64_t last_us;
+    int timer_pending;               /* a pjsua timer will look at the queue again */
+    uint64_t last_send_us;           /* when the last frame went into the stream */
+    int idle;                        /* the last frame was silence (or none was sent yet) */
     uint64_t position;               /* samples sent: the frames' timestamps */
     int16_t bridge[MAX_SAMPLES_PER_FRAME];  /* the bridge's last frame for the call, not sent yet */
     int has_bridge;
@@ -80,31 +96,22 @@ static uint64_t now_us(void)
     return (uint64_t)now.tv_sec * 1000000u + (uint64_t)now.tv_nsec / 1000u;
 }
 
-/* MARK: Sending (a wrapper's lock held) */
-
-/* Sends the source's next frame if the budget allows: at a tick, silence when nothing is queued
- * and the stream is half a period late; on an arrival, only queued audio. */
-static pj_status_t send_paced_locked(media_pace *p, int at_tick)
+/* The live wrapper of (call, media). Under paces_lock. */
+static media_pace *find_locked(int32_t call_id, uint32_t media_index)
 {
-    uint64_t now = now_us();
-    p->credit_us += (int64_t)(now - p->last_us);
-    p->last_us = now;
-    if (p->credit_us > 2 * p->period_us) p->credit_us = 2 * p->period_us;
-    int16_t samples[MAX_SAMPLES_PER_FRAME];
-    int32_t taken = -1;
-    if (p->credit_us >= p->period_us / 2) taken = cpjsua_frame_buffer_take(p->source, samples, 1);
-    if (taken < 0) {
-        if (!at_tick || p->credit_us < p->period_us + p->period_us / 2) return PJ_SUCCESS;
-        taken = cpjsua_frame_buffer_take(p->source, samples, 0);
-        if (taken < 0) memset(samples, 0, p->samples_per_frame * sizeof(int16_t));
+    for (media_pace *p = paces; p; p = p->next) {
+        if (!p->retired && p->call_id == call_id && p->media_index == media_index) return p;
     }
-    if (taken <= 0) {
-        p->stats.silence++;
-    } else if (at_tick) {
-        p->stats.at_tick++;
-    } else {
-        p->stats.on_arrival++;
-    }
+    return NULL;
+}
+
+/* MARK: Sending */
+
+enum { AT_ARRIVAL, AT_TIMER, AT_TICK };
+
+/* Puts one frame into the stream, with the bridge's frame for the call mixed in. */
+static void put_locked(media_pace *p, int16_t *samples, uint64_t now)
+{
     if (p->has_bridge) {
         for (uint32_t i = 0; i < p->samples_per_frame; i++) {
             int32_t mixed = (int32_t)samples[i] + p->bridge[i];
@@ -112,7 +119,7 @@ static pj_status_t send_paced_locked(media_pace *p, int at_tick)
         }
         p->has_bridge = 0;
     }
-    p->credit_us -= p->period_us;
+    p->last_send_us = now;
     pjmedia_frame frame;
     memset(&frame, 0, sizeof frame);
     frame.type = PJMEDIA_FRAME_TYPE_AUDIO;
@@ -120,7 +127,98 @@ static pj_status_t send_paced_locked(media_pace *p, int at_tick)
     frame.size = p->samples_per_frame * sizeof(int16_t);
     frame.timestamp.u64 = p->position;
     p->position += p->samples_per_frame;
-    return pjmedia_port_put_frame(p->stream, &frame);
+    pjmedia_port_put_frame(p->stream, &frame);
+}
+
+/* Sends what the budget allows of the source's queue (one frame at a tick); at a tick with
+ * nothing sent and nothing queued, silence when the stream is idle or its last frame is half a
+ * period overdue. Returns in how many milliseconds a frame left queued may go: a timer to set
+ * (arrivals and timers only; 0: none needed, or one is set). */
+static unsigned send_paced_locked(media_pace *p, int when)
+{
+    uint64_t now = now_us();
+    int64_t early = EARLY_PERIODS * p->period_us;
+    p->credit_us += (int64_t)(now - p->last_us);
+    p->last_us = now;
+    if (p->credit_us > p->period_us) p->credit_us = p->period_us;
+    int16_t samples[MAX_SAMPLES_PER_FRAME];
+    int sent = 0;
+    while (p->credit_us >= -early && cpjsua_frame_buffer_take(p->source, samples, 1) > 0) {
+        if (when == AT_ARRIVAL) {
+            p->stats.on_arrival++;
+        } else {
+            p->stats.held_back++;
+        }
+        p->credit_us -= p->period_us;
+        p->idle = 0;
+        put_locked(p, samples, now);
+        sent = 1;
+        if (when == AT_TICK) break;
+    }
+    if (when == AT_TICK) {
+        if (!sent && (p->idle || now - p->last_send_us >= (uint64_t)(p->period_us + p->period_us / 2))) {
+            /* Nothing queued: silence, with a sent frame's accounting (an underrun when the
+             * agent's audio ran dry); it does not spend the agent's budget. */
+            int32_t taken = cpjsua_frame_buffer_take(p->source, samples, 0);
+            if (taken < 0) memset(samples, 0, p->samples_per_frame * sizeof(int16_t));
+            if (taken > 0) {
+                p->stats.held_back++;
+                p->credit_us -= p->period_us;
+                p->idle = 0;
+            } else {
+                p->stats.silence++;
+                p->idle = 1;
+            }
+            put_locked(p, samples, now);
+        }
+        /* A tick sets no timer: the clock thread must not take pjsua's lock (the next tick,
+         * arrival or timer goes on with what is queued). */
+        return 0;
+    }
+    if (p->timer_pending || cpjsua_frame_buffer_stats(p->source).queued == 0) return 0;
+    int64_t wait = -early - p->credit_us;
+    p->timer_pending = 1;
+    return wait < 1000 ? 1 : (unsigned)((wait + 999) / 1000);
+}
+
+static void on_timer(void *key);
+
+/* Sets the timer of (call, media) in `ms`; no lock held (pjsua's is taken). */
+static void schedule(int32_t call_id, uint32_t media_index, unsigned ms)
+{
+    void *key = (void *)(intptr_t)(((intptr_t)call_id << 8) | (intptr_t)(media_index & 0xFF));
+    if (pjsua_schedule_timer2(&on_timer, key, ms) == PJ_SUCCESS) return;
+    pthread_mutex_lock(&paces_lock);
+    media_pace *p = find_locked(call_id, media_index);
+    if (p) {
+        pthread_mutex_lock(&p->lock);
+        p->timer_pending = 0;
+        pthread_mutex_unlock(&p->lock);
+    }
+    pthread_mutex_unlock(&paces_lock);
+}
+
+/* Sends what the source holds of (call, media) on arrival or timer, then sets the timer asked. */
+static void send_now(int32_t call_id, uint32_t media_index, int when)
+{
+    unsigned again = 0;
+    pthread_mutex_lock(&paces_lock);
+    media_pace *p = find_locked(call_id, media_index);
+    if (p) {
+        pthread_mutex_lock(&p->lock);
+        if (when == AT_TIMER) p->timer_pending = 0;
+        if (p->source) again = send_paced_locked(p, when);
+        pthread_mutex_unlock(&p->lock);
+    }
+    pthread_mutex_unlock(&paces_lock);
+    if (again) schedule(call_id, media_index, again);
+}
+
+/* pjsua's timer (a worker thread). The key names the wrapper, which may be gone or replaced. */
+static void on_timer(void *key)
+{
+    intptr_t value = (intptr_t)key;
+    send_now((int32_t)(value >> 8), (uint32_t)(value & 0xFF), AT_TIMER);
 }
 
 /* MARK: The port the bridge sees (its clock thread) */
@@ -136,7 +234,8 @@ static pj_status_t pace_put_frame(pjmedia_port *this_port, pjmedia_frame *frame)
         p->has_bridge = frame->type == PJMEDIA_FRAME_TYPE_AUDIO && frame->buf &&
                         frame->size == p->samples_per_frame * sizeof(int16_t);
         if (p->has_bridge) memcpy(p->bridge, frame->buf, frame->size);
-        status = send_paced_locked(p, 1);
+        send_paced_locked(p, AT_TICK);
+        status = PJ_SUCCESS;
     }
     pthread_mutex_unlock(&p->lock);
     return status;
@@ -256,15 +355,6 @@ void cpjsua_media_pace_install(void *config)
     ((pjsua_config *)config)->cb.on_stream_created2 = &on_stream_created2;
 }
 
-/* The live wrapper of (call, media). Under paces_lock. */
-static media_pace *find_locked(int32_t call_id, uint32_t media_index)
-{
-    for (media_pace *p = paces; p; p = p->next) {
-        if (!p->retired && p->call_id == call_id && p->media_index == media_index) return p;
-    }
-    return NULL;
-}
-
 int32_t cpjsua_media_pace_set(int32_t call_id, uint32_t media_index, cpjsua_frame_buffer *source, uint32_t clock_rate,
                               void *ctx, cpjsua_tap_release release)
 {
@@ -283,6 +373,7 @@ int32_t cpjsua_media_pace_set(int32_t call_id, uint32_t media_index, cpjsua_fram
             p->source_ctx = ctx;
             p->source_release = release;
             p->credit_us = p->period_us;  /* a first arrival goes at once */
+            p->idle = 1;
             p->last_us = now_us();
             p->has_bridge = 0;
         } else {
@@ -319,14 +410,7 @@ int32_t cpjsua_media_pace_clear(int32_t call_id, uint32_t media_index, cpjsua_fr
 
 void cpjsua_media_pace_kick(int32_t call_id, uint32_t media_index)
 {
-    pthread_mutex_lock(&paces_lock);
-    media_pace *p = find_locked(call_id, media_index);
-    if (p) {
-        pthread_mutex_lock(&p->lock);
-        if (p->source) send_paced_locked(p, 0);
-        pthread_mutex_unlock(&p->lock);
-    }
-    pthread_mutex_unlock(&paces_lock);
+    send_now(call_id, media_index, AT_ARRIVAL);
 }
 
 int32_t cpjsua_media_pace_stats_of(int32_t call_id, uint32_t media_index, cpjsua_pace_stats *stats)

@@ -308,7 +308,7 @@ void cpjsua_media_tap_release_all(void);
  * audio was written to the source. Any PJLIB-registered thread. */
 typedef struct cpjsua_pace_stats {
     uint64_t on_arrival;   /* frames of the source sent when they arrived */
-    uint64_t at_tick;      /* frames of the source sent at the bridge's tick */
+    uint64_t held_back;    /* frames of the source that waited for the stream's budget */
     uint64_t silence;      /* frames sent as silence (the source had nothing) */
 } cpjsua_pace_stats;
 void cpjsua_media_pace_install(void *_Nonnull pjsua_config_pointer);

@@ -220,8 +220,10 @@ extension PJSUA.MediaStream {
         public var sendsAgentAudioOnArrival: Bool
         /// Frames of the agent's audio sent into the call the moment they arrived.
         public var framesSentOnArrival: Int
-        /// Frames of the agent's audio sent at the bridge's tick while sent as it arrives (a burst
-        /// draining, or a frame that came while the call was not yet due a packet).
-        public var framesSentAtTick: Int
+        /// Frames of the agent's audio that waited, while it is sent as it arrives, because the
+        /// call was not due a packet yet: a burst (audio faster than real time) draining at one
+        /// frame per 20 ms, or a frame that came more than 40 ms ahead of the call's real-time
+        /// position.
+        public var framesHeldBack: Int
     }
 }

@@ -101,15 +101,17 @@ extension PJSUA.MediaStream {
         public var passesCallerAudioThrough: Bool
         /// Whether the agent's audio goes into the call as it arrives (on by default): when the
         /// call's codec takes the agent's 8 kHz 20 ms frames as they are (PCMU, PCMA, G.729 at
-        /// 20 ms), each frame of `media` is encoded and sent as RTP the moment it arrives if the
-        /// call is due a packet, rather than at the conference bridge's next tick (0-20 ms
-        /// later). The call still sends one packet per 20 ms on average, as the bridge did: a
-        /// frame may go up to 10 ms early, a burst plays at the real-time rate, and silence is
-        /// sent only once the agent's next frame is 10 ms late. Marks, `clear` and the playback
-        /// queue behave the same; other audio connected to the call is mixed in. Off, or for
-        /// another codec (the stream follows re-INVITEs), the bridge plays the queue at its ticks.
-        /// ``Statistics/sendsAgentAudioOnArrival`` says which is in use. Twilio Media Streams
-        /// only: OpenAI Realtime's 24 kHz audio goes through the bridge.
+        /// 20 ms), each frame of `media` is encoded and sent as RTP the moment it arrives,
+        /// rather than at the conference bridge's next tick (0-20 ms later, and a whole frame
+        /// more whenever the agent's timing drifts across the tick), and without the bridge's
+        /// resampling. The call still sends one packet per 20 ms over time: the agent's audio may
+        /// run up to 40 ms ahead of the call's real-time position (its jitter, passed on to the
+        /// far end's jitter buffer), a burst plays at the real-time rate from there, and silence
+        /// is sent once the agent's next frame is 10 ms late. Marks, `clear`, the playback queue
+        /// and its trim behave the same; other audio connected to the call is mixed in. Off, or
+        /// for another codec (the stream follows re-INVITEs), the bridge plays the queue at its
+        /// ticks. ``Statistics/sendsAgentAudioOnArrival`` says which is in use. Twilio Media
+        /// Streams only: OpenAI Realtime's 24 kHz audio goes through the bridge.
         public var sendsAgentAudioOnArrival: Bool
         /// What happens to the call when the agent leaves.
         public var whenAgentLeaves: AgentLossPolicy

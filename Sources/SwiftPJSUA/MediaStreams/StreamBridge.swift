@@ -183,7 +183,7 @@ final class StreamBridge: @unchecked Sendable {
         cpjsua_ws_link_unpace(link)
         lock.withLock {
             pace.on_arrival += left.on_arrival
-            pace.at_tick += left.at_tick
+            pace.held_back += left.held_back
             pace.silence += left.silence
         }
     }
@@ -293,7 +293,7 @@ final class StreamBridge: @unchecked Sendable {
                                  passesCallerAudioThrough: wire.passing_through != 0, passedThroughPackets: Int(wire.passed_packets),
                                  latePackets: Int(wire.late_packets), concealedMilliseconds: Int(wire.concealed_samples / 8),
                                  sendsAgentAudioOnArrival: isPaced, framesSentOnArrival: Int(paceLeft.on_arrival + paced.on_arrival),
-                                 framesSentAtTick: Int(paceLeft.at_tick + paced.at_tick))
+                                 framesHeldBack: Int(paceLeft.held_back + paced.held_back))
     }
 
     /// A digit the caller keyed (pjsua's DTMF callback): sent to the agent as `dtmf`. OpenAI

@@ -55,10 +55,10 @@ struct MediaStreamPacingTests {
 
             #expect(marks.map(\.0) == ["paced", "burst"] && marks.map(\.1) == [1000, 1600], "\(marks)")
             if onArrival {
-                #expect(statistics.sendsAgentAudioOnArrival && statistics.framesSentOnArrival >= 25 && statistics.framesSentAtTick >= 25,
+                #expect(statistics.sendsAgentAudioOnArrival && statistics.framesSentOnArrival >= 25 && statistics.framesHeldBack >= 25,
                         "most paced frames on arrival, the burst at the ticks: \(statistics)")
             } else {
-                #expect(!statistics.sendsAgentAudioOnArrival && statistics.framesSentOnArrival == 0 && statistics.framesSentAtTick == 0,
+                #expect(!statistics.sendsAgentAudioOnArrival && statistics.framesSentOnArrival == 0 && statistics.framesHeldBack == 0,
                         "\(statistics)")
             }
             let rtp = packets.compactMap(RTPHeader.init)
