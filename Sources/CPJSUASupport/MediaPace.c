@@ -11,17 +11,19 @@
  *
  * The budget keeps the stream at one frame per frame period over time, as the bridge did, so
  * the far end's jitter buffer sees the rate it expects, while passing on the agent's jitter:
- * - credit accrues at real time, capped at one period (lateness is forgiven), and each frame of
- *   the agent's audio sent spends one period;
+ * - credit accrues at real time plus 1 %, capped at one period (lateness is forgiven), and each
+ *   frame sent, silence included, spends one period;
  * - on arrival, every queued frame goes while the credit is at least minus two periods: the
  *   agent's audio runs at most 40 ms ahead of the stream's real-time position (a burst, the
- *   agent's jitter, a start's catch-up), which the far end's jitter buffer takes up;
+ *   agent's jitter, a stall's inserted silence), which the far end's jitter buffer takes up; the
+ *   extra 1 % lets a stream pushed ahead by stalls catch up (a frame in about 2 s), so the far
+ *   end sees at most 1 % more packets than real time, and only then;
  * - a frame that may not go yet is sent by a pjsua timer set for when it may: a burst plays at
  *   one frame per period on that timer, not at the bridge's ticks (which would pull every later
  *   frame onto the tick's phase);
  * - at a tick with nothing queued, silence goes when the stream is idle (the last frame was
  *   silence) or its last frame is half a period overdue (the agent is late): an arrival just
- *   after the tick still goes at once. Silence does not spend the agent's budget.
+ *   after the tick still goes at once.
  * DTMF, RTCP and keep-alives stay pjmedia's: they go out from the stream's put_frame, which runs
  * as often as before. The bridge's own frame for the call (anything else connected to it) is
  * kept from its tick and mixed into the next frame sent.
@@ -59,6 +61,8 @@
  * absorbed here. One period left the bench's echo at 50 calls with a standing frame in most
  * streams (p50 8 ms, p99 27 ms WebSocket in -> RTP out); two passed everything (1.4 / 3.5 ms). */
 #define EARLY_PERIODS 2
+/* Credit accrues 1/CATCH_UP_DIVISOR faster than real time (see send_paced_locked). */
+#define CATCH_UP_DIVISOR 100
 
 typedef struct media_pace {
     pjmedia_port base;               /* what the bridge sees: the stream's port info */
@@ -138,7 +142,10 @@ static unsigned send_paced_locked(media_pace *p, int when)
 {
     uint64_t now = now_us();
     int64_t early = EARLY_PERIODS * p->period_us;
-    p->credit_us += (int64_t)(now - p->last_us);
+    /* Real time, plus 1 %: a stream held ahead by its stalls' silence catches up by one frame
+     * in about two seconds of the agent's audio. */
+    int64_t elapsed = (int64_t)(now - p->last_us);
+    p->credit_us += elapsed + elapsed / CATCH_UP_DIVISOR;
     p->last_us = now;
     if (p->credit_us > p->period_us) p->credit_us = p->period_us;
     int16_t samples[MAX_SAMPLES_PER_FRAME];
@@ -158,17 +165,18 @@ static unsigned send_paced_locked(media_pace *p, int when)
     if (when == AT_TICK) {
         if (!sent && (p->idle || now - p->last_send_us >= (uint64_t)(p->period_us + p->period_us / 2))) {
             /* Nothing queued: silence, with a sent frame's accounting (an underrun when the
-             * agent's audio ran dry); it does not spend the agent's budget. */
+             * agent's audio ran dry). It spends the budget like any frame: the stream's rate
+             * stays one frame per period, and the agent's next frames run that much ahead. */
             int32_t taken = cpjsua_frame_buffer_take(p->source, samples, 0);
             if (taken < 0) memset(samples, 0, p->samples_per_frame * sizeof(int16_t));
             if (taken > 0) {
                 p->stats.held_back++;
-                p->credit_us -= p->period_us;
                 p->idle = 0;
             } else {
                 p->stats.silence++;
                 p->idle = 1;
             }
+            p->credit_us -= p->period_us;
             put_locked(p, samples, now);
         }
         /* A tick sets no timer: the clock thread must not take pjsua's lock (the next tick,

@@ -20,4 +20,12 @@ struct StreamOptionsTests {
         #expect(throws: UsageError.self) { try options(["--stream", "ws://127.0.0.1:9/a", "--stream-caller-audio", "jitter"]) }
         #expect(throws: UsageError.self) { try options(["--stream-caller-audio", "bridge"]) }
     }
+
+    @Test func theAgentsAudioIsSentAsItArrivesUnlessTheBridgeIsAsked() throws {
+        #expect(try options(["--stream", "ws://127.0.0.1:9/a"])?.options.sendsAgentAudioOnArrival == true)
+        #expect(try options(["--stream", "ws://127.0.0.1:9/a", "--stream-agent-audio", "arrival"])?.options.sendsAgentAudioOnArrival == true)
+        #expect(try options(["--stream", "ws://127.0.0.1:9/a", "--stream-agent-audio", "bridge"])?.options.sendsAgentAudioOnArrival == false)
+        #expect(throws: UsageError.self) { try options(["--stream", "ws://127.0.0.1:9/a", "--stream-agent-audio", "tick"]) }
+        #expect(throws: UsageError.self) { try options(["--stream-agent-audio", "bridge"]) }
+    }
 }

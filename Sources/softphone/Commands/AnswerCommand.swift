@@ -14,7 +14,8 @@ enum AnswerCommand {
                             [--presence online|busy|away|offline[:NOTE] [--publish]]
                             [--stream ws[s]://HOST:PORT/PATH [--stream-header 'Name: value']... [--stream-param k=v]...
                              [--stream-timeout S] [--stream-on-close hangup|keep] [--stream-protocol twilio|openai-realtime [--stream-token-env VAR]]
-                             [--stream-ca-file CA.pem] [--stream-tls-verify on|off] [--stream-caller-audio passthrough|bridge]]
+                             [--stream-ca-file CA.pem] [--stream-tls-verify on|off] [--stream-caller-audio passthrough|bridge]
+                             [--stream-agent-audio arrival|bridge]]
                             [--video [--video-codecs VP8,H264] [--video-device N|colorbar] [--video-size WxH] [--video-fps N] [--video-kbps N]]
       Answers every incoming call with CODE (default 200; 180/183 only ring, 4xx-6xx reject), optionally
       after MS milliseconds; plays FILE into (one looping player shared by all calls, as the pjsua app's

@@ -7,7 +7,7 @@ import SwiftPJSUA
 /// `streamInvalid`).
 struct StreamOptions {
     static let valued: Set<String> = ["stream", "stream-protocol", "stream-on-close", "stream-timeout", "stream-token-env",
-                                      "stream-ca-file", "stream-tls-verify", "stream-caller-audio"]
+                                      "stream-ca-file", "stream-tls-verify", "stream-caller-audio", "stream-agent-audio"]
     static let repeatable: Set<String> = ["stream-header", "stream-param"]
     static let usage = """
       --stream ws://HOST:PORT/PATH (or wss://) bridges each call's audio to a WebSocket agent speaking Twilio
@@ -20,7 +20,9 @@ struct StreamOptions {
       CA.pem (the authorities a wss:// agent's certificate must chain to; default the system's, /etc/ssl/certs),
       --stream-tls-verify on|off (off accepts any wss:// certificate, with a warning; default on),
       --stream-caller-audio passthrough|bridge (a PCMU/PCMA caller's packets sent on as they arrive, or the
-      bridge's 20 ms frames; default passthrough). Prints stream lines: connected (with callerAudio), marks
+      bridge's 20 ms frames; default passthrough), --stream-agent-audio arrival|bridge (the agent's audio sent
+      into a PCMU/PCMA/G.729 call as it arrives, or played at the bridge's ticks; default arrival). Prints
+      stream lines: connected (with callerAudio and agentAudio), marks
       played or cleared, clears, digits sent, invalid messages, realtime events, and the end with its reason.
     """
 
@@ -82,6 +84,11 @@ struct StreamOptions {
         case "bridge": options.passesCallerAudioThrough = false
         case let other?: throw UsageError("--stream-caller-audio must be passthrough or bridge, not \(other)")
         }
+        switch arguments.string("stream-agent-audio") {
+        case nil, "arrival": options.sendsAgentAudioOnArrival = true
+        case "bridge": options.sendsAgentAudioOnArrival = false
+        case let other?: throw UsageError("--stream-agent-audio must be arrival or bridge, not \(other)")
+        }
         switch arguments.string("stream-on-close") {
         case nil, "hangup": options.whenAgentLeaves = .hangUp
         case "keep": options.whenAgentLeaves = .keepCall
@@ -102,9 +109,10 @@ struct StreamOptions {
             return
         }
         let callerAudio = stream.statistics.passesCallerAudioThrough ? "passthrough" : "bridge"
+        let agentAudio = stream.statistics.sendsAgentAudioOnArrival ? "arrival" : "bridge"
         output.emit("stream", ["call": call.description, "state": "connected", "streamSid": stream.streamSID, "url": url,
-                               "callerAudio": callerAudio],
-                    human: "\(call) streaming to \(url) (\(stream.streamSID), caller's audio: \(callerAudio))")
+                               "callerAudio": callerAudio, "agentAudio": agentAudio],
+                    human: "\(call) streaming to \(url) (\(stream.streamSID), caller's audio: \(callerAudio), agent's audio: \(agentAudio))")
         Task {
             for await event in stream.events {
                 Self.emit(event, of: call, output: output)

@@ -337,6 +337,7 @@ struct MediaStreamTests {
             let lines = softphoneEvents(child.output, "stream")
             #expect(lines.first?["state"] as? String == "connected" && lines.last?["reason"] as? String == "callEnded", "\(lines)")
             #expect(lines.first?["callerAudio"] as? String == "passthrough", "a PCMU call: \(lines)")
+            #expect(lines.first?["agentAudio"] as? String == "arrival", "a PCMU call: \(lines)")
             let mark = softphoneEvents(child.output, "streamMark").first
             #expect(mark?["name"] as? String == "greeting" && mark?["cleared"] as? Bool == false && mark?["playedMilliseconds"] as? Int == 400)
             #expect(softphoneEvents(child.output, "streamDTMF").first?["digit"] as? String == "5")
