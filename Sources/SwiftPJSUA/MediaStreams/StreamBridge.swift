@@ -168,11 +168,15 @@ final class StreamBridge: @unchecked Sendable {
             }
         }
         if writerSlot >= 0 {
-            pjsua_conf_connect(writerSlot, callSlot)
+            // Sent as it arrives (``Stream/Options/sendsAgentAudioOnArrival``), the agent's audio
+            // goes into the call's stream without the bridge: the writer port stays on it off the
+            // call, and the bridge skips it at every tick.
             let link = lock.withLock { self.link }
-            if let link {
-                let paced = options.sendsAgentAudioOnArrival && cpjsua_ws_link_pace(link, call.slot, callSlot) == 1
-                if !paced { unpace(link) }
+            if let link, options.sendsAgentAudioOnArrival, cpjsua_ws_link_pace(link, call.slot, callSlot) == 1 {
+                pjsua_conf_disconnect(writerSlot, callSlot)
+            } else {
+                if let link { unpace(link) }
+                pjsua_conf_connect(writerSlot, callSlot)
             }
         }
     }
