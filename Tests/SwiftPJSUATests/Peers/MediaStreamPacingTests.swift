@@ -96,6 +96,45 @@ struct MediaStreamPacingTests {
             #expect(tones.filter { $0 == 400 }.count >= 12, "the app's tone mixed in: \(tones.filter { $0 == 400 }.count) frames")
         }
     }
+
+    /// G.729's frames are the agent's too (8 kHz, 20 ms a packet): its call is paced, and the
+    /// caller gets one stream of 20-byte packets at one per 20 ms, timestamps 160 apart, a burst
+    /// included. G.722 (16 kHz) is not: the bridge plays the agent's audio, as before.
+    @Test(arguments: [(18, true), (9, false)])
+    func anotherCodecIsPacedWhenItsFramesAreTheAgentsAndPlayedByTheBridgeOtherwise(payloadType: Int, paced: Bool) async throws {
+        let script = #"[{"sleep":0.3},{"tone":{"hz":1000,"ms":600,"chunkMs":20}},{"mark":"burst"},{"sleep":2}]"#
+        let agent = try await StreamAgent(name: "stream-agent-pacing-codec-\(payloadType)", script: script)
+        defer { agent.stop() }
+        try await withEngine { phone, transport, log in
+            let raw = try await rawCall(to: phone, transport: transport, log: log, payloadType: payloadType)
+            let stream = try await phone.stream(raw.call, to: agent.url())
+            let events = StreamEvents(stream)
+            #expect(stream.statistics.sendsAgentAudioOnArrival == paced, "\(stream.statistics)")
+            var packets: [[UInt8]] = []
+            _ = try await events.first("mark burst") { event -> Bool? in
+                while let datagram = raw.rtp.receiveBytesNow() { packets.append(datagram) }
+                if case let .markPlayed(report) = event, report.name == "burst" { return true }
+                return nil
+            }
+            try await Task.sleep(for: .milliseconds(100))
+            while let datagram = raw.rtp.receiveBytesNow() { packets.append(datagram) }
+            let statistics = stream.statistics
+            try await phone.hangUp(raw.call)
+            _ = try await events.ending()
+
+            let rtp = packets.compactMap(RTPHeader.init)
+            #expect(rtp.count > 20 && Set(rtp.map(\.ssrc)).count == 1 && rtp.allSatisfy { $0.payloadType == payloadType })
+            #expect(zip(rtp, rtp.dropFirst()).allSatisfy { $1.sequence == $0.sequence &+ 1 }, "consecutive sequence numbers")
+            if paced {
+                #expect(rtp.allSatisfy { $0.payload.count == 20 } && zip(rtp, rtp.dropFirst()).allSatisfy { $1.timestamp == $0.timestamp &+ 160 },
+                        "20 ms of G.729 a packet, timestamps 160 apart")
+                #expect(statistics.framesSentOnArrival >= 1 && statistics.framesHeldBack >= 25, "the burst drained at the pace: \(statistics)")
+            } else {
+                #expect(statistics.framesSentOnArrival == 0 && statistics.framesHeldBack == 0, "\(statistics)")
+            }
+            #expect(statistics.playedMilliseconds == 600, "\(statistics)")
+        }
+    }
 }
 
 /// The fields of an RTP packet (RFC 3550) the pacing test reads; nil for anything shorter than a
