@@ -169,13 +169,8 @@ static unsigned send_paced_locked(media_pace *p, int when)
              * stays one frame per period, and the agent's next frames run that much ahead. */
             int32_t taken = cpjsua_frame_buffer_take(p->source, samples, 0);
             if (taken < 0) memset(samples, 0, p->samples_per_frame * sizeof(int16_t));
-            if (taken > 0) {
-                p->stats.held_back++;
-                p->idle = 0;
-            } else {
-                p->stats.silence++;
-                p->idle = 1;
-            }
+            if (taken > 0) p->stats.held_back++;
+            p->idle = taken <= 0;
             p->credit_us -= p->period_us;
             put_locked(p, samples, now);
         }

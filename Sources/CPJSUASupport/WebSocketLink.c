@@ -520,23 +520,16 @@ void cpjsua_ws_link_unpace(cpjsua_ws_link *link)
     if (call_id >= 0 && player) cpjsua_media_pace_clear(call_id, media, player);
 }
 
-int32_t cpjsua_ws_link_is_paced(cpjsua_ws_link *link)
-{
-    pthread_mutex_lock(&link->lock);
-    int32_t paced = link->pace_call >= 0;
-    pthread_mutex_unlock(&link->lock);
-    return paced;
-}
-
-cpjsua_pace_stats cpjsua_ws_link_pace_stats(cpjsua_ws_link *link)
+int32_t cpjsua_ws_link_pace_stats(cpjsua_ws_link *link, cpjsua_pace_stats *stats)
 {
     pthread_mutex_lock(&link->lock);
     int32_t call_id = link->pace_call;
     uint32_t media = link->pace_media;
     pthread_mutex_unlock(&link->lock);
-    cpjsua_pace_stats stats;
-    if (call_id < 0 || !cpjsua_media_pace_stats_of(call_id, media, &stats)) memset(&stats, 0, sizeof stats);
-    return stats;
+    memset(stats, 0, sizeof *stats);
+    if (call_id < 0) return 0;
+    cpjsua_media_pace_stats_of(call_id, media, stats);
+    return 1;
 }
 
 int32_t cpjsua_ws_link_tap(cpjsua_ws_link *link, int32_t call_id, int32_t conf_slot)

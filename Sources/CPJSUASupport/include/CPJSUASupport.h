@@ -309,7 +309,6 @@ void cpjsua_media_tap_release_all(void);
 typedef struct cpjsua_pace_stats {
     uint64_t on_arrival;   /* frames of the source sent when they arrived */
     uint64_t held_back;    /* frames of the source that waited for the stream's budget */
-    uint64_t silence;      /* frames sent as silence (the source had nothing) */
 } cpjsua_pace_stats;
 void cpjsua_media_pace_install(void *_Nonnull pjsua_config_pointer);
 int32_t cpjsua_media_pace_set(int32_t call_id, uint32_t media_index, cpjsua_frame_buffer *_Nonnull source,
@@ -414,11 +413,10 @@ void cpjsua_ws_link_untap(cpjsua_ws_link *_Nonnull link);
  * paced wrapper whose frames are the player's (8 kHz, 20 ms: PCMU, PCMA, G.729 at 20 ms), the
  * agent's audio goes into the stream as it arrives from then on (MediaPace.c): 1; otherwise the
  * writer port keeps feeding it through the bridge: 0. unpace: back to the writer port. The
- * engine's thread only. stats: the pace's counters while paced, zeros otherwise. */
+ * engine's thread only. stats: 1 and the pace's counters while paced; 0 and zeros otherwise. */
 int32_t cpjsua_ws_link_pace(cpjsua_ws_link *_Nonnull link, int32_t call_id, int32_t conf_slot);
 void cpjsua_ws_link_unpace(cpjsua_ws_link *_Nonnull link);
-int32_t cpjsua_ws_link_is_paced(cpjsua_ws_link *_Nonnull link);
-cpjsua_pace_stats cpjsua_ws_link_pace_stats(cpjsua_ws_link *_Nonnull link);
+int32_t cpjsua_ws_link_pace_stats(cpjsua_ws_link *_Nonnull link, cpjsua_pace_stats *_Nonnull stats);
 /* Sends what is queued, then a close frame with `code` (the agent's echo arrives as CLOSED). */
 void cpjsua_ws_link_close(cpjsua_ws_link *_Nonnull link, uint16_t code);
 /* Drops the connection (no close handshake) and the owner's reference: the link is gone for the

@@ -183,12 +183,12 @@ final class StreamBridge: @unchecked Sendable {
 
     /// Back to the writer port's ticks, keeping the counters of the pace left.
     private func unpace(_ link: OpaquePointer) {
-        let left = cpjsua_ws_link_pace_stats(link)
+        var left = cpjsua_pace_stats()
+        cpjsua_ws_link_pace_stats(link, &left)
         cpjsua_ws_link_unpace(link)
         lock.withLock {
             pace.on_arrival += left.on_arrival
             pace.held_back += left.held_back
-            pace.silence += left.silence
         }
     }
 
@@ -284,8 +284,8 @@ final class StreamBridge: @unchecked Sendable {
     var statistics: Stream.Statistics {
         let (link, invalid, cleared, final, paceLeft) = lock.withLock { (self.link, invalidMessages, clearedSamples, finalWire, pace) }
         let wire = link.map { cpjsua_ws_link_stats($0) } ?? final
-        let paced = link.map { cpjsua_ws_link_pace_stats($0) } ?? cpjsua_pace_stats()
-        let isPaced = link.map { cpjsua_ws_link_is_paced($0) != 0 } ?? false
+        var paced = cpjsua_pace_stats()
+        let isPaced = link.map { cpjsua_ws_link_pace_stats($0, &paced) != 0 } ?? false
         let audio = cpjsua_frame_buffer_stats(writer)
         return Stream.Statistics(messagesSent: Int(wire.sent), mediaMessagesSent: Int(wire.media_sent), messagesReceived: Int(wire.received),
                                  invalidMessages: invalid, messagesDropped: Int(wire.dropped),
