@@ -62,7 +62,9 @@ if [ "$VIDEO" = 1 ]; then BUILD_DEPS+=("${VIDEO_DEPS[@]}"); fi
 
 # The configuration this script builds: a change to it (or to config_site.h, or the video choice)
 # forces a rebuild. Computed once, from absolute paths, before the build changes directory.
-CONFIG_ID=$( (cat "$HERE/$(basename "${BASH_SOURCE[0]}")" "$CONFIG_SITE"; echo "video=$VIDEO profile=$PROFILE") | sha256sum | cut -c1-16)
+# The security patches (scripts/pjproject-patches/, one file per advisory) are part of it.
+PATCH_DIR="$HERE/pjproject-patches"
+CONFIG_ID=$( (cat "$HERE/$(basename "${BASH_SOURCE[0]}")" "$CONFIG_SITE" "$PATCH_DIR"/*.sh; echo "video=$VIDEO profile=$PROFILE") | sha256sum | cut -c1-16)
 
 version_ge() { # version_ge A B: A >= B
     [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n1)" = "$2" ]
@@ -407,6 +409,42 @@ C
         -e 's|^    pool = pj_pool_create(srtp->pool->factory, "dtls%p",$|    status = swift_pjsua_dtls_cert();  /* swift-pjsua: KL-37 */\n    if (status != PJ_SUCCESS)\n        return status;\n\n&|' "$DTLS"
 fi
 
+# The fixes of pjproject's security advisories after 2.17 (docs/SECURITY.md lists them): one file
+# each, sourced in name order with $SRC set. Each applies its one guarded hunk, or recognises that
+# the tree already has upstream's fix (a newer pjproject) and says so, or stops the build when the
+# code it patches changed shape (a hunk is never applied blind). PATCHES records what was applied.
+PATCHES=()
+# hunk ID FILE before|after|replace ANCHOR TEXT: puts TEXT before or after the line ANCHOR, or in
+# its place; ANCHOR is a whole line, compared as a fixed string, and must occur exactly once.
+hunk() {
+    local id=$1 file=$2 mode=$3 anchor=$4 text=$5
+    [ "$(grep -cxF -- "$anchor" "$file")" = 1 ] \
+        || die "$(basename "$file") changed: review the $id patch (its anchor line is not there once)"
+    ANCHOR="$anchor" TEXT="$text" MODE="$mode" awk '
+        $0 == ENVIRON["ANCHOR"] {
+            if (ENVIRON["MODE"] == "after") print
+            print ENVIRON["TEXT"]
+            if (ENVIRON["MODE"] == "before") print
+            next
+        }
+        { print }' "$file" > "$file.new" && mv "$file.new" "$file"
+    grep -q "swift-pjsua: $id" "$file" || die "the $id patch does not name itself in $(basename "$file")"
+}
+# upstream_has ID FILE STRING: true (and recorded) when FILE already holds upstream's fix.
+upstream_has() {
+    if grep -qF -- "$3" "$2"; then
+        PATCHES+=("$1=upstream")
+        step "$1: this pjproject already carries upstream's fix ($(basename "$2"))"
+        return 0
+    fi
+    return 1
+}
+applied() { PATCHES+=("$1"); }
+for patch in "$PATCH_DIR"/*.sh; do
+    # shellcheck source=/dev/null
+    . "$patch"
+done
+
 cd "$SRC"
 step "configuring (log: $LOG)"
 # --with-external-*: the DFSG tree has no bundled GSM/Speex/SRTP/libyuv, so Debian's are linked.
@@ -466,7 +504,7 @@ as_root install -D -m 0755 "$app" "$PREFIX/bin/pjsua"  # -D: a fresh prefix has 
 # iOS profile's libraries are found through rpath or LD_LIBRARY_PATH (make test-ios-profile).
 if [ "$PROFILE" = linux ]; then as_root ldconfig; fi
 as_root mkdir -p "$STAMP_DIR"
-printf 'version=%s\nconfig=%s\n' "$VERSION" "$CONFIG_ID" | as_root tee "$STAMP" >/dev/null
+printf 'version=%s\nconfig=%s\npatches=%s\n' "$VERSION" "$CONFIG_ID" "${PATCHES[*]}" | as_root tee "$STAMP" >/dev/null
 [ -f "$PCDIR/libpjproject.pc" ] && pc --exists libpjproject || die "libpjproject.pc is not in $PCDIR after install"
 # SwiftPM refuses -D flags from pkg-config ("prohibited flag(s)", a warning on every build); the
 # module's shim.h defines what they did (PJ_AUTOCONF, endianness). So the Swift module reads a .pc
