@@ -64,7 +64,7 @@ if [ "$VIDEO" = 1 ]; then BUILD_DEPS+=("${VIDEO_DEPS[@]}"); fi
 # forces a rebuild. Computed once, from absolute paths, before the build changes directory.
 # The security patches (scripts/pjproject-patches/, one file per advisory) are part of it.
 PATCH_DIR="$HERE/pjproject-patches"
-CONFIG_ID=$( (cat "$HERE/$(basename "${BASH_SOURCE[0]}")" "$CONFIG_SITE" "$PATCH_DIR"/*.sh; echo "video=$VIDEO profile=$PROFILE") | sha256sum | cut -c1-16)
+CONFIG_ID=$( (cat "$HERE/$(basename "${BASH_SOURCE[0]}")" "$CONFIG_SITE" "$HERE/pjproject-patch-lib.sh" "$PATCH_DIR"/*.sh; echo "video=$VIDEO profile=$PROFILE") | sha256sum | cut -c1-16)
 
 version_ge() { # version_ge A B: A >= B
     [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n1)" = "$2" ]
@@ -414,32 +414,8 @@ fi
 # the tree already has upstream's fix (a newer pjproject) and says so, or stops the build when the
 # code it patches changed shape (a hunk is never applied blind). PATCHES records what was applied.
 PATCHES=()
-# hunk ID FILE before|after|replace ANCHOR TEXT: puts TEXT before or after the line ANCHOR, or in
-# its place; ANCHOR is a whole line, compared as a fixed string, and must occur exactly once.
-hunk() {
-    local id=$1 file=$2 mode=$3 anchor=$4 text=$5
-    [ "$(grep -cxF -- "$anchor" "$file")" = 1 ] \
-        || die "$(basename "$file") changed: review the $id patch (its anchor line is not there once)"
-    ANCHOR="$anchor" TEXT="$text" MODE="$mode" awk '
-        $0 == ENVIRON["ANCHOR"] {
-            if (ENVIRON["MODE"] == "after") print
-            print ENVIRON["TEXT"]
-            if (ENVIRON["MODE"] == "before") print
-            next
-        }
-        { print }' "$file" > "$file.new" && mv "$file.new" "$file"
-    grep -q "swift-pjsua: $id" "$file" || die "the $id patch does not name itself in $(basename "$file")"
-}
-# upstream_has ID FILE STRING: true (and recorded) when FILE already holds upstream's fix.
-upstream_has() {
-    if grep -qF -- "$3" "$2"; then
-        PATCHES+=("$1=upstream")
-        step "$1: this pjproject already carries upstream's fix ($(basename "$2"))"
-        return 0
-    fi
-    return 1
-}
-applied() { PATCHES+=("$1"); }
+# shellcheck source=pjproject-patch-lib.sh
+. "$HERE/pjproject-patch-lib.sh"  # hunk, upstream_has, applied
 for patch in "$PATCH_DIR"/*.sh; do
     # shellcheck source=/dev/null
     . "$patch"
