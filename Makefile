@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 
-.PHONY: all deps deps-ios-profile test-ios-profile peers build demo demo-video test asan asan-engine tsan manifest-check apple-check api-check api-baseline docs bench bench-check fuzz fuzz-smoke clean
+.PHONY: all deps deps-ios-profile deps-asan test-ios-profile peers build demo demo-video test asan asan-engine tsan manifest-check apple-check api-check api-baseline docs bench bench-check fuzz fuzz-smoke clean
 
 all: build
 
@@ -18,6 +18,14 @@ peers:
 IOS_PREFIX ?= /opt/pjproject-ios
 deps-ios-profile:
 	@PJPROJECT_PROFILE=ios PJPROJECT_PREFIX=$(IOS_PREFIX) bash scripts/install-pjproject.sh
+
+## make deps-asan: PJSIP instrumented with AddressSanitizer (and UBSan's bounds and null checks),
+## built by the Swift toolchain's clang from the same tree, patches and configuration as /usr/local's,
+## in its own prefix (idempotent). The ASan passes link it, so a memory error inside PJSIP (an
+## advisory's overflow, KL-44's kind of corruption) is a report that fails the suite.
+ASAN_PREFIX ?= /opt/pjproject-asan
+deps-asan:
+	@PJPROJECT_PROFILE=asan PJPROJECT_PREFIX=$(ASAN_PREFIX) bash scripts/install-pjproject.sh
 
 build: deps
 	$(SWIFT) build $(SWIFT_FLAGS)
@@ -47,7 +55,7 @@ demo-video: deps
 BOUNDED = bash scripts/bounded.sh
 # deps-ios-profile too: LibraryCheckTests runs a softphone against the other build's libraries,
 # so both builds must exist before the first pass (not only before test-ios-profile).
-test: deps deps-ios-profile peers
+test: deps deps-ios-profile deps-asan peers
 	$(SWIFT) build $(SWIFT_FLAGS)
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
 	$(SWIFT) test list $(SWIFT_FLAGS) --skip-build | python3 scripts/check-test-split.py \
@@ -98,20 +106,27 @@ test-ios-profile: deps-ios-profile
 ## package has no XCTest tests, and the XCTest runner's own objects are reported as leaks).
 ## make test runs the engine's tests under ASan (asan-engine).
 # lld: gold prints a page of "cannot export local symbol" warnings for the ASan runtime.
-ASAN = --sanitize=address --scratch-path .build/asan -Xswiftc -use-ld=lld
+# The ASan builds link the instrumented PJSIP (deps-asan) through an rpath, as test-ios-profile
+# links its profile: DT_RPATH, so that pjproject's libraries find each other there too. The
+# sanitized softphone children load it as well; every other child (the pjsua app, sipp) keeps its own.
+# `make asan-engine ASAN_PREFIX=/opt/pjproject-asan-unpatched` (a build with
+# PJPROJECT_SECURITY_PATCHES=0) runs the same tests on the unpatched library (docs/SECURITY.md).
+ASAN_ENV = PKG_CONFIG_PATH=$(ASAN_PREFIX)/lib/pkgconfig
+ASAN = --sanitize=address --scratch-path .build/asan -Xswiftc -use-ld=lld \
+	-Xlinker -rpath -Xlinker $(ASAN_PREFIX)/lib -Xlinker --disable-new-dtags
+ASAN_CHILDREN = SWIFT_PJSUA_SOFTPHONE=$(CURDIR)/.build/asan/debug/softphone SWIFT_PJSUA_CHILD_ASAN_OPTIONS=detect_leaks=0
 TSAN = --sanitize=thread --scratch-path .build/tsan
 ## Their softphone children are the sanitized build's own softphone (SWIFT_PJSUA_SOFTPHONE), so
-## the CLI process is checked too (PJSIP itself is not instrumented either way); the other child
+## the CLI process is checked too (ASan's on the instrumented PJSIP; TSan's PJSIP is not instrumented); the other child
 ## processes (examples, echo-bot) are the plain debug build's. The ASan children run without
 ## LeakSanitizer (SWIFT_PJSUA_CHILD_ASAN_OPTIONS): a CLI process that exits leaves what is live at
 ## exit, which LSan reports (OpenSSL's per-thread random generators of the engine's
 ## threads; Swift's weak-reference side tables, whose pointer LSan does not recognise). The
 ## engine's own leaks are LSan's in the test process and the soak benchmark's.
-asan: deps deps-ios-profile peers
+asan: deps deps-ios-profile deps-asan peers
 	$(SWIFT) build $(SWIFT_FLAGS)  # every product: the tests run softphone and the examples as child processes
-	$(SWIFT) build $(SWIFT_FLAGS) --build-tests $(ASAN)
-	SWIFT_PJSUA_SOFTPHONE=$(CURDIR)/.build/asan/debug/softphone SWIFT_PJSUA_CHILD_ASAN_OPTIONS=detect_leaks=0 \
-		$(SWIFT) test $(SWIFT_FLAGS) --skip-build --disable-xctest $(ASAN)
+	$(ASAN_ENV) $(SWIFT) build $(SWIFT_FLAGS) --build-tests $(ASAN)
+	$(ASAN_ENV) $(ASAN_CHILDREN) $(SWIFT) test $(SWIFT_FLAGS) --skip-build --disable-xctest $(ASAN)
 
 # The video suites run in `make test`'s main pass, not here: in-process video calls start SDL,
 # whose dlopen'ed (and unloaded) backends leave allocations LeakSanitizer reports without symbols.
@@ -123,9 +138,13 @@ ASAN_ENGINE_FILTER = --filter $(ASAN_TARGET) --skip '$(UNSANITIZED_SUITES)'
 # Its complement, the main pass: every test but ASAN_TARGET's, unless it is one of
 # UNSANITIZED_SUITES (scripts/check-test-split.py checks the split on every make test).
 MAIN_PASS_SKIP = $(ASAN_TARGET)\.(?!.*($(UNSANITIZED_SUITES)))
-asan-engine: deps deps-ios-profile peers
-	$(SWIFT) build $(SWIFT_FLAGS) --build-tests $(ASAN)
-	$(BOUNDED) 1500 $(SWIFT) test $(SWIFT_FLAGS) --skip-build --disable-xctest $(ASAN) $(ASAN_ENGINE_FILTER)
+asan-engine: deps deps-ios-profile deps-asan peers
+	$(ASAN_ENV) $(SWIFT) build $(SWIFT_FLAGS) --build-tests $(ASAN)
+	@for binary in softphone swift-pjsuaPackageTests.xctest; do \
+		ldd .build/asan/debug/$$binary | grep -q '$(ASAN_PREFIX)/lib/libpjsua.so' \
+			|| { echo "asan-engine: $$binary does not load the instrumented libpjsua ($(ASAN_PREFIX))" >&2; exit 1; }; \
+	done
+	$(ASAN_ENV) $(ASAN_CHILDREN) $(BOUNDED) 1500 $(SWIFT) test $(SWIFT_FLAGS) --skip-build --disable-xctest $(ASAN) $(ASAN_ENGINE_FILTER)
 
 tsan: deps deps-ios-profile peers
 	$(SWIFT) build $(SWIFT_FLAGS)  # every product: the tests run softphone and the examples as child processes

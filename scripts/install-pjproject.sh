@@ -14,6 +14,12 @@
 #   PJPROJECT_PROFILE=ios                   the iOS profile: swift-pjsip 0.2.1's limits, codecs and
 #                                           switches (pjproject-config_site-ios.h), in its own
 #                                           prefix (default /opt/pjproject-ios, never /usr/local)
+#   PJPROJECT_PROFILE=asan                  the Linux configuration built by the Swift toolchain's clang
+#                                           with AddressSanitizer (and UBSan's bounds and null checks),
+#                                           in /opt/pjproject-asan: make test's ASan pass links it, so a
+#                                           memory error inside PJSIP fails the suite
+#   PJPROJECT_SECURITY_PATCHES=0            leave out scripts/pjproject-patches/ (to reproduce an
+#                                           advisory on the unpatched library; never into /usr/local)
 set -euo pipefail
 
 step() { printf '==> %s\n' "$*"; }
@@ -29,12 +35,15 @@ case "$PROFILE" in
     # (the Linux build's is wiped at each build) and stamp (under its prefix), and never touches
     # the system's linker cache or /usr/local's pkg-config directory.
     ios) CONFIG_SITE="$HERE/pjproject-config_site-ios.h"; default_prefix=/opt/pjproject-ios; work_name=swift-pjsua-pjproject-ios ;;
-    *) die "PJPROJECT_PROFILE must be linux or ios, not '$PROFILE'" ;;
+    asan) CONFIG_SITE="$HERE/pjproject-config_site.h"; default_prefix=/opt/pjproject-asan; work_name=swift-pjsua-pjproject-asan ;;
+    *) die "PJPROJECT_PROFILE must be linux, ios or asan, not '$PROFILE'" ;;
 esac
 PREFIX="${PJPROJECT_PREFIX:-$default_prefix}"
 case "$PREFIX" in /*) ;; *) die "PJPROJECT_PREFIX must be an absolute path, not '$PREFIX'" ;; esac
 PREFIX="${PREFIX%/}"
-if [ "$PROFILE" != linux ]; then
+SECURITY_PATCHES="${PJPROJECT_SECURITY_PATCHES:-1}"
+case "$SECURITY_PATCHES" in 0|1) ;; *) die "PJPROJECT_SECURITY_PATCHES must be 0 or 1, not '$SECURITY_PATCHES'" ;; esac
+if [ "$PROFILE" != linux ] || [ "$SECURITY_PATCHES" = 0 ]; then
     case "$PREFIX" in
         ""|/usr|/usr/local|/usr/local/*|/usr/lib*|/lib*) die "the $PROFILE profile installs beside the Linux build, never into '$PREFIX' (use a prefix under /opt)" ;;
     esac
@@ -64,7 +73,7 @@ if [ "$VIDEO" = 1 ]; then BUILD_DEPS+=("${VIDEO_DEPS[@]}"); fi
 # forces a rebuild. Computed once, from absolute paths, before the build changes directory.
 # The security patches (scripts/pjproject-patches/, one file per advisory) are part of it.
 PATCH_DIR="$HERE/pjproject-patches"
-CONFIG_ID=$( (cat "$HERE/$(basename "${BASH_SOURCE[0]}")" "$CONFIG_SITE" "$HERE/pjproject-patch-lib.sh" "$PATCH_DIR"/*.sh; echo "video=$VIDEO profile=$PROFILE") | sha256sum | cut -c1-16)
+CONFIG_ID=$( (cat "$HERE/$(basename "${BASH_SOURCE[0]}")" "$CONFIG_SITE" "$HERE/pjproject-patch-lib.sh" "$PATCH_DIR"/*.sh; echo "video=$VIDEO profile=$PROFILE security=$SECURITY_PATCHES") | sha256sum | cut -c1-16)
 
 version_ge() { # version_ge A B: A >= B
     [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n1)" = "$2" ]
@@ -417,6 +426,7 @@ PATCHES=()
 # shellcheck source=pjproject-patch-lib.sh
 . "$HERE/pjproject-patch-lib.sh"  # hunk, upstream_has, applied
 for patch in "$PATCH_DIR"/*.sh; do
+    [ "$SECURITY_PATCHES" = 1 ] || break
     # shellcheck source=/dev/null
     . "$patch"
 done
@@ -445,7 +455,20 @@ else
     profile_flags=(--enable-epoll --with-external-gsm --with-external-speex --with-external-srtp
                    --enable-libsamplerate)
 fi
-CFLAGS="-O2 -fPIC" ./configure --prefix="$PREFIX" \
+build_env=(CFLAGS="-O2 -fPIC")
+if [ "$PROFILE" = asan ]; then
+    # The Swift toolchain's clang, so that the instrumented libraries use the AddressSanitizer
+    # runtime the Swift test binary (swift build --sanitize=address) carries: the libraries are
+    # linked without one and take the executable's. UBSan's bounds and null checks (an index past a
+    # fixed array, as SEC-1 and SEC-2 wrote) stop the process like an ASan report; the rest of UBSan
+    # is left out, as pjproject's C has arithmetic it reports without a memory error.
+    clang="$(dirname "$(readlink -f "$(command -v swift)")")/clang"
+    [ -x "$clang" ] || die "the asan profile needs the Swift toolchain's clang ($clang)"
+    sanitize="-fsanitize=address,bounds,null -fno-sanitize-recover=all"
+    build_env=(CC="$clang" CXX="$clang++" CFLAGS="-O1 -g -fPIC -fno-omit-frame-pointer $sanitize"
+               CXXFLAGS="-O1 -g -fPIC -fno-omit-frame-pointer $sanitize" LDFLAGS="$sanitize")
+fi
+env "${build_env[@]}" ./configure --prefix="$PREFIX" \
     --enable-shared "${profile_flags[@]}" \
     "${video_flags[@]}" \
     --disable-ilbc-codec --disable-g7221-codec --disable-libwebrtc \

@@ -52,6 +52,13 @@ public final class RawSIPPeer: @unchecked Sendable {
         socket.send(text, toPort: target)
     }
 
+    /// Sends `text` as one datagram to another port of 127.0.0.1 than the target: for a peer that
+    /// learns its target from a request (a registrar answering the port in the REGISTER's Via).
+    @discardableResult
+    public func send(_ text: String, toPort port: Int) -> Bool {
+        socket.send(text, toPort: port)
+    }
+
     /// Sends `request` as one datagram.
     @discardableResult
     public func send(_ request: RawSIPRequest) -> Bool {

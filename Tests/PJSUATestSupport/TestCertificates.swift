@@ -8,6 +8,7 @@ import Foundation
 /// - `selfSigned`: the same names, signed by itself.
 /// - `wrongName`: signed by the CA, for `wrong.example.invalid` only.
 /// - `expired`: signed by the CA for the right names, valid only in January 2020.
+/// - `nulName`: signed by the CA, whose one name is `localhost\0.attacker.example` (a NUL inside).
 /// - `encryptedKey`: `server`'s key encrypted with ``keyPassword``.
 public final class TestCertificates: @unchecked Sendable {
     // @unchecked Sendable: immutable after init.
@@ -41,6 +42,9 @@ public final class TestCertificates: @unchecked Sendable {
         let goodNames = "subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth,clientAuth\n"
         try write("good.ext", goodNames)
         try write("wrong.ext", "subjectAltName=DNS:wrong.example.invalid\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth,clientAuth\n")
+        // A dNSName with a NUL cannot be written as text: the extension is given as its DER.
+        try write("nul.ext", "subjectAltName=DER:\(Self.generalNamesDER(dnsName: Array("localhost".utf8) + [0] + Array(".attacker.example".utf8)))\n"
+                  + "basicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth,clientAuth\n")
         // `openssl ca` is the one OpenSSL 3.0 tool that signs with chosen dates (the expired one).
         try write("ca.cnf", """
             [ca]
@@ -62,12 +66,13 @@ public final class TestCertificates: @unchecked Sendable {
         try await openssl(["req", "-x509"] + curve + ["-keyout", path("ca.key"), "-out", path("ca.pem"), "-days", "3",
                      "-subj", "/CN=swift-pjsua test CA", "-addext", "basicConstraints=critical,CA:TRUE",
                      "-addext", "keyUsage=critical,keyCertSign,cRLSign"])
-        for name in ["server", "wrongname", "expired"] {
+        for name in ["server", "wrongname", "expired", "nulname"] {
             try await openssl(["req"] + curve + ["-keyout", path("\(name).key"), "-out", path("\(name).csr"), "-subj", "/CN=\(name)"])
         }
         try await sign("server", extensions: "good.ext", dates: nil)
         try await sign("wrongname", extensions: "wrong.ext", dates: nil)
         try await sign("expired", extensions: "good.ext", dates: ("20200101000000Z", "20200201000000Z"))
+        try await sign("nulname", extensions: "nul.ext", dates: nil)
         try await openssl(["req", "-x509"] + curve + ["-keyout", path("selfsigned.key"), "-out", path("selfsigned.pem"), "-days", "3",
                      "-subj", "/CN=selfsigned", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"])
         try await openssl(["pkey", "-in", path("server.key"), "-aes256", "-passout", "pass:\(keyPassword)", "-out", path("server-encrypted.key")])
@@ -85,6 +90,9 @@ public final class TestCertificates: @unchecked Sendable {
     public var wrongName: Pair { Pair(certificate: path("wrongname.pem"), key: path("wrongname.key")) }
     /// A certificate from the CA that expired in 2020.
     public var expired: Pair { Pair(certificate: path("expired.pem"), key: path("expired.key")) }
+    /// A certificate from the CA whose only name is `localhost`, a NUL, then `.attacker.example`:
+    /// a name that must match nothing (PJSIP 2.17 read it as `localhost`, SEC-7).
+    public var nulName: Pair { Pair(certificate: path("nulname.pem"), key: path("nulname.key")) }
     /// ``server``'s certificate with its key encrypted by ``keyPassword``.
     public var encryptedKey: Pair { Pair(certificate: path("server.pem"), key: path("server-encrypted.key")) }
 
@@ -94,6 +102,13 @@ public final class TestCertificates: @unchecked Sendable {
     }
 
     private func path(_ name: String) -> String { directory + "/" + name }
+
+    /// The hex DER of a GeneralNames holding one dNSName (`[2] IMPLICIT IA5String`) of `bytes`
+    /// (under 128 bytes: short-form lengths).
+    private static func generalNamesDER(dnsName bytes: [UInt8]) -> String {
+        let name = [0x82, UInt8(bytes.count)] + bytes
+        return ([0x30, UInt8(name.count)] + name).map { String(format: "%02x", $0) }.joined()
+    }
 
     private func write(_ name: String, _ text: String) throws {
         guard FileManager.default.createFile(atPath: path(name), contents: Data(text.utf8)) else {
