@@ -37,6 +37,33 @@ struct QualityTests {
         }
     }
 
+    /// KL-50: Opus's RTP timestamps step at 48 kHz whatever rate the codec runs at, and the
+    /// call's RTCP session read them at the codec's rate: on loopback an Opus call at 16 kHz
+    /// reported 40 ms of jitter (100 ms at 8 kHz, 20 ms at 24 kHz), where PCMU reported 0.3 ms.
+    /// Two seconds of packets: RFC 3550's estimator moves 1/16 of the way per packet, so such an
+    /// error shows at over 90 % within 40 packets, and the mean over the call far above 5 ms.
+    @Test(arguments: [JitterCall(codec: "PCMU", opusSampleRate: nil)]
+        + PJSUA.MediaSettings.opusSampleRates.map { JitterCall(codec: "opus", opusSampleRate: $0) })
+    func aCallOnLoopbackReportsUnderFiveMillisecondsOfJitter(_ call: JitterCall) async throws {
+        var configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null)
+        configuration.media.opusSampleRate = call.opusSampleRate
+        try await withEngine(configuration) { phone, _, log in
+            try await phone.useCodecs([call.codec])
+            let extra = ["--codecs", call.codec, "--exit-after", "1"] + (call.opusSampleRate.map { ["--opus-rate", "\($0)"] } ?? [])
+            let (child, handle) = try await callAnsweringSoftphone(phone, log, extra, name: "jitter-\(call)")
+            defer { child.stop() }
+            try await Task.sleep(for: .seconds(2))
+            let quality = try await phone.quality(of: handle)
+            try await phone.hangUp(handle)
+            try await log.state(handle, .disconnected)
+            #expect(quality.codec == call.expectedCodec, "the premise: \(quality.codec)")
+            #expect(quality.received.packets >= 80, "\(quality)")
+            let jitter = try #require(quality.received.meanJitter, "no jitter computed: \(quality)")
+            #expect(jitter < .milliseconds(5), "\(call) on loopback: mean jitter \(jitter), \(quality)")
+            #expect(try await child.waitForExit(timeout: .seconds(10)) == 0, "\(child.output)")
+        }
+    }
+
     @Test func statsStopWhenSwitchedOffAndBadIntervalsAreRejected() async throws {
         var configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null)
         configuration.statisticsInterval = .milliseconds(200)
@@ -75,4 +102,13 @@ struct QualityTests {
         #expect(PJSUA.CallQuality.rFactor(oneWayDelay: .zero, lossPercent: 0, codec: "G729/8000") < clean)
         #expect(PJSUA.CallQuality.mos(rFactor: 0) == 1)
     }
+}
+
+/// A codec, and Opus's internal rate (both ends), for the jitter test.
+struct JitterCall: Sendable, CustomStringConvertible {
+    let codec: String
+    let opusSampleRate: Int?
+    var description: String { opusSampleRate.map { "\(codec)-\($0)" } ?? codec }
+    /// The codec the call's statistics name: Opus by the rate it runs at inside.
+    var expectedCodec: String { opusSampleRate.map { "\(codec)/\($0)" } ?? "\(codec)/8000" }
 }
