@@ -3,7 +3,7 @@ import PJSUATestSupport
 @testable import SwiftPJSUA
 import Testing
 
-/// A call from a raw SIP peer offering only `payloadType` (0 PCMU, 8 PCMA, 9 G.722, 18 G.729), answered by
+/// A call from a raw SIP peer offering only `payloadType` (0 PCMU, 8 PCMA, 9 G.722, 18 G.729, 96 Opus), answered by
 /// the engine: the call, the engine's RTP port (from its answer) and the caller's RTP socket.
 struct RawCall {
     let call: PJSUA.Call
@@ -16,9 +16,10 @@ struct RawCall {
     let answer: RawSIPMessage
 }
 
-/// An SDP offer of one payload type (0 PCMU, 8 PCMA, 9 G.722, 18 G.729) at `rtpPort`, session version `version`.
+/// An SDP offer of one payload type (0 PCMU, 8 PCMA, 9 G.722, 18 G.729, 96 Opus) at `rtpPort`, session
+/// version `version`. Opus without parameters: the engine runs it at the rate it offers itself.
 func rawOffer(rtpPort: Int, payloadType: Int, version: Int = 1) -> String {
-    let names = [0: "PCMU/8000", 8: "PCMA/8000", 9: "G722/8000", 18: "G729/8000"]
+    let names = [0: "PCMU/8000", 8: "PCMA/8000", 9: "G722/8000", 18: "G729/8000", 96: "opus/48000/2"]
     return "v=0\r\no=raw 1 \(version) IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\n"
         + "m=audio \(rtpPort) RTP/AVP \(payloadType)\r\na=rtpmap:\(payloadType) \(names[payloadType] ?? "")\r\n"
 }
