@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 
-.PHONY: all deps deps-ios-profile deps-asan test-ios-profile peers build demo demo-video test asan asan-engine tsan manifest-check apple-check api-check api-baseline docs bench bench-check fuzz fuzz-smoke clean
+.PHONY: all deps deps-ios-profile deps-asan deps-unpatched test-ios-profile peers build demo demo-video test asan asan-engine tsan manifest-check apple-check api-check api-baseline docs bench bench-check fuzz fuzz-smoke clean
 
 all: build
 
@@ -26,6 +26,13 @@ deps-ios-profile:
 ASAN_PREFIX ?= /opt/pjproject-asan
 deps-asan:
 	@PJPROJECT_PROFILE=asan PJPROJECT_PREFIX=$(ASAN_PREFIX) bash scripts/install-pjproject.sh
+
+## make deps-unpatched: the same tree and configuration without any of our patches
+## (PJPROJECT_PATCHES=none), in its own prefix: the state of a PJSIP an app cannot patch (the iOS
+## binary). Security/InputScreenTests runs its pjsua app and the plain softphone on it.
+UNPATCHED_PREFIX ?= /opt/pjproject-unpatched
+deps-unpatched:
+	@PJPROJECT_PATCHES=none PJPROJECT_PREFIX=$(UNPATCHED_PREFIX) bash scripts/install-pjproject.sh
 
 build: deps
 	$(SWIFT) build $(SWIFT_FLAGS)
@@ -55,7 +62,7 @@ demo-video: deps
 BOUNDED = bash scripts/bounded.sh
 # deps-ios-profile too: LibraryCheckTests runs a softphone against the other build's libraries,
 # so both builds must exist before the first pass (not only before test-ios-profile).
-test: deps deps-ios-profile deps-asan peers
+test: deps deps-ios-profile deps-asan deps-unpatched peers
 	$(SWIFT) build $(SWIFT_FLAGS)
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
 	$(SWIFT) test list $(SWIFT_FLAGS) --skip-build | python3 scripts/check-test-split.py \
@@ -110,7 +117,7 @@ test-ios-profile: deps-ios-profile
 # links its profile: DT_RPATH, so that pjproject's libraries find each other there too. The
 # sanitized softphone children load it as well; every other child (the pjsua app, sipp) keeps its own.
 # `make asan-engine ASAN_PREFIX=/opt/pjproject-asan-unpatched` (a build with
-# PJPROJECT_SECURITY_PATCHES=0) runs the same tests on the unpatched library (docs/SECURITY.md).
+# PJPROJECT_PATCHES=kl) runs the same tests on the unpatched library (docs/SECURITY.md).
 ASAN_ENV = PKG_CONFIG_PATH=$(ASAN_PREFIX)/lib/pkgconfig
 ASAN = --sanitize=address --scratch-path .build/asan -Xswiftc -use-ld=lld \
 	-Xlinker -rpath -Xlinker $(ASAN_PREFIX)/lib -Xlinker --disable-new-dtags
@@ -138,7 +145,7 @@ ASAN_ENGINE_FILTER = --filter $(ASAN_TARGET) --skip '$(UNSANITIZED_SUITES)'
 # Its complement, the main pass: every test but ASAN_TARGET's, unless it is one of
 # UNSANITIZED_SUITES (scripts/check-test-split.py checks the split on every make test).
 MAIN_PASS_SKIP = $(ASAN_TARGET)\.(?!.*($(UNSANITIZED_SUITES)))
-asan-engine: deps deps-ios-profile deps-asan peers
+asan-engine: deps deps-ios-profile deps-asan deps-unpatched peers
 	$(ASAN_ENV) $(SWIFT) build $(SWIFT_FLAGS) --build-tests $(ASAN)
 	@for binary in softphone swift-pjsuaPackageTests.xctest; do \
 		ldd .build/asan/debug/$$binary | grep -q '$(ASAN_PREFIX)/lib/libpjsua.so' \

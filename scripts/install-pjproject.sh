@@ -18,8 +18,11 @@
 #                                           with AddressSanitizer (and UBSan's bounds and null checks),
 #                                           in /opt/pjproject-asan: make test's ASan pass links it, so a
 #                                           memory error inside PJSIP fails the suite
-#   PJPROJECT_SECURITY_PATCHES=0            leave out scripts/pjproject-patches/ (to reproduce an
-#                                           advisory on the unpatched library; never into /usr/local)
+#   PJPROJECT_PATCHES=all|kl|none           which of our patches go in: all (the default), kl (all
+#                                           but the security advisories' sec-*.sh: the library an
+#                                           advisory's test must fail on) or none (the tarball as it
+#                                           is, as an app's binary of pjproject lacks our fixes); other
+#                                           than all, never into /usr/local
 set -euo pipefail
 
 step() { printf '==> %s\n' "$*"; }
@@ -41,9 +44,9 @@ esac
 PREFIX="${PJPROJECT_PREFIX:-$default_prefix}"
 case "$PREFIX" in /*) ;; *) die "PJPROJECT_PREFIX must be an absolute path, not '$PREFIX'" ;; esac
 PREFIX="${PREFIX%/}"
-SECURITY_PATCHES="${PJPROJECT_SECURITY_PATCHES:-1}"
-case "$SECURITY_PATCHES" in 0|1) ;; *) die "PJPROJECT_SECURITY_PATCHES must be 0 or 1, not '$SECURITY_PATCHES'" ;; esac
-if [ "$PROFILE" != linux ] || [ "$SECURITY_PATCHES" = 0 ]; then
+OUR_PATCHES="${PJPROJECT_PATCHES:-all}"
+case "$OUR_PATCHES" in all|kl|none) ;; *) die "PJPROJECT_PATCHES must be all, kl or none, not '$OUR_PATCHES'" ;; esac
+if [ "$PROFILE" != linux ] || [ "$OUR_PATCHES" != all ]; then
     case "$PREFIX" in
         ""|/usr|/usr/local|/usr/local/*|/usr/lib*|/lib*) die "the $PROFILE profile installs beside the Linux build, never into '$PREFIX' (use a prefix under /opt)" ;;
     esac
@@ -73,7 +76,7 @@ if [ "$VIDEO" = 1 ]; then BUILD_DEPS+=("${VIDEO_DEPS[@]}"); fi
 # forces a rebuild. Computed once, from absolute paths, before the build changes directory.
 # The security patches (scripts/pjproject-patches/, one file per advisory) are part of it.
 PATCH_DIR="$HERE/pjproject-patches"
-CONFIG_ID=$( (cat "$HERE/$(basename "${BASH_SOURCE[0]}")" "$CONFIG_SITE" "$HERE/pjproject-patch-lib.sh" "$PATCH_DIR"/*.sh; echo "video=$VIDEO profile=$PROFILE security=$SECURITY_PATCHES") | sha256sum | cut -c1-16)
+CONFIG_ID=$( (cat "$HERE/$(basename "${BASH_SOURCE[0]}")" "$CONFIG_SITE" "$HERE/pjproject-patch-lib.sh" "$PATCH_DIR"/*.sh; echo "video=$VIDEO profile=$PROFILE patches=$OUR_PATCHES") | sha256sum | cut -c1-16)
 
 version_ge() { # version_ge A B: A >= B
     [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n1)" = "$2" ]
@@ -87,6 +90,13 @@ already_installed() {
     grep -qx "config=$CONFIG_ID" "$STAMP" || return 1
     version_ge "$(pc --modversion libpjproject)" "$MIN_VERSION"
 }
+
+# One install of a work directory at a time: a second one (two make targets that both depend on
+# deps, run at once) waits for the first and then finds its build installed, instead of unpacking
+# over the tree the first is building.
+mkdir -p "$(dirname "$WORK")"
+exec 9>"$WORK.lock"
+flock 9
 
 if [ "${PJPROJECT_FORCE:-0}" != 1 ] && already_installed; then
     step "pjproject $(pc --modversion libpjproject) ($PROFILE profile) already installed in $PREFIX (config $CONFIG_ID); nothing to do"
@@ -150,6 +160,9 @@ step "pjproject $VERSION source at $SRC"
 cp "$CONFIG_SITE" "$SRC/pjlib/include/pj/config_site.h"
 # The DFSG tree lacks bdimad_dev.c (a proprietary-SDK audio backend); drop its object.
 sed -i 's/ bdimad_dev\.o//' "$SRC/pjmedia/build/Makefile"
+# Our fixes, unless PJPROJECT_PATCHES=none (up to the configure step below).
+if [ "$OUR_PATCHES" != none ]; then
+
 # pjproject #5119 (fixed upstream after 2.17): over TCP one read can carry several TURN packets,
 # and one of them can end the TURN session; the next one then reached a NULL session (SIGSEGV in
 # pj_turn_session_on_rx_pkt2, seen in our TURN-over-TCP test). Stop at a session that is gone.
@@ -418,18 +431,21 @@ C
         -e 's|^    pool = pj_pool_create(srtp->pool->factory, "dtls%p",$|    status = swift_pjsua_dtls_cert();  /* swift-pjsua: KL-37 */\n    if (status != PJ_SUCCESS)\n        return status;\n\n&|' "$DTLS"
 fi
 
-# The fixes of pjproject's security advisories after 2.17 (docs/SECURITY.md lists them): one file
-# each, sourced in name order with $SRC set. Each applies its one guarded hunk, or recognises that
+# The patches in scripts/pjproject-patches/: the fixes of pjproject's security advisories after
+# 2.17 (sec-*.sh, docs/SECURITY.md lists them) and other fixes written the same way (fix-*.sh,
+# each named by its KNOWN-LIMITS entry): one file each, sourced in name order with $SRC set. Each applies its one guarded hunk, or recognises that
 # the tree already has upstream's fix (a newer pjproject) and says so, or stops the build when the
 # code it patches changed shape (a hunk is never applied blind). PATCHES records what was applied.
 PATCHES=()
 # shellcheck source=pjproject-patch-lib.sh
 . "$HERE/pjproject-patch-lib.sh"  # hunk, upstream_has, applied
 for patch in "$PATCH_DIR"/*.sh; do
-    [ "$SECURITY_PATCHES" = 1 ] || break
+    case "$OUR_PATCHES:$(basename "$patch")" in kl:sec-*) continue ;; esac
     # shellcheck source=/dev/null
     . "$patch"
 done
+
+fi  # our fixes
 
 cd "$SRC"
 step "configuring (log: $LOG)"
@@ -503,7 +519,7 @@ as_root install -D -m 0755 "$app" "$PREFIX/bin/pjsua"  # -D: a fresh prefix has 
 # iOS profile's libraries are found through rpath or LD_LIBRARY_PATH (make test-ios-profile).
 if [ "$PROFILE" = linux ]; then as_root ldconfig; fi
 as_root mkdir -p "$STAMP_DIR"
-printf 'version=%s\nconfig=%s\npatches=%s\n' "$VERSION" "$CONFIG_ID" "${PATCHES[*]}" | as_root tee "$STAMP" >/dev/null
+printf 'version=%s\nconfig=%s\nours=%s\npatches=%s\n' "$VERSION" "$CONFIG_ID" "$OUR_PATCHES" "${PATCHES[*]:-}" | as_root tee "$STAMP" >/dev/null
 [ -f "$PCDIR/libpjproject.pc" ] && pc --exists libpjproject || die "libpjproject.pc is not in $PCDIR after install"
 # SwiftPM refuses -D flags from pkg-config ("prohibited flag(s)", a warning on every build); the
 # module's shim.h defines what they did (PJ_AUTOCONF, endianness). So the Swift module reads a .pc

@@ -117,6 +117,7 @@ public actor PJSUA {
         do {
             try initialise(configuration)
             if let mismatch = LibraryCheck.afterInit() { throw mismatch }
+            try installInputScreen()
             let transport = try openTransport(kind: configuration.transport, ipv6: configuration.ipv6,
                                               port: configuration.port, bindAddress: configuration.bindAddress)
             try installAdmission(configuration.admission)

@@ -90,6 +90,14 @@ void cpjsua_admission_set(const cpjsua_admission_policy *_Nonnull policy);
 /* INVITEs refused so far in this process. */
 uint64_t cpjsua_admission_refused(void);
 
+/* The input screen (InputScreen.c): a module ahead of the transaction layer that answers or drops
+ * the message shapes known to abort or corrupt an unpatched PJSIP (docs/SECURITY.md). Registered
+ * after pjsua_init, on a thread PJLIB knows; returns 0 or a pj_status_t. pjsua_destroy
+ * unregisters it. */
+int cpjsua_input_screen_install(void);
+/* Messages the screen answered, dropped or trimmed so far in this process. */
+uint64_t cpjsua_input_screen_count(void);
+
 /* Answers for requests no other module answers (UnhandledRequests.c): 405 with Allow, 501, 481,
  * and per event package for NOTIFYs outside any subscription. `deliver` gets each NOTIFY
  * accepted (its pjsip_rx_data, and the account pjsua matched it to or -1) on pjsua's worker
