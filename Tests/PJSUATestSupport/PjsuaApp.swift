@@ -45,12 +45,16 @@ public final class PjsuaApp: @unchecked Sendable {
     }
 
     /// Starts the app. `arguments` are added to the loopback ones (e.g. `--auto-answer=200`,
-    /// or a URI to call at start).
-    public init(name: String = "pjsua-app", arguments: [String] = [], console steps: [Step] = [], linger: Double = 30) throws {
+    /// or a URI to call at start). `ofThisBuild`: the app of the PJSIP this process loaded
+    /// (``ofThisBuild()``), for a test of our patches to PJSIP that reach the app, rather than
+    /// /usr/local's.
+    public init(name: String = "pjsua-app", arguments: [String] = [], console steps: [Step] = [], linger: Double = 30,
+                ofThisBuild: Bool = false) throws {
         port = freeLoopbackPort()
         let base = ["--null-audio", "--local-port=\(port)", "--bound-addr=127.0.0.1", "--ip-addr=127.0.0.1", "--no-tcp",
                     "--log-level=4", "--max-calls=4"]
-        let pjsua = try ChildProcess.locate("pjsua")
+        let build = ofThisBuild ? try Self.ofThisBuild() : nil
+        let pjsua = try build?.executable ?? ChildProcess.locate("pjsua")
         // Its log goes to stdout, which stdio buffers in full when it is a file: line buffering
         // (stdbuf) lets a test see a line when it is written.
         let stdbuf = try ChildProcess.locate("stdbuf")
@@ -59,6 +63,8 @@ public final class PjsuaApp: @unchecked Sendable {
         // prints "XDG_RUNTIME_DIR is invalid". The engine sets the same two as SDL hints.
         var environment = ["SDL_NO_SIGNAL_HANDLERS": "1"]
         if ProcessInfo.processInfo.environment["DISPLAY"] == nil { environment["SDL_VIDEODRIVER"] = "dummy" }
+        // The installed app finds its libraries through the linker cache (/usr/local's), not its prefix.
+        if let build { environment["LD_LIBRARY_PATH"] = build.libraries }
         if steps.isEmpty {
             process = try ChildProcess(stdbuf, ["-oL", pjsua] + base + ["--use-cli", "--no-cli-console", "--cli-telnet-port=0"] + arguments,
                                        name: name, environment: environment)
@@ -74,6 +80,24 @@ public final class PjsuaApp: @unchecked Sendable {
                 + (base + arguments).map(Self.shellQuoted).joined(separator: " ")
             process = try ChildProcess("/bin/sh", ["-c", command], name: name, environment: environment)
         }
+    }
+
+    /// The pjsua app installed with the PJSIP this process loaded (PREFIX/bin/pjsua beside
+    /// PREFIX/lib/libpjsua.so) and its library directory: the build under test (a patched
+    /// prefix, make test-ios-profile's), where the peers of other tests run /usr/local's.
+    public static func ofThisBuild() throws -> (executable: String, libraries: String) {
+        // The loader's map of this process names the file each library came from.
+        let maps = FileHandle(forReadingAtPath: "/proc/self/maps").map { String(decoding: $0.readDataToEndOfFile(), as: UTF8.self) } ?? ""
+        guard let line = maps.split(separator: "\n").first(where: { $0.contains("/libpjsua.so") }),
+              let start = line.firstIndex(of: "/") else {
+            throw ChildProcessError("this process has no libpjsua loaded")
+        }
+        let libraries = URL(fileURLWithPath: String(line[start...])).deletingLastPathComponent()
+        let executable = libraries.deletingLastPathComponent().appendingPathComponent("bin/pjsua").path
+        guard FileManager.default.isExecutableFile(atPath: executable) else {
+            throw ChildProcessError("no pjsua app beside \(libraries.path) (looked for \(executable))")
+        }
+        return (executable, libraries.path)
     }
 
     /// A URI that reaches the app.

@@ -8,7 +8,7 @@
 # pjsua app run with 448 KiB thread stacks died of SIGSEGV on one such MESSAGE; with 512 KiB it
 # lived, here), Linux's 4000 bytes 1,300 levels (125 KB of 8 MiB). Every call the parser makes to
 # itself now goes through one macro, which counts the level and makes one deeper than 256 a syntax
-# error: pj_xml_parse returns NULL, the NOTIFY gets 400. 256 levels are 25 KB of stack, and no
+# error: pj_xml_parse returns NULL, the NOTIFY gets 488. 256 levels are 25 KB of stack, and no
 # presence document nests past ten. Upstream counts elements only and loops over instructions and
 # comments; counting them too (a document with 256 of them in a row is refused) leaves the body of
 # the parser as it is.
