@@ -4,14 +4,14 @@
 # the document's depth is the stack's. Every XML body PJSIP parses comes from a peer: PIDF, XPIDF
 # and dialog-info in a NOTIFY, isComposing in a MESSAGE. A level costs 3 bytes of body ("<a>") and
 # 96 bytes of stack (x86-64, -O2; upstream puts it at about 112 on 64-bit): the iOS profile's
-# 16000-byte packets nest 5,200 levels, 500 KB against the 512 KiB of an iOS secondary thread (our
-# pjsua app run with 448 KiB thread stacks died of SIGSEGV on one such MESSAGE; with 512 KiB it
-# lived, here), Linux's 4000 bytes 1,300 levels (125 KB of 8 MiB). Every call the parser makes to
-# itself now goes through one macro, which counts the level and makes one deeper than 256 a syntax
-# error: pj_xml_parse returns NULL, the NOTIFY gets 488. 256 levels are 25 KB of stack, and no
-# presence document nests past ten. Upstream counts elements only and loops over instructions and
-# comments; counting them too (a document with 256 of them in a row is refused) leaves the body of
-# the parser as it is.
+# 16000-byte packets nest 5,200 levels, 500 KB against the 512 KiB of an iOS secondary thread (the
+# iOS profile's pjsua app, its threads given 448 KiB, died of SIGSEGV on one such MESSAGE; given
+# 512 KiB it lived, on x86-64), Linux's 4000 bytes 1,300 levels (125 KB of 8 MiB). Every call the
+# parser makes to itself now goes through one macro, which counts the level and makes one deeper
+# than 256 a syntax error: pj_xml_parse returns NULL, the NOTIFY gets 488. 256 levels are 25 KB of
+# stack, and no presence document nests past ten. Upstream counts elements only and loops over
+# instructions and comments; counting them too (a document with 256 of them in a row is refused)
+# leaves the body of the parser as it is.
 # Test: Tests/SwiftPJSUATests/Security/PresenceBodyDepthTests.swift.
 SEC10_FILE="$SRC/pjlib-util/src/pjlib-util/xml.c"
 if ! upstream_has SEC-10 "$SEC10_FILE" 'if (rec_level >= PJ_XML_MAX_NESTING)'; then

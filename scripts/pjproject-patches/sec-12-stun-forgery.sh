@@ -9,7 +9,7 @@
 # it carries the cookie (pjsua's default, stun_map_use_stun2 off: 64 random bits; 32 with the
 # cookie), and a response whose words 0 and 1 are not ours is ignored like an unparsable packet,
 # not counted as an answer or an error. Upstream randomises all four words per socket and server
-# and matches the whole ID; the index words stay as 2.17 wrote them here (ours to check against).
+# and matches the whole ID; here the index words stay as 2.17 wrote and checked them.
 # Test: Tests/SwiftPJSUATests/Security/STUNForgeryTests.swift.
 SEC12_FILE="$SRC/pjlib-util/src/pjlib-util/stun_simple_client.c"
 if ! upstream_has SEC-12 "$SEC12_FILE" 'if (pj_memcmp(msg.hdr->tsx, rec[i].srv[j].tsx_id,'; then
