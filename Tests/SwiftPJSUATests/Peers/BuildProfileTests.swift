@@ -21,6 +21,32 @@ struct BuildProfileTests {
         #expect(limits.maxIOQueueHandles > 0 && limits.maxTransactions > 0 && limits.maxDialogs > 0)
     }
 
+    /// The pinned values of each profile, written here rather than read from the headers (the
+    /// test above compares the build with itself): a change to a config_site, or a build linked
+    /// against the wrong one, fails here. make test-ios-profile sets SWIFT_PJSUA_PROFILE=ios; every
+    /// other pass runs on the Linux build. The iOS row is swift-pjsip 0.2.1's (KL-36).
+    @Test func theLinkedBuildHasItsProfilesPinnedValues() {
+        struct Pinned: Equatable {
+            var calls, accounts, players, recorders, conferencePorts, ioqueueHandles, packetLength: Int
+            var opus: Bool
+        }
+        let ios = ProcessInfo.processInfo.environment["SWIFT_PJSUA_PROFILE"] == "ios"
+        let expected = ios
+            ? Pinned(calls: 8, accounts: 8, players: 4, recorders: 4, conferencePorts: 254, ioqueueHandles: 64,
+                     packetLength: 16000, opus: false)
+            : Pinned(calls: 256, accounts: 32, players: 64, recorders: 64, conferencePorts: 1024, ioqueueHandles: 2048,
+                     packetLength: 4000, opus: true)
+        let limits = PJSUA.buildLimits
+        let linked = Pinned(calls: limits.maxCalls, accounts: limits.maxAccounts, players: limits.maxPlayers,
+                            recorders: limits.maxRecorders, conferencePorts: limits.maxConferencePorts,
+                            ioqueueHandles: limits.maxIOQueueHandles, packetLength: limits.maxPacketLength,
+                            opus: PJMEDIA_HAS_OPUS_CODEC != 0)
+        #expect(linked == expected, "the \(ios ? "iOS" : "Linux") profile's pinned values")
+        if ios {
+            #expect(limits.maxTransactions == 31 && limits.maxDialogs == 31, "\(limits)")
+        }
+    }
+
     /// pjsua refuses a call past PJSUA_MAX_CALLS with PJ_ETOOMANY, before anything is sent: the
     /// engine's default `maxCalls` is the build's limit, and the call past it is a typed refusal
     /// (the ninth on the iOS binary), not a crash or a silent drop.

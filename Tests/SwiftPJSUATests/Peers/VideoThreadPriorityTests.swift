@@ -9,7 +9,10 @@ import Testing
 /// conference bridge (vid_conf.c) created its clock the same way (KL-33, patched in our build).
 @Suite("Video calls keep every engine thread at normal priority", .serialized)
 struct VideoThreadPriorityTests {
-    @Test func aVideoCallsClockAndCodecThreadsKeepNormalPriority() async throws {
+    /// Root only: another user cannot raise a thread to a real-time policy, so the test would
+    /// pass whatever pjmedia asked for (CI runs as root).
+    @Test(.enabled(if: geteuid() == 0, "root only: as another user no thread can be raised, so nothing is proved"))
+    func aVideoCallsClockAndCodecThreadsKeepNormalPriorityAsRoot() async throws {
         let (child, port) = try await answeringSoftphone(["--video", "--video-codecs", "H264", "--video-size", "352x288", "--exit-after", "1"],
                                                          name: "softphone-video-priority")
         defer { child.stop() }
