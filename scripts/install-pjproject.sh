@@ -167,7 +167,9 @@ if [ "$OUR_PATCHES" != none ]; then
 # and one of them can end the TURN session; the next one then reached a NULL session (SIGSEGV in
 # pj_turn_session_on_rx_pkt2, seen in our TURN-over-TCP test). Stop at a session that is gone.
 TURN_SOCK="$SRC/pjnath/src/pjnath/turn_sock.c"
-if ! grep -q "swift-pjsua: #5119" "$TURN_SOCK"; then
+if grep -q 'turn_sock->is_shutting_down = PJ_TRUE;' "$TURN_SOCK"; then
+    step "#5119: this pjproject already carries upstream's fix (turn_sock.c, #5139)"
+elif ! grep -q "swift-pjsua: #5119" "$TURN_SOCK"; then
     grep -q '^            pj_turn_session_on_rx_pkt(turn_sock->sess, data,  size, &parsed_len);$' "$TURN_SOCK" \
         || die "turn_sock.c changed: review the #5119 guard"
     sed -i 's|^            pj_turn_session_on_rx_pkt(turn_sock->sess, data,  size, &parsed_len);$|            if (turn_sock->sess == NULL) { *remainder = 0; break; }  /* swift-pjsua: #5119 */\n&|' "$TURN_SOCK"
@@ -219,8 +221,11 @@ fi
 # RTP packet or connectivity check in flight at hang-up reaches pj_stun_sock_sendto(NULL), whose
 # argument assert aborts the process (seen once in our ICE-across-a-namespace test, on a media
 # clock thread). The TURN branch next to each already has this guard (#1316); add it to both.
+# Upstream's fix (#5127, fa4e71dde) reads the socket into a local `stun_sock` first.
 ICE_STRANS="$SRC/pjnath/src/pjnath/ice_strans.c"
-if ! grep -q "swift-pjsua: #5126" "$ICE_STRANS"; then
+if grep -q 'status = pj_stun_sock_sendto(stun_sock, NULL,' "$ICE_STRANS"; then
+    step "#5126: this pjproject already carries upstream's fix (ice_strans.c)"
+elif ! grep -q "swift-pjsua: #5126" "$ICE_STRANS"; then
     [ "$(grep -c 'status = pj_stun_sock_sendto(comp->stun\[tp_idx\].sock, NULL,' "$ICE_STRANS")" = 2 ] \
         || die "ice_strans.c changed: review the #5126 guard"
     sed -i 's|^\( *\)status = pj_stun_sock_sendto(comp->stun\[tp_idx\].sock, NULL,|\1if (comp->stun[tp_idx].sock == NULL) { status = PJ_EINVALIDOP; goto on_return; }  /* swift-pjsua: #5126 */\n&|' "$ICE_STRANS"
@@ -252,7 +257,9 @@ fi
 # Mark the port removing before the mutex is released, as the queued removal does, so that both are
 # refused. The parallel backend (conf_thread.c, built but not selected) has the same path.
 for CONF in "$SRC/pjmedia/src/pjmedia/conference.c" "$SRC/pjmedia/src/pjmedia/conf_thread.c"; do
-    if ! grep -q "swift-pjsua: KL-48" "$CONF"; then
+    if grep -q 'Mark the port as removing before releasing the mutex' "$CONF"; then
+        step "KL-48: this pjproject already carries upstream's fix ($(basename "$CONF"), #5057/#5064)"
+    elif ! grep -q "swift-pjsua: KL-48" "$CONF"; then
         [ "$(grep -c '^            /\* Release mutex to avoid deadlock \*/$' "$CONF")" = 1 ] \
             && grep -q '^        if (found) {$' "$CONF" \
             || die "$(basename "$CONF") changed: review the KL-48 synchronous removal"
