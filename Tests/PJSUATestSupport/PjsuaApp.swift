@@ -1,7 +1,12 @@
 import Foundation
 
 /// The reference pjsua app (`/usr/local/bin/pjsua`, built from the same pjproject) as a peer,
-/// on a free loopback port with the null sound device, its SIP messages in its log.
+/// with the null sound device, its SIP messages in its log. It binds its SIP port itself
+/// (`--local-port=0`, the kernel's pick), and ``port`` is read from its log: a port the test
+/// picked beforehand could be taken by another test before the app bound it (one such app exited
+/// before it started, "Address already in use"). Its media starts at a random even port from 4000
+/// up (`--rtp-port=0`) and walks on past a taken one, as every engine's does, rather than at 4000
+/// in every instance.
 ///
 /// Two ways to drive it: typed console commands (``Step``s: a line typed after a pause, through a
 /// shell pipe into its legacy console, which quits when its input ends, so the pipe stays open
@@ -44,11 +49,11 @@ public final class PjsuaApp: @unchecked Sendable {
         deinit { try? FileManager.default.removeItem(atPath: path) }
     }
 
-    /// Starts the app. `arguments` are added to the loopback ones (e.g. `--auto-answer=200`,
-    /// or a URI to call at start).
-    public init(name: String = "pjsua-app", arguments: [String] = [], console steps: [Step] = [], linger: Double = 30) throws {
-        port = freeLoopbackPort()
-        let base = ["--null-audio", "--local-port=\(port)", "--bound-addr=127.0.0.1", "--ip-addr=127.0.0.1", "--no-tcp",
+    /// Starts the app and returns once it has bound its SIP port. `arguments` are added to the
+    /// loopback ones (e.g. `--auto-answer=200`, or a URI to call at start).
+    public init(name: String = "pjsua-app", arguments: [String] = [], console steps: [Step] = [], linger: Double = 30) async throws {
+        // --log-level=4 at least: the line that names the bound port (``sipPort(in:)``) is level 4.
+        let base = ["--null-audio", "--local-port=0", "--rtp-port=0", "--bound-addr=127.0.0.1", "--ip-addr=127.0.0.1", "--no-tcp",
                     "--log-level=4", "--max-calls=4"]
         let pjsua = try ChildProcess.locate("pjsua")
         // Its log goes to stdout, which stdio buffers in full when it is a file: line buffering
@@ -74,6 +79,29 @@ public final class PjsuaApp: @unchecked Sendable {
                 + (base + arguments).map(Self.shellQuoted).joined(separator: " ")
             process = try ChildProcess("/bin/sh", ["-c", command], name: name, environment: environment)
         }
+        do {
+            try await process.waitUntilStarted(printing: Self.transportStarted)
+        } catch {
+            process.stop()
+            throw error
+        }
+        guard let port = Self.sipPort(in: process.output) else {
+            process.stop()
+            throw ChildProcessError(process.explain("logged no SIP port"))
+        }
+        self.port = port
+    }
+
+    /// What the app logs (at log level 4) once its SIP UDP transport is bound, before the address.
+    public static let transportStarted = "SIP UDP transport started, published address is "
+
+    /// The SIP UDP port a pjsua app's log says it bound (with `--local-port=0` and
+    /// `--log-level=4` or more), from its line "SIP UDP transport started, published address is
+    /// 127.0.0.1:<port>"; nil before that line.
+    public static func sipPort(in log: String) -> Int? {
+        guard let range = log.range(of: transportStarted) else { return nil }
+        let address = log[range.upperBound...].prefix { !$0.isWhitespace }
+        return address.split(separator: ":").last.flatMap { Int($0) }
     }
 
     /// A URI that reaches the app.

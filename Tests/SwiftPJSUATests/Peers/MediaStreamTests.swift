@@ -56,11 +56,11 @@ func mulawSamples(_ payload: String) -> [Int16] {
 }
 
 /// A pjsua app that answers and plays a 600 Hz tone into the call, with `console` steps.
-func tonePlayingPjsuaApp(_ name: String, console: [PjsuaApp.Step] = []) throws -> PjsuaApp {
+func tonePlayingPjsuaApp(_ name: String, console: [PjsuaApp.Step] = []) async throws -> PjsuaApp {
     let directory = try temporaryDirectory()
     try WAVFile.tone(frequency: 600, duration: .seconds(2), sampleRate: 8000).write(to: directory + "/tone.wav")
     let arguments = ["--auto-answer=200", "--play-file=\(directory)/tone.wav", "--auto-play", "--auto-loop"]
-    return try PjsuaApp(name: name, arguments: arguments, console: console, linger: 15)
+    return try await PjsuaApp(name: name, arguments: arguments, console: console, linger: 15)
 }
 
 /// pjsua app console steps that key `digits` three times, 2 s apart, from 3 s after it started.
@@ -85,7 +85,7 @@ struct MediaStreamTests {
     @Test func theAgentGetsConnectedStartAndConsecutivelyNumberedMediaOfTheCallersToneThenStopOnHangUp() async throws {
         let agent = try await StreamAgent(name: "stream-agent-protocol")
         defer { agent.stop() }
-        let app = try tonePlayingPjsuaApp("pjsua-app-stream-protocol")
+        let app = try await tonePlayingPjsuaApp("pjsua-app-stream-protocol")
         defer { app.stop() }
         try await withEngine { phone, _, log in
             let call = try await phone.makeCall(to: app.uri())
@@ -219,7 +219,7 @@ struct MediaStreamTests {
         try await withEngine { phone, _, log in
             // Started once this test has the engine: its console quits 15 s after the last round,
             // and waiting for the engine's turn could outlast that (the call then ended early).
-            let app = try tonePlayingPjsuaApp("pjsua-app-stream-dtmf", console: digitRounds("12*"))
+            let app = try await tonePlayingPjsuaApp("pjsua-app-stream-dtmf", console: digitRounds("12*"))
             defer { app.stop() }
             let call = try await phone.makeCall(to: app.uri())
             try await log.mediaActive(call)
@@ -255,7 +255,7 @@ struct MediaStreamTests {
             + #"{"tone":{"hz":1000,"ms":200}},{"mark":"still-alive"},{"sleep":1}]"#
         let agent = try await StreamAgent(name: "stream-agent-garbage", script: script)
         defer { agent.stop() }
-        let app = try tonePlayingPjsuaApp("pjsua-app-stream-garbage")
+        let app = try await tonePlayingPjsuaApp("pjsua-app-stream-garbage")
         defer { app.stop() }
         try await withEngine { phone, _, log in
             let call = try await phone.makeCall(to: app.uri())
@@ -285,7 +285,7 @@ struct MediaStreamTests {
     @Test func anAgentThatClosesEndsTheStreamWithItsCodeAndTheCallIsHungUpByDefault() async throws {
         let agent = try await StreamAgent(name: "stream-agent-close", script: #"[{"sleep":0.3},{"close":4000}]"#)
         defer { agent.stop() }
-        let app = try tonePlayingPjsuaApp("pjsua-app-stream-close")
+        let app = try await tonePlayingPjsuaApp("pjsua-app-stream-close")
         defer { app.stop() }
         try await withEngine { phone, _, log in
             let call = try await phone.makeCall(to: app.uri())
@@ -300,7 +300,7 @@ struct MediaStreamTests {
     @Test func withKeepCallTheCallOutlivesTheAgentAndCanBeStreamedAgain() async throws {
         let agent = try await StreamAgent(name: "stream-agent-keep", script: #"[{"sleep":0.3},{"close":1000}]"#)
         defer { agent.stop() }
-        let app = try tonePlayingPjsuaApp("pjsua-app-stream-keep")
+        let app = try await tonePlayingPjsuaApp("pjsua-app-stream-keep")
         defer { app.stop() }
         try await withEngine { phone, _, log in
             let call = try await phone.makeCall(to: app.uri())
@@ -356,7 +356,7 @@ struct MediaStreamTests {
         // test's engine was running when it started one without it).
         await EngineTurns.shared.acquire()
         defer { Task { await EngineTurns.shared.release() } }
-        let app = try tonePlayingPjsuaApp("pjsua-app-stream-shutdown")
+        let app = try await tonePlayingPjsuaApp("pjsua-app-stream-shutdown")
         defer { app.stop() }
         let phone = PJSUA()
         let log = EventLog(phone.events)
@@ -379,7 +379,7 @@ struct MediaStreamTests {
     @Test func anAgentThatNeverAnswersTheUpgradeFailsWithTimedOutAndOneThatIsNotThereWithAConnectError() async throws {
         let agent = try await StreamAgent(name: "stream-agent-silent", silent: true)
         defer { agent.stop() }
-        let app = try tonePlayingPjsuaApp("pjsua-app-stream-silent")
+        let app = try await tonePlayingPjsuaApp("pjsua-app-stream-silent")
         defer { app.stop() }
         try await withEngine { phone, _, log in
             let call = try await phone.makeCall(to: app.uri())
@@ -388,8 +388,13 @@ struct MediaStreamTests {
             let timedOut = await errorCode { try await phone.stream(call, to: agent.url(), options: .init(connectTimeout: .milliseconds(500))) }
             #expect(timedOut == .timedOut)
             #expect(ContinuousClock.now - started < .seconds(2))
-            let nobody = freeLoopbackPort(udp: false)
-            let refused = await errorCode { try await phone.stream(call, to: "ws://127.0.0.1:\(nobody)/", options: .init(connectTimeout: .seconds(3))) }
+            // A TCP port bound but not listening, held by the test: a connection is refused (a
+            // port merely free a moment ago could be another test's listener by then).
+            let nobody = try LoopbackSocket(udp: false)
+            let refused = await errorCode {
+                try await phone.stream(call, to: "ws://127.0.0.1:\(nobody.port)/", options: .init(connectTimeout: .seconds(3)))
+            }
+            withExtendedLifetime(nobody) {}
             #expect(refused == .pjsip)
             #expect(log.states(of: call).last == .confirmed, "a failed stream leaves the call alone")
             try await phone.hangUp(call)
@@ -443,10 +448,14 @@ extension MediaStreamTests {
 
 extension MediaStreamTests {
     @Test func aPipecatPipelineAnswersThroughSoftphoneAnswerStreamTheCallerHearsItAndDigitsAndInterruptionsReachIt() async throws {
-        let wsPort = freeLoopbackPort(udp: false)
-        let bot = try ChildProcess(StreamAgent.python, ["-u", packageRoot + "/Examples/PipecatAgent/bot.py", "--port", "\(wsPort)"], name: "pipecat-bot")
+        // The example takes a port (pipecat's server transport reports none it bound): one of a
+        // block held until the bot has exited. It prints its line before it listens.
+        let block = try PortBlock()
+        let wsPort = block[0]
+        let bot = try ChildProcess(StreamAgent.python, ["-u", packageRoot + "/Examples/PipecatAgent/bot.py", "--port", "\(wsPort)"],
+                                   name: "pipecat-bot", holding: block)
         defer { bot.stop() }
-        try await bot.waitUntilStarted(printing: "pipecat bot on")
+        try await bot.waitUntilBound(port: wsPort)
         let directory = try temporaryDirectory()
         try WAVFile.tone(frequency: 600, duration: .seconds(2), sampleRate: 8000).write(to: directory + "/tone.wav")
         try await withEngine { phone, _, log in
@@ -475,7 +484,7 @@ extension MediaStreamTests {
         try await withEngine { phone, _, log in
             // Started once this test has the engine: its console quits 15 s after the last round,
             // and waiting for the engine's turn could outlast that (the call then ended early).
-            let app = try tonePlayingPjsuaApp("pjsua-app-stream-pipecat-dtmf", console: digitRounds("4#"))
+            let app = try await tonePlayingPjsuaApp("pjsua-app-stream-pipecat-dtmf", console: digitRounds("4#"))
             defer { app.stop() }
             let call = try await phone.makeCall(to: app.uri())
             try await log.mediaActive(call)
