@@ -376,6 +376,51 @@ struct MediaStreamTests {
         #expect(stream.hasEnded)
     }
 
+    /// Each bad option is refused with its own typed error (code and reason) on a live call with
+    /// its agent up, and nothing reaches the agent: no line break in a header's name or value or
+    /// in the token is written into the WebSocket upgrade. A check that is gone fails its case
+    /// (the stream connects, or fails later with another error), where the old test, on a stale
+    /// call, passed without any (every stream failed on the handle).
+    @Test func invalidOptionsAreRefusedWithTheirTypedErrorAndNothingReachesTheAgent() async throws {
+        let agent = try await StreamAgent(name: "stream-agent-options")
+        defer { agent.stop() }
+        let app = try await tonePlayingPjsuaApp("pjsua-app-stream-options")
+        defer { app.stop() }
+        try await withEngine { phone, _, log in
+            let call = try await phone.makeCall(to: app.uri())
+            try await log.mediaActive(call)
+            let tooMany = Dictionary(uniqueKeysWithValues: (0..<17).map { ("X-\($0)", "v") })
+            let cases: [(options: PJSUA.MediaStream.Options, code: PJSUAError.Code, reason: String)] = [
+                (.init(headers: tooMany), .invalidArgument, "at most 16 handshake headers"),
+                (.init(headers: ["Bad Name": "v"]), .invalidHeader, "is not an HTTP header name"),
+                (.init(headers: ["X-A": "b\r\nX-Injected: 1"]), .invalidArgument, "contains a line break"),
+                (.init(headers: ["X-A\r\nX-Injected": "1"]), .invalidArgument, "contains a line break"),
+                (.init(authorizationToken: "k\r\nX-Injected: 1"), .invalidArgument, "contains a line break"),
+                (.init(connectTimeout: .zero), .invalidArgument, "the connect timeout"),
+                (.init(playbackCapacity: .seconds(601)), .invalidArgument, "the playback capacity"),
+                (.init(maximumMessageSize: 10), .invalidArgument, "maximumMessageSize"),
+                (.init(streamSID: String(repeating: "x", count: 300)), .invalidArgument, "identifiers are at most 256 bytes"),
+            ]
+            for (options, code, reason) in cases {
+                do {
+                    let stream = try await phone.stream(call, to: agent.url(), options: options)
+                    Issue.record("taken, and the stream connected: \(options)")
+                    await phone.stopStream(stream)
+                } catch let error as PJSUAError {
+                    #expect(error.code == code && error.message.contains(reason), "\(error) for \(options)")
+                }
+            }
+            #expect(!agent.process.output.contains("\"handshake\""), "a refused option reached the agent: \(agent.process.logNote)")
+            // The call and the agent were live: valid options connect.
+            let stream = try await phone.stream(call, to: agent.url(), options: .init(headers: ["X-A": "b"]))
+            try await agent.waitFor("\"handshake\"")
+            let handshakes = agent.records.compactMap { $0["handshake"] as? [String: Any] }
+            #expect(handshakes.count == 1 && !"\(handshakes)".contains("Injected"), "\(handshakes)")
+            await phone.stopStream(stream)
+            try await phone.hangUp(call)
+        }
+    }
+
     @Test func anAgentThatNeverAnswersTheUpgradeFailsWithTimedOutAndOneThatIsNotThereWithAConnectError() async throws {
         let agent = try await StreamAgent(name: "stream-agent-silent", silent: true)
         defer { agent.stop() }
@@ -543,12 +588,8 @@ struct MediaStreamProtocolTests {
                                 ("ws://a b/", .invalidArgument), ("ws://x/\r\n", .invalidArgument)] {
                 #expect(await errorCode { try await phone.stream(call, to: url) } == code, "\(url)")
             }
-            let tooMany = Dictionary(uniqueKeysWithValues: (0..<17).map { ("X-\($0)", "v") })
-            for options in [PJSUA.MediaStream.Options(headers: tooMany), .init(headers: ["Bad Name": "v"]), .init(headers: ["A": "b\r\nc"]),
-                            .init(connectTimeout: .zero), .init(playbackCapacity: .seconds(601)), .init(maximumMessageSize: 10),
-                            .init(streamSID: String(repeating: "x", count: 300))] {
-                #expect(await errorCode { try await phone.stream(call, to: "ws://127.0.0.1:1/", options: options) } != nil, "\(options)")
-            }
+            // Bad options: invalidOptionsAreRefusedWithTheirTypedErrorAndNothingReachesTheAgent,
+            // on a live call (on this stale one every stream fails anyway).
             #expect(await errorCode { try await phone.stream(call, to: "ws://127.0.0.1:1/", protocol: .init(rawValue: "asterisk")) } == .unsupported)
             // OpenAI Realtime takes wss:// (verified like Twilio streams), and needs its API key.
             #expect(await errorCode {
