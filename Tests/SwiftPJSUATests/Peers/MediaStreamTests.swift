@@ -63,6 +63,12 @@ func tonePlayingPjsuaApp(_ name: String, console: [PjsuaApp.Step] = []) async th
     return try await PjsuaApp(name: name, arguments: arguments, console: console, linger: 15)
 }
 
+/// pjsua app console steps that key `digits` once (RFC 2833), as soon as `gate` is opened: the
+/// test opens it once the stream is up, so that every digit is keyed while the agent listens.
+func digitRound(_ digits: String, when gate: PjsuaApp.Gate) -> [PjsuaApp.Step] {
+    [.when(gate, "#"), .init(after: 0.2, digits)]
+}
+
 /// pjsua app console steps that key `digits` three times, 2 s apart, from 3 s after it started.
 func digitRounds(_ digits: String) -> [PjsuaApp.Step] {
     [.init(after: 3.0, "#"), .init(after: 0.2, digits), .init(after: 2.0, "#"), .init(after: 0.2, digits),
@@ -523,24 +529,32 @@ extension MediaStreamTests {
         #expect(abs(heard.frequency - 600) <= 10 && heard.milliseconds >= 800, "the caller heard \(heard) back through pipecat")
     }
 
+    /// The digits arrive as pipecat's InputDTMFFrames, in the order keyed. The agent logs each
+    /// message as received (a DTMF message names its digit too) and then what pipecat decoded of
+    /// it: the wait is for pipecat's frame of the last digit (waiting for the digit anywhere read
+    /// the frames before pipecat's "#" was logged: "4"). The app keys one round once the stream is
+    /// up (rounds on its own clock could start before it, and a round cut short read "#").
     @Test func digitsTheCallerKeysBecomePipecatDTMFFrames() async throws {
         let agent = try await StreamAgent(name: "stream-agent-pipecat-dtmf", pipecat: true)
         defer { agent.stop() }
         try await withEngine { phone, _, log in
-            // Started once this test has the engine: its console quits 15 s after the last round,
+            // Started once this test has the engine: its console quits 15 s after the last step,
             // and waiting for the engine's turn could outlast that (the call then ended early).
-            let app = try await tonePlayingPjsuaApp("pjsua-app-stream-pipecat-dtmf", console: digitRounds("4#"))
+            let streamUp = PjsuaApp.Gate()
+            let app = try await tonePlayingPjsuaApp("pjsua-app-stream-pipecat-dtmf", console: digitRound("4#", when: streamUp))
             defer { app.stop() }
             let call = try await phone.makeCall(to: app.uri())
             try await log.mediaActive(call)
             _ = try await phone.stream(call, to: agent.url())
+            try await agent.waitFor("\"event\": \"start\"")
+            streamUp.open()
             do {
-                try await agent.waitFor("\"digit\": \"#\"", timeout: .seconds(15))
+                try await agent.waitFor(##""pipecat": "InputDTMFFrame", "digit": "#""##, timeout: .seconds(15))
             } catch {
-                Issue.record("no digits at the agent; the pjsua app said:\n\(app.process.output.suffix(3000))")
+                Issue.record("pipecat decoded no \"#\": \(error)\n\(app.process.explain("was to key \"4#\""))")
             }
             let digits = agent.records.filter { $0["pipecat"] as? String == "InputDTMFFrame" }.compactMap { $0["digit"] as? String }
-            #expect(digits.joined().contains("4#"), "\(digits)")
+            #expect(digits == ["4", "#"], "\(digits)\n\(agent.process.logNote)")
             try await phone.hangUp(call)
         }
     }
