@@ -129,6 +129,11 @@ public final class ChildProcess: @unchecked Sendable {
         try await waitForOutput(text, timeout: Self.startTimeout)
     }
 
+    /// Waits until `condition` holds for the child's output so far (`what` names it in the error).
+    public func waitForOutput(_ what: String, timeout: Duration = .seconds(15), until condition: (String) -> Bool) async throws {
+        try await wait(until: what, within: timeout) { condition(output) }
+    }
+
     /// Waits until the child has printed a whole line that starts with `prefix` (a line that
     /// reports a port it bound, say); returns that line.
     public func waitForLine(startingWith prefix: String, timeout: Duration = ChildProcess.startTimeout) async throws -> String {

@@ -79,29 +79,31 @@ public final class PjsuaApp: @unchecked Sendable {
                 + (base + arguments).map(Self.shellQuoted).joined(separator: " ")
             process = try ChildProcess("/bin/sh", ["-c", command], name: name, environment: environment)
         }
+        var port: Int?
         do {
-            try await process.waitUntilStarted(printing: Self.transportStarted)
+            try await process.waitForOutput("log its SIP port", timeout: ChildProcess.startTimeout) { log in
+                port = Self.sipPort(in: log)
+                return port != nil
+            }
         } catch {
             process.stop()
             throw error
         }
-        guard let port = Self.sipPort(in: process.output) else {
-            process.stop()
-            throw ChildProcessError(process.explain("logged no SIP port"))
-        }
+        guard let port else { throw ChildProcessError(process.explain("logged no SIP port")) }
         self.port = port
     }
 
     /// What the app logs (at log level 4) once its SIP UDP transport is bound, before the address.
-    public static let transportStarted = "SIP UDP transport started, published address is "
+    private static let transportStarted = "SIP UDP transport started, published address is "
 
     /// The SIP UDP port a pjsua app's log says it bound (with `--local-port=0` and
     /// `--log-level=4` or more), from its line "SIP UDP transport started, published address is
-    /// 127.0.0.1:<port>"; nil before that line.
+    /// 127.0.0.1:<port>"; nil until that line is written whole.
     public static func sipPort(in log: String) -> Int? {
         guard let range = log.range(of: transportStarted) else { return nil }
-        let address = log[range.upperBound...].prefix { !$0.isWhitespace }
-        return address.split(separator: ":").last.flatMap { Int($0) }
+        let rest = log[range.upperBound...]
+        guard let end = rest.firstIndex(of: "\n") else { return nil }
+        return rest[..<end].split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
     }
 
     /// A URI that reaches the app.

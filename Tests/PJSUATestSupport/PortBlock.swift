@@ -41,12 +41,14 @@ public final class PortBlock: @unchecked Sendable {
     /// taken or busy.
     public init() throws {
         let directory = NSTemporaryDirectory() + "swift-pjsua-ports"
-        mkdir(directory, 0o777)
+        // Shared by every user's test runs, like the temporary directory itself.
+        if mkdir(directory, 0o1777) == 0 { chmod(directory, 0o1777) }
         let starts = stride(from: Self.range.lowerBound, to: Self.range.upperBound - Self.size + 1, by: Self.size).shuffled()
         for start in starts {
             let path = directory + "/\(start).lock"
             // O_CLOEXEC: a child must not inherit the lock and hold the block past its release.
-            let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o666)
+            // Read-only: flock needs no more, so another user's lock file serves as well.
+            let fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0o644)
             guard fd >= 0 else { continue }
             guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
                 close(fd)

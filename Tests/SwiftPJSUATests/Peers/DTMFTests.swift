@@ -214,7 +214,7 @@ struct DTMFInteropTests {
                 + "--rtp-port=0 --bound-addr=127.0.0.1 --ip-addr=127.0.0.1 --no-tcp --log-level=4 --app-log-level=4"
             let app = try ChildProcess("/bin/sh", ["-c", command], name: "pjsua-app-dtmf")
             defer { app.stop() }
-            try await app.waitUntilStarted(printing: PjsuaApp.transportStarted)
+            try await app.waitForOutput("log its SIP port", timeout: ChildProcess.startTimeout) { PjsuaApp.sipPort(in: $0) != nil }
             let port = try #require(PjsuaApp.sipPort(in: app.output), "\(app.explain("logged no SIP port"))")
             let call = try await phone.makeCall(to: "sip:app@127.0.0.1:\(port)")
             try await log.mediaActive(call)
