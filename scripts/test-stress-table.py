@@ -5,8 +5,9 @@ was the cause; causes that differ only in their numbers count as one). `--failed
 
 A run directory holds what test-stress.sh wrote: `status` (the exit status of the bounded
 `swift test`), `xunit-swift-testing.xml` (Swift Testing's results: a <failure> per issue) and
-`console.log`. A test process that crashed, or was stopped by bounded.sh, writes no xUnit file:
-the tests it had started and not finished, read from its console, fail with its ending as cause.
+`console.log`. A test process that crashed, or was stopped by bounded.sh, writes no xUnit file (or
+half of one): it is one row, with its ending as cause and the tests its console shows started
+and not finished.
 """
 import os
 import re
@@ -33,17 +34,16 @@ def failures(run):
     """{test: [cause, ...]} of one run directory."""
     found = {}
     status = read(os.path.join(run, "status")).strip()
-    xunit = os.path.join(run, "xunit-swift-testing.xml")
-    if os.path.exists(xunit):
-        try:
-            for case in ElementTree.parse(xunit).getroot().iter("testcase"):
-                problems = [child for child in case if child.tag in ("failure", "error")]
-                if problems:
-                    test = f"{case.get('classname', '')}/{case.get('name', '')}"
-                    found[test] = [first_line(problem.get("message") or problem.text) for problem in problems]
-        except ElementTree.ParseError as error:
-            found["(xUnit file)"] = [f"unreadable: {error}"]
-    if status == "0" or (found and os.path.exists(xunit)):
+    try:
+        cases = list(ElementTree.parse(os.path.join(run, "xunit-swift-testing.xml")).getroot().iter("testcase"))
+    except (OSError, ElementTree.ParseError):
+        cases = None  # none written, or cut short: the process was stopped while it wrote it
+    for case in cases or []:
+        problems = [child for child in case if child.tag in ("failure", "error")]
+        if problems:
+            test = f"{case.get('classname', '')}/{case.get('name', '')}"
+            found[test] = [first_line(problem.get("message") or problem.text) for problem in problems]
+    if status == "0" or (found and cases is not None):
         return found
     # No results, or a failure they do not show: the process ended early. Its console says what
     # had started and how it ended (bounded.sh's line for a timeout).
@@ -55,13 +55,14 @@ def failures(run):
             started.append(name)
         else:
             finished.add(name)
-    ending = [line for line in console.splitlines() if line.startswith("bounded.sh:")]
+    # bounded.sh's own lines (one may follow a test's unfinished line).
+    ending = [line[line.index("bounded.sh: "):] for line in console.splitlines() if "bounded.sh: " in line]
     cause = first_line(ending[-1] if ending else f"the test process exited with status {status or '?'} before it finished")
+    # Tests start together and wait for their turn (the engine is one per process): all those
+    # unfinished are named, without a claim about which of them was running.
     unfinished = [name for name in started if name not in finished]
-    for name in unfinished:
-        found[f"(unfinished) {name}"] = [cause]
-    if not unfinished:
-        found["(the test process)"] = [cause]
+    found["(the test process)"] = [cause] + ([first_line(f"{len(unfinished)} tests unfinished: " + ", ".join(unfinished))]
+                                             if unfinished else [])
     return found
 
 
