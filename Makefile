@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 
-.PHONY: all deps deps-ios-profile deps-asan deps-unpatched test-ios-profile peers build demo demo-video test asan asan-engine tsan manifest-check apple-check api-check api-baseline docs bench bench-check fuzz fuzz-smoke clean
+.PHONY: all deps deps-ios-profile deps-asan deps-unpatched test-ios-profile peers build demo demo-video test test-stress asan asan-engine tsan manifest-check apple-check api-check api-baseline docs bench bench-check fuzz fuzz-smoke clean
 
 all: build
 
@@ -165,6 +165,17 @@ tsan: deps deps-ios-profile peers
 	# must end it at once, within 1 s), and read 1.02 s of which 1 s was that sleep.
 	SWIFT_PJSUA_SOFTPHONE=$(CURDIR)/.build/tsan/debug/softphone SWIFT_PJSUA_CHILD_TSAN_OPTIONS=atexit_sleep_ms=0 \
 		$(SWIFT) test $(SWIFT_FLAGS) --skip-build --disable-xctest --no-parallel $(TSAN)
+
+## make test-stress: the flake hunt (scripts/test-stress.sh). One pass of make test (PASS=main,
+## asan or ios, composed from the variables above), or the tests FILTER names (within PASS when
+## given), RUNS times in a row (5) while stress-ng keeps one core busy (LOAD=0: without); then a
+## table: each test that failed, in how many runs, and the first line of each cause. The child
+## logs of a run with a failure are kept whole, in .build/test-stress/<date-time>/run-N.
+test-stress: deps deps-ios-profile peers
+	SWIFT='$(SWIFT)' SWIFT_FLAGS='$(SWIFT_FLAGS)' PASS='$(PASS)' FILTER='$(FILTER)' RUNS='$(RUNS)' LOAD='$(LOAD)' \
+		MAIN_PASS_SKIP='$(MAIN_PASS_SKIP)' ASAN='$(ASAN)' ASAN_TARGET='$(ASAN_TARGET)' UNSANITIZED_SUITES='$(UNSANITIZED_SUITES)' \
+		IOS_ENV='$(IOS_ENV)' IOS_SCRATCH='$(IOS_SCRATCH)' IOS_LINK='$(IOS_LINK)' IOS_PROFILE_SUITES='$(IOS_PROFILE_SUITES)' \
+		bash scripts/test-stress.sh
 
 ## make api-check: the public API of SwiftPJSUA and SwiftPJSUAKit, as the build's symbol graphs
 ## give it (one sorted line per declaration and conformance, scripts/api-digest.py), against the

@@ -1,13 +1,8 @@
 #!/bin/bash
 # bounded.sh SECONDS COMMAND...: runs COMMAND, and fails with one line if it is still running after
-# SECONDS (TERM to its whole process group, KILL 30 s later). make test bounds every `swift test`
-# with it, so a test process that dies without `swift test` noticing fails the run in minutes.
-set -u
-limit=$1
-shift
-timeout --kill-after=30 "$limit" "$@"
-rc=$?
-if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-    echo "bounded.sh: '$*' was still running after $limit s and was stopped (rc $rc)" >&2
-fi
-exit "$rc"
+# SECONDS: SIGTERM to COMMAND and every process it started (in whatever process group: a test's
+# peers run in groups of their own), SIGKILL 30 s later; processes COMMAND leaves behind when it
+# exits by itself are ended too. make test bounds every `swift test` with it, so a test process
+# that dies without `swift test` noticing fails the run in minutes and leaves no peer holding
+# ports. The work is scripts/bounded.py's (a child subreaper, which a shell cannot be).
+exec python3 "$(dirname "$0")/bounded.py" "$@"

@@ -272,7 +272,10 @@ enum FramesBenchmark {
 
     /// One fresh server and one set of calls against it.
     static func measure(_ side: Side, _ options: Options, wav: String) async throws -> Outcome {
-        let port = freeLoopbackPort()
+        // A port of a block held for the measurement (the server cannot report a port it picked).
+        let block = try PortBlock()
+        defer { withExtendedLifetime(block) {} }
+        let port = block[0]
         var arguments = ["frames-agent", "--mode", side == .swift ? "echo" : side == .c ? "play" : "stream", "--port", "\(port)", "--calls", "\(options.calls)",
                          "--clock-rate", "\(options.clockRate)", "--resampler", options.resampler.rawValue]
         if side == .c { arguments += ["--wav", wav] }

@@ -109,7 +109,10 @@ enum LoadBenchmark {
 
     /// One fresh server process and one sipp run against it.
     static func measure(_ side: Side, _ run: SippRun, clockRate: Int?, maxNewCallsPerSecond: Int? = nil) async throws -> Outcome {
-        let port = freeLoopbackPort()
+        // A port of a block held for the measurement (the server cannot report a port it picked).
+        let block = try PortBlock()
+        defer { withExtendedLifetime(block) {} }
+        let port = block[0]
         let server = try await startServer(side, port: port, maxNewCallsPerSecond: maxNewCallsPerSecond, clockRate: clockRate)
         defer { server.stop() }
         // One call first, outside the measured CPU: each server's first call pays one-off costs

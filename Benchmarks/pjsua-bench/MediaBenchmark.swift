@@ -128,7 +128,10 @@ enum MediaBenchmark {
 
     /// One fresh server: 2 calls (the memory baseline), then `calls` calls held together.
     static func measure(_ side: LoadBenchmark.Side, _ setting: Setting, calls: Int, seconds: Int, tone: String) async throws -> Sample {
-        let port = freeLoopbackPort()
+        // A port of a block held for the measurement (the server cannot report a port it picked).
+        let block = try PortBlock()
+        defer { withExtendedLifetime(block) {} }
+        let port = block[0]
         let server = try await startServer(side, setting, port: port, calls: calls, tone: tone)
         defer { server.stop() }
         var sample = Sample()
@@ -199,13 +202,14 @@ enum MediaBenchmark {
     static func runSipp(_ setting: Setting, port: Int, calls: Int, rate: Int, holdMilliseconds: Int,
                         during: () async throws -> Void) async throws -> Bool {
         let budget = holdMilliseconds / 1000 + calls / rate + 30
+        let sippPorts = try PortBlock()
         let arguments = ["-sf", scenarioPath] + setting.codec.sippKeys
             + ["-r", "\(rate)", "-m", "\(calls)", "-l", "\(calls)", "-d", "\(holdMilliseconds)",
-               "-i", "127.0.0.1", "-p", "\(freeLoopbackPort())", "-mp", "\(freeLoopbackPort())", "-rtp_echo",
+               "-i", "127.0.0.1", "-p", "\(sippPorts[0])", "-mp", "\(sippPorts[4])", "-rtp_echo",
                "-nostdin", "-timeout", "\(budget)s", "-recv_timeout", "10000",
                "127.0.0.1:\(port)"]
         let (executable, pinned) = try CPUPinning.command("sipp", arguments, cpu: CPUPinning.loadGeneratorCPU)
-        let sipp = try ChildProcess(executable, pinned, name: "sipp-media")
+        let sipp = try ChildProcess(executable, pinned, name: "sipp-media", holding: sippPorts)
         defer { sipp.stop() }
         try await during()
         let status = try await sipp.waitForExit(timeout: .seconds(budget + 30))

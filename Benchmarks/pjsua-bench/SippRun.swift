@@ -24,13 +24,14 @@ struct SippRun {
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: work) }
         let budget = calls / max(rate, 1) * 3 + 30
+        let ports = try PortBlock()
         var arguments = ["-sn", "uac", "-r", "\(rate)", "-m", "\(calls)", "-d", "\(holdMilliseconds)",
-                         "-l", "\(concurrencyLimit)", "-i", "127.0.0.1", "-p", "\(freeLoopbackPort())", "-nostdin",
+                         "-l", "\(concurrencyLimit)", "-i", "127.0.0.1", "-p", "\(ports[0])", "-nostdin",
                          "-timeout", "\(budget)s", "-recv_timeout", "5000",
                          "-trace_stat", "-stf", work + "/stat.csv", "-fd", "1"]
         if traceResponseTimes { arguments += ["-trace_rtt", "-rtt_freq", "1"] }
         let (executable, pinned) = try CPUPinning.command("sipp", arguments + ["127.0.0.1:\(port)"], cpu: CPUPinning.loadGeneratorCPU)
-        let sipp = try ChildProcess(executable, pinned, name: "sipp")
+        let sipp = try ChildProcess(executable, pinned, name: "sipp", holding: ports)
         _ = try await sipp.waitForExit(timeout: .seconds(budget + 30))
         var result = Result(output: sipp.output)
         if let text = try? String(contentsOfFile: work + "/stat.csv", encoding: .utf8) {

@@ -93,7 +93,10 @@ enum VideoBenchmark {
 
     /// One fresh server and one call from a fresh peer.
     static func measure(_ side: LoadBenchmark.Side, _ options: Options) async throws -> Sample {
-        let port = freeLoopbackPort()
+        // A port of a block held for the measurement (the server cannot report a port it picked).
+        let block = try PortBlock()
+        defer { withExtendedLifetime(block) {} }
+        let port = block[0]
         let server = try await VideoServer(side, port: port, options)
         defer { server.stop() }
         let hold = options.warmup + options.seconds + 3

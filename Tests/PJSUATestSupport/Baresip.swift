@@ -4,8 +4,9 @@ import Foundation
 import Glibc
 #endif
 
-/// baresip 1.0 as a test peer: a generated config directory in a temporary directory, SIP and
-/// control (`ctrl_tcp`) on free loopback ports, no sound card (`aufile` plays a WAV or silence,
+/// baresip 1.0 as a test peer: a generated config directory in a temporary directory, SIP,
+/// control (`ctrl_tcp`) and RTP on loopback ports of a ``PortBlock`` it holds (``ports(of:)``),
+/// no sound card (`aufile` plays a WAV or silence,
 /// `aubridge` swallows playback, `sndfile` records both directions to WAV files), and commands
 /// over the control socket: dial, answer, send DTMF, hang up.
 ///
@@ -51,8 +52,9 @@ public final class Baresip: @unchecked Sendable {
     public init(_ options: Options = Options(), lifetime: Int = 60) throws {
         directory = NSTemporaryDirectory() + "baresip-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        sipPort = Self.freeSIPPort()
-        controlPort = freeLoopbackPort(udp: false)
+        let block = try PortBlock()
+        sipPort = block[0]
+        controlPort = block[2]
         user = options.user
         let source = options.play.map { "aufile,\($0)" } ?? "aufile,\(directory)/silence.wav"
         var sourceFormat: [String] = []
@@ -69,14 +71,11 @@ public final class Baresip: @unchecked Sendable {
         }
         var modules = ["account", "menu", "ctrl_tcp", "aufile", "aubridge"] + options.codecs
         if options.record { modules.append("sndfile") }
-        let config = [
-            "sip_listen 127.0.0.1:\(sipPort)",
-            "net_interface 127.0.0.1",
+        let config = Self.ports(of: block) + [
             "audio_source \(source)",
             "audio_player aubridge,nil",
             "audio_alert aubridge,nil",
             "rtcp_mux no",
-            "ctrl_tcp_listen 127.0.0.1:\(controlPort)",
             "module_path /usr/lib/baresip/modules",
             "snd_path \(directory)",
         ] + sourceFormat + modules.map { "module \($0).so" } + options.extraConfig
@@ -85,21 +84,17 @@ public final class Baresip: @unchecked Sendable {
         let account = "<sip:\(options.user)@127.0.0.1:\(sipPort)>;answermode=\(answer);regint=0\n"
         try account.write(toFile: directory + "/accounts", atomically: true, encoding: .utf8)
         try "".write(toFile: directory + "/contacts", atomically: true, encoding: .utf8)
-        process = try ChildProcess("baresip", ["-4", "-v", "-f", directory, "-t", "\(lifetime)"], name: "baresip")
+        process = try ChildProcess("baresip", ["-4", "-v", "-f", directory, "-t", "\(lifetime)"], name: "baresip", holding: block)
     }
 
-    /// A port free on 127.0.0.1 for UDP and TCP whose next port is free for TCP too: baresip
-    /// listens for SIP over UDP and TCP on `sip_listen`'s port and for SIP/TLS on the next one
-    /// (a full-suite run once lost that one to a parallel test: "SIP/TLS transport failed:
-    /// Address already in use").
-    public static func freeSIPPort() -> Int {
-        for _ in 0..<50 {
-            let port = freeLoopbackPort()
-            guard port > 0, port < 65535 else { continue }
-            let free = [(port, false), (port + 1, false)].allSatisfy { (try? LoopbackSocket(udp: $0.1, on: $0.0)) != nil }
-            if free { return port }
-        }
-        return freeLoopbackPort()
+    /// The config lines that put a baresip's ports in `block`: SIP over UDP and TCP on its first
+    /// port and SIP/TLS on the next (baresip takes `sip_listen`'s port + 1 for TLS: a full-suite
+    /// run once lost that one to a parallel test, "SIP/TLS transport failed: Address already in
+    /// use"), `ctrl_tcp` (when loaded) on the third, and RTP and RTCP on its last twelve (six
+    /// pairs; baresip's default range, 1024-49152, reaches into other blocks).
+    public static func ports(of block: PortBlock) -> [String] {
+        ["sip_listen 127.0.0.1:\(block[0])", "net_interface 127.0.0.1", "ctrl_tcp_listen 127.0.0.1:\(block[2])",
+         "rtp_ports \(block[4])-\(block[PortBlock.size - 1])"]
     }
 
     deinit {
@@ -121,8 +116,8 @@ public final class Baresip: @unchecked Sendable {
                 close(socket)
                 return
             }
-            if !process.isRunning { throw ChildProcessError("baresip exited:\n\(process.output.suffix(3000))") }
-            if ContinuousClock.now >= deadline { throw ChildProcessError("baresip's control port never opened:\n\(process.output.suffix(3000))") }
+            if !process.isRunning { throw ChildProcessError(process.explain("exited before its control port opened")) }
+            if ContinuousClock.now >= deadline { throw ChildProcessError(process.explain("did not open its control port within \(timeout)")) }
             try await Task.sleep(for: .milliseconds(50))
         }
     }

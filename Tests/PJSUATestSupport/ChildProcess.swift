@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -25,12 +26,14 @@ public final class ChildProcess: @unchecked Sendable {
     private let reaper: Reaper
 
     /// Starts `executable` (a path, or a name looked up in the usual bin directories), with this
-    /// process's environment plus `environment`, less the variables named in `unsetting`.
+    /// process's environment plus `environment`, less the variables named in `unsetting`. The
+    /// ports of `holding` stay reserved until the child has exited (and been reaped), however
+    /// long after this object it lives.
     public init(_ executable: String, _ arguments: [String], name: String, environment: [String: String] = [:],
-                unsetting: [String] = []) throws {
+                unsetting: [String] = [], holding ports: PortBlock? = nil) throws {
         self.name = name
         self.arguments = arguments
-        logPath = NSTemporaryDirectory() + "swift-pjsua-\(name)-\(UUID().uuidString.prefix(8)).log"
+        logPath = ChildLogs.directory + "/\(name)-\(UUID().uuidString.prefix(8)).log"
         let path = try Self.locate(executable)
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -70,17 +73,13 @@ public final class ChildProcess: @unchecked Sendable {
         let rc = posix_spawn(&child, path, &actions, &attributes, argv, envp)
         guard rc == 0 else { throw ChildProcessError("cannot start \(executable): errno \(rc)") }
         pid = child
-        reaper = Reaper(pid: child)
+        reaper = Reaper(pid: child, holding: ports)
     }
 
-    /// Whether child logs outlive their `ChildProcess` (`SWIFT_PJSUA_KEEP_LOGS=1`): by default a
-    /// log is removed with its object, once the test that read it is done (a run used to leave
-    /// thousands of them in the temporary directory).
-    private static let keepsLogs = ProcessInfo.processInfo.environment["SWIFT_PJSUA_KEEP_LOGS"] == "1"
-
+    /// The log stays (``ChildLogs``): a failure found after the object is gone, or read from the
+    /// test's output later, can still be explained from the child's whole log.
     deinit {
         stop()
-        if !Self.keepsLogs { unlink(logPath) }
     }
 
     /// The full path of an installed program (or `executable` itself when it is a path).
@@ -112,7 +111,7 @@ public final class ChildProcess: @unchecked Sendable {
             if let status = exited { return status }
             if ContinuousClock.now >= deadline {
                 stop()
-                throw ChildProcessError("\(name) did not finish within \(timeout); its output:\n\(output.suffix(3000))")
+                throw ChildProcessError(explain("did not finish within \(timeout)"))
             }
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -128,6 +127,24 @@ public final class ChildProcess: @unchecked Sendable {
     /// Waits until the child has printed `text`, the line that says it has started.
     public func waitUntilStarted(printing text: String) async throws {
         try await waitForOutput(text, timeout: Self.startTimeout)
+    }
+
+    /// Waits until `condition` holds for the child's output so far (`what` names it in the error).
+    public func waitForOutput(_ what: String, timeout: Duration = .seconds(15), until condition: (String) -> Bool) async throws {
+        try await wait(until: what, within: timeout) { condition(output) }
+    }
+
+    /// Waits until the child has printed a whole line that starts with `prefix` (a line that
+    /// reports a port it bound, say); returns that line.
+    public func waitForLine(startingWith prefix: String, timeout: Duration = ChildProcess.startTimeout) async throws -> String {
+        var line: Substring?
+        try await wait(until: "print a line starting with \"\(prefix)\"", within: timeout) {
+            // The last piece is a line still being written (or empty after a final newline).
+            line = output.split(separator: "\n", omittingEmptySubsequences: false).dropLast().first { $0.hasPrefix(prefix) }
+            return line != nil
+        }
+        guard let line else { throw ChildProcessError(explain("printed no line starting with \"\(prefix)\"")) }
+        return String(line)
     }
 
     /// Waits until something on this host has bound the local `port` (UDP or TCP, IPv4 or IPv6),
@@ -157,14 +174,46 @@ public final class ChildProcess: @unchecked Sendable {
     private func wait(until what: String, within timeout: Duration, _ condition: () -> Bool) async throws {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while !condition() {
-            if !isRunning { throw ChildProcessError("\(name) exited before it could \(what):\n\(output.suffix(3000))") }
-            if ContinuousClock.now >= deadline { throw ChildProcessError("\(name) did not \(what) within \(timeout):\n\(output.suffix(3000))") }
+            if !isRunning { throw ChildProcessError(explain("exited before it could \(what)")) }
+            if ContinuousClock.now >= deadline { throw ChildProcessError(explain("did not \(what) within \(timeout)")) }
             try await Task.sleep(for: .milliseconds(20))
         }
     }
 
+    /// A failure of this child, explained for a test's failure message: `headline` after its
+    /// name, how it ended if it has (its status, or the signal and whether the test sent it),
+    /// where its whole log is kept (``ChildLogs``), the first lines of the log that name a
+    /// failure (the reason it stopped is near the start, not in the teardown at its end), and
+    /// its last lines.
+    public func explain(_ headline: String) -> String {
+        let lines = output.split(separator: "\n", omittingEmptySubsequences: true)
+        func indented(_ some: some Sequence<Substring>) -> String {
+            some.map { "    " + $0.prefix(300) }.joined(separator: "\n")
+        }
+        var report = "\(name) \(headline)"
+        if let ending = reaper.ending { report += " (it \(ending))" }
+        report += "\n  its whole log (\(lines.count) lines): \(logPath)"
+        let failures = lines.filter(Self.namesAFailure).prefix(8)
+        if !failures.isEmpty { report += "\n  its first lines that name a failure:\n" + indented(failures) }
+        report += "\n  its last lines:\n" + indented(lines.suffix(20))
+        return report
+    }
+
+    /// Where this child's whole log is kept, for a test's own failure message.
+    public var logNote: String { "\(name)'s whole log: \(logPath)" }
+
+    private static let failureWords = ["error", "fail", "unable", "cannot", "can't", "could not", "refused", "denied", "in use",
+                                       "abort", "fatal", "panic", "exception", "assert", "sanitizer", "segmentation", "not found",
+                                       "no such", "invalid", "timed out", "timeout"]
+
+    private static func namesAFailure(_ line: Substring) -> Bool {
+        let lowered = line.lowercased()
+        return failureWords.contains { lowered.contains($0) }
+    }
+
     /// Sends a signal to the child's process group.
     public func signal(_ number: Int32) {
+        reaper.noteSignal()
         kill(-pid, number)
     }
 
@@ -190,24 +239,53 @@ public final class ChildProcess: @unchecked Sendable {
 /// A child's exit status and its bounded termination, shared by the ``ChildProcess`` and the
 /// thread that ends it: that thread may outlive the ChildProcess (stopped from its deinit), so it
 /// holds this and not the ChildProcess.
-private final class Reaper: @unchecked Sendable {
-    // @unchecked Sendable: `exitStatus` and `stopping` are guarded by `lock`; `pid` is immutable.
+private final class Reaper: Sendable {
     let pid: pid_t
-    private let lock = NSLock()
-    private var exitStatus: Int32?
-    private var stopping = false
 
-    init(pid: pid_t) { self.pid = pid }
+    private struct State {
+        var exitStatus: Int32?
+        /// The signal that ended the child, if one did.
+        var endingSignal: Int32?
+        var stopping = false
+        /// Whether the test sent the child a signal (``ChildProcess/signal(_:)``).
+        var signalled = false
+        /// The ports the child was given, released once it has been reaped.
+        var ports: PortBlock?
+    }
+
+    private let state: Mutex<State>
+
+    init(pid: pid_t, holding ports: PortBlock?) {
+        self.pid = pid
+        state = Mutex(State(ports: ports))
+    }
+
+    func noteSignal() { state.withLock { $0.signalled = true } }
 
     /// The exit status, reaping the child if it has just exited; nil while it runs.
     func status() -> Int32? {
-        lock.withLock {
-            if let exitStatus { return exitStatus }
+        state.withLock { state in
+            if let exitStatus = state.exitStatus { return exitStatus }
             var status: Int32 = 0
             if waitpid(pid, &status, WNOHANG) == pid {
-                exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+                let signal = status & 0x7f
+                state.exitStatus = signal == 0 ? (status >> 8) & 0xff : 128 + signal
+                state.endingSignal = signal == 0 ? nil : signal
+                state.ports = nil
             }
-            return exitStatus
+            return state.exitStatus
+        }
+    }
+
+    /// How the child ended, in words ("exited with status 1", "was killed by signal 11
+    /// (Segmentation fault), not sent by the test"); nil while it runs.
+    var ending: String? {
+        guard let status = status() else { return nil }
+        return state.withLock { state in
+            guard let signal = state.endingSignal else { return "exited with status \(status)" }
+            let name = strsignal(signal).map { String(cString: $0) } ?? "signal \(signal)"
+            let sender = state.stopping || state.signalled ? "which the test sent or followed up" : "not sent by the test"
+            return "was killed by signal \(signal) (\(name)), \(sender)"
         }
     }
 
@@ -218,9 +296,9 @@ private final class Reaper: @unchecked Sendable {
             kill(-pid, SIGKILL)  // stragglers the leader forked
             return
         }
-        let first = lock.withLock { () -> Bool in
-            defer { stopping = true }
-            return !stopping
+        let first = state.withLock { state in
+            defer { state.stopping = true }
+            return !state.stopping
         }
         kill(-pid, SIGTERM)
         guard first else { return }
@@ -374,26 +452,6 @@ public func withLoopbackAddress<T>(port: Int, _ body: (UnsafePointer<sockaddr>, 
     return withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     }
-}
-
-/// A loopback port that was free a moment ago (0 if no socket could be bound at all).
-public func freeLoopbackPort(udp: Bool = true) -> Int {
-    (try? LoopbackSocket(udp: udp))?.port ?? 0
-}
-
-/// An even UDP port from which `count` ports in a row (an RTP/RTCP pair: 2) were free a moment
-/// ago, for a `rtpPort` (and `rtpPortCount`) of our own: between 2000 and 3999, below every
-/// default engine's media (from 4000 up, from a random pair since KL-46; an engine of a test
-/// running beside took a range picked among the kernel's ephemeral ports once) and the kernel's
-/// own picks (32768 up).
-public func freeRTPPorts(count: Int = 2) throws -> Int {
-    for _ in 0..<50 {
-        let port = 2000 + 2 * Int.random(in: 0..<((4000 - 2000 - count) / 2))
-        if (0..<count).allSatisfy({ (try? LoopbackSocket.occupying(port + $0)) != nil }) {
-            return port
-        }
-    }
-    throw ChildProcessError("no \(count) free UDP ports in a row between 2000 and 3999 in 50 tries")
 }
 
 /// The contents of a file, or nil. FileHandle rather than `String(contentsOfFile:)` or

@@ -1,8 +1,11 @@
 import Foundation
 
 /// coturn as a STUN and TURN server with long-term credentials (user `alice`, password
-/// `turn-secret`, realm `swift-pjsua.test`), started on a free port of `host` for one test. It
-/// relays to loopback peers (`--allow-loopback-peers`: test use only) from ports 50000-50999.
+/// `turn-secret`, realm `swift-pjsua.test`), started for one test on `host` at a port of a
+/// ``PortBlock`` it holds (coturn cannot report a port 0 it bound; its alternative port for RFC
+/// 5780, the next one, is in the block too). It relays to loopback peers
+/// (`--allow-loopback-peers`: test use only) from ports 50000-50999, which it binds itself (a
+/// taken one is skipped), like the engines' media.
 public final class Coturn: @unchecked Sendable {
     // @unchecked Sendable: immutable after init; ChildProcess is Sendable.
     public let host: String
@@ -15,7 +18,8 @@ public final class Coturn: @unchecked Sendable {
     /// Starts turnserver and waits until it serves.
     public init(host: String = "127.0.0.1") async throws {
         self.host = host
-        port = freeLoopbackPort()
+        let block = try PortBlock()
+        port = block[0]
         runtimeDirectory = NSTemporaryDirectory() + "swift-pjsua-coturn-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: runtimeDirectory, withIntermediateDirectories: true)
         peer = try ChildProcess("turnserver", [
@@ -24,7 +28,7 @@ public final class Coturn: @unchecked Sendable {
             "--realm=swift-pjsua.test", "--allow-loopback-peers", "--no-tls", "--no-dtls", "--no-cli",
             "--log-file=stdout", "--fingerprint", "--pidfile=\(runtimeDirectory)/turnserver.pid",
             "--userdb=\(runtimeDirectory)/turndb", "--verbose",
-        ], name: "coturn")
+        ], name: "coturn", holding: block)
         try await peer.waitUntilStarted(printing: "Total General servers")
         // The banner comes before the listeners are bound: give them a moment.
         try await Task.sleep(for: .milliseconds(500))

@@ -1,8 +1,8 @@
 import Foundation
 
 /// kamailio as a registrar and proxy with digest auth (Tests/Peers/kamailio/registrar.cfg),
-/// started on a free loopback port for one test or benchmark. Users: alice / alice-secret,
-/// bob / bob-secret.
+/// started for one test or benchmark on a port of a ``PortBlock`` it holds (kamailio cannot
+/// listen on port 0 and say which port it got). Users: alice / alice-secret, bob / bob-secret.
 public final class Kamailio: @unchecked Sendable {
     // @unchecked Sendable: immutable after init; ChildProcess is Sendable.
     public let port: Int
@@ -11,15 +11,19 @@ public final class Kamailio: @unchecked Sendable {
     /// The address it listens on.
     public let host: String
     public let peer: ChildProcess
+    /// The ports it was given, reserved for as long as it or its child (or a restart) lives.
+    private let block: PortBlock
     private let runtimeDirectory: String
 
     /// Starts kamailio on `host` (loopback by default; an address of a test's own network
-    /// namespace) and `port` (a free one by default) over `transport` ("udp" or "tcp"), and
-    /// waits until it listens. Starting one on the port of a stopped one is a registrar restart.
+    /// namespace) over `transport` ("udp" or "tcp"), and waits until it listens. `restarting`, a
+    /// stopped one, is a registrar restart: the same port (and its block, held all along).
     /// `defines` are the config's `#!ifdef` switches (`-A`), e.g. `REFUSE_REGISTER` (503 to
     /// every REGISTER).
-    public init(host: String = "127.0.0.1", port: Int? = nil, transport: String = "udp", defines: [String] = []) async throws {
-        self.port = port ?? freeLoopbackPort()
+    public init(host: String = "127.0.0.1", restarting stopped: Kamailio? = nil, transport: String = "udp",
+                defines: [String] = []) async throws {
+        block = try stopped?.block ?? PortBlock()
+        self.port = stopped?.port ?? block[0]
         self.transport = transport
         self.host = host
         tlsPort = nil
@@ -27,7 +31,7 @@ public final class Kamailio: @unchecked Sendable {
         try FileManager.default.createDirectory(atPath: runtimeDirectory, withIntermediateDirectories: true)
         peer = try ChildProcess("kamailio", ["-f", peersDirectory + "/kamailio/registrar.cfg", "-l", "\(transport):\(host):\(self.port)",
                                             "-DD", "-E", "-Y", runtimeDirectory, "-m", "64", "-M", "8"] + defines.flatMap { ["-A", $0] },
-                               name: "kamailio")
+                               name: "kamailio", holding: block)
         try await peer.waitForOutput("\(transport): \(host) [\(host)]:\(self.port)")
         // The listening banner comes before the workers are up: give them a moment to bind.
         try await Task.sleep(for: .milliseconds(300))
@@ -39,10 +43,11 @@ public final class Kamailio: @unchecked Sendable {
     /// Starts kamailio with Tests/Peers/kamailio/tls.cfg: the same registrar, also on a TLS port,
     /// presenting `certificate` (for example one of ``TestCertificates``).
     public init(tls certificate: TestCertificates.Pair, caFile: String) async throws {
-        port = freeLoopbackPort()
+        block = try PortBlock()
+        port = block[0]
         transport = "udp"
         host = "127.0.0.1"
-        let tlsPort = freeLoopbackPort(udp: false)
+        let tlsPort = block[1]
         self.tlsPort = tlsPort
         runtimeDirectory = NSTemporaryDirectory() + "swift-pjsua-kamailio-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: runtimeDirectory, withIntermediateDirectories: true)
@@ -51,17 +56,18 @@ public final class Kamailio: @unchecked Sendable {
                                             "-A", "TLS_CERTIFICATE=\"\(certificate.certificate)\"",
                                             "-A", "TLS_PRIVATE_KEY=\"\(certificate.key)\"", "-A", "TLS_CA_LIST=\"\(caFile)\"",
                                             "-DD", "-E", "-Y", runtimeDirectory, "-m", "64", "-M", "8"],
-                               name: "kamailio-tls")
+                               name: "kamailio-tls", holding: block)
         try await peer.waitForOutput("tls: 127.0.0.1 [127.0.0.1]:\(tlsPort)")
         try await Task.sleep(for: .milliseconds(500))
     }
 
-    /// Starts kamailio with Tests/Peers/kamailio/presence.cfg on a free loopback UDP port: a
+    /// Starts kamailio with Tests/Peers/kamailio/presence.cfg on a loopback UDP port: a
     /// registrar without authentication, a proxy, and a presence server (PUBLISH, SUBSCRIBE to
     /// `presence`, and `dialog` state of the calls it proxies). Its database is a copy of
     /// Debian's db_text tables (from the kamailio package) in its runtime directory.
     public init(presenceServer: Void) async throws {
-        port = freeLoopbackPort()
+        block = try PortBlock()
+        port = block[0]
         transport = "udp"
         host = "127.0.0.1"
         tlsPort = nil
@@ -75,7 +81,7 @@ public final class Kamailio: @unchecked Sendable {
         peer = try ChildProcess("kamailio", ["-f", peersDirectory + "/kamailio/presence.cfg", "-l", "udp:127.0.0.1:\(port)",
                                             "-A", "DBURL=\"text://\(runtimeDirectory)/db\"", "-A", "SELF=\"sip:127.0.0.1:\(port)\"",
                                             "-DD", "-E", "-Y", runtimeDirectory, "-m", "64", "-M", "8"],
-                               name: "kamailio-presence")
+                               name: "kamailio-presence", holding: block)
         try await peer.waitForOutput("udp: 127.0.0.1 [127.0.0.1]:\(port)")
         try await Task.sleep(for: .milliseconds(300))
     }

@@ -1,7 +1,12 @@
 import Foundation
 
 /// The reference pjsua app (`/usr/local/bin/pjsua`, built from the same pjproject) as a peer,
-/// on a free loopback port with the null sound device, its SIP messages in its log.
+/// with the null sound device, its SIP messages in its log. It binds its SIP port itself
+/// (`--local-port=0`, the kernel's pick), and ``port`` is read from its log: a port the test
+/// picked beforehand could be taken by another test before the app bound it (one such app exited
+/// before it started, "Address already in use"). Its media starts at a random even port from 4000
+/// up (`--rtp-port=0`) and walks on past a taken one, as every engine's does, rather than at 4000
+/// in every instance.
 ///
 /// Two ways to drive it: typed console commands (``Step``s: a line typed after a pause, through a
 /// shell pipe into its legacy console, which quits when its input ends, so the pipe stays open
@@ -44,14 +49,14 @@ public final class PjsuaApp: @unchecked Sendable {
         deinit { try? FileManager.default.removeItem(atPath: path) }
     }
 
-    /// Starts the app. `arguments` are added to the loopback ones (e.g. `--auto-answer=200`,
-    /// or a URI to call at start). `ofThisBuild`: the app of the PJSIP this process loaded
-    /// (``ofThisBuild()``), for a test of our patches to PJSIP that reach the app, rather than
-    /// /usr/local's.
+    /// Starts the app and returns once it has bound its SIP port. `arguments` are added to the
+    /// loopback ones (e.g. `--auto-answer=200`, or a URI to call at start). `ofThisBuild`: the app
+    /// of the PJSIP this process loaded (``ofThisBuild()``), for a test of our patches to PJSIP that
+    /// reach the app, rather than /usr/local's.
     public init(name: String = "pjsua-app", arguments: [String] = [], console steps: [Step] = [], linger: Double = 30,
-                ofThisBuild: Bool = false) throws {
-        port = freeLoopbackPort()
-        let base = ["--null-audio", "--local-port=\(port)", "--bound-addr=127.0.0.1", "--ip-addr=127.0.0.1", "--no-tcp",
+                ofThisBuild: Bool = false) async throws {
+        // --log-level=4 at least: the line that names the bound port (``sipPort(in:)``) is level 4.
+        let base = ["--null-audio", "--local-port=0", "--rtp-port=0", "--bound-addr=127.0.0.1", "--ip-addr=127.0.0.1", "--no-tcp",
                     "--log-level=4", "--max-calls=4"]
         let build = ofThisBuild ? try Self.ofThisBuild() : nil
         let pjsua = try build?.executable ?? ChildProcess.locate("pjsua")
@@ -80,6 +85,31 @@ public final class PjsuaApp: @unchecked Sendable {
                 + (base + arguments).map(Self.shellQuoted).joined(separator: " ")
             process = try ChildProcess("/bin/sh", ["-c", command], name: name, environment: environment)
         }
+        var port: Int?
+        do {
+            try await process.waitForOutput("log its SIP port", timeout: ChildProcess.startTimeout) { log in
+                port = Self.sipPort(in: log)
+                return port != nil
+            }
+        } catch {
+            process.stop()
+            throw error
+        }
+        guard let port else { throw ChildProcessError(process.explain("logged no SIP port")) }
+        self.port = port
+    }
+
+    /// What the app logs (at log level 4) once its SIP UDP transport is bound, before the address.
+    private static let transportStarted = "SIP UDP transport started, published address is "
+
+    /// The SIP UDP port a pjsua app's log says it bound (with `--local-port=0` and
+    /// `--log-level=4` or more), from its line "SIP UDP transport started, published address is
+    /// 127.0.0.1:<port>"; nil until that line is written whole.
+    public static func sipPort(in log: String) -> Int? {
+        guard let range = log.range(of: transportStarted) else { return nil }
+        let rest = log[range.upperBound...]
+        guard let end = rest.firstIndex(of: "\n") else { return nil }
+        return rest[..<end].split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
     }
 
     /// The pjsua app installed with the PJSIP this process loaded (PREFIX/bin/pjsua beside

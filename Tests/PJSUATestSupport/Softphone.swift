@@ -24,9 +24,9 @@ public func jsonLines(_ output: String) -> [[String: Any]] {
     }
 }
 
-/// A `softphone answer --json` child on a free loopback port (the kernel picks it: a port
-/// chosen beforehand can be taken by then), and that port; in `namespace` when given (its own
-/// loopback).
+/// A `softphone answer --json` child on a loopback port it binds itself (port 0, the kernel's
+/// pick, read from its "listening" line: a port chosen beforehand can be taken by then), and
+/// that port; in `namespace` when given (its own loopback).
 public func answeringSoftphone(_ extra: [String] = [], transport: String = "udp", name: String,
                                namespace: NetworkNamespace? = nil) async throws -> (process: ChildProcess, port: Int) {
     let command = [try softphone(), "answer", "--listen", "\(transport):127.0.0.1:0", "--json"] + extra
@@ -36,7 +36,7 @@ public func answeringSoftphone(_ extra: [String] = [], transport: String = "udp"
     let listening = jsonLines(process.output).first { $0["event"] as? String == "listening" }
     guard let port = listening?["port"] as? Int else {
         process.stop()
-        throw ChildProcessError("\(name) printed no port: \(process.output)")
+        throw ChildProcessError(process.explain("printed no port"))
     }
     return (process, port)
 }

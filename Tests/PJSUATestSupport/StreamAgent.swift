@@ -48,7 +48,7 @@ public final class StreamAgent: @unchecked Sendable {
         try await process.waitUntilStarted(printing: "LISTENING ")
         let line = process.output.split(separator: "\n").first { $0.hasPrefix("LISTENING ") }
         guard let line, let port = Int(line.dropFirst("LISTENING ".count).trimmingCharacters(in: .whitespaces)) else {
-            throw ChildProcessError("\(name) printed no port:\n\(process.output)")
+            throw ChildProcessError(process.explain("printed no port"))
         }
         self.port = port
     }

@@ -132,7 +132,7 @@ public final class TestCertificates: @unchecked Sendable {
         let process = try ChildProcess("openssl", arguments, name: "openssl")
         let status = try await process.waitForExit(timeout: .seconds(30))
         guard status == 0 else {
-            throw ChildProcessError("openssl \(arguments.prefix(2).joined(separator: " ")) failed: \(process.output.suffix(2000))")
+            throw ChildProcessError(process.explain("\(arguments.prefix(2).joined(separator: " ")) failed"))
         }
     }
 }

@@ -25,10 +25,10 @@ public final class Xvfb: @unchecked Sendable {
         while number == nil {
             number = process.output.split(whereSeparator: \.isNewline).lazy.compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.first
             if number != nil { break }
-            if !process.isRunning { throw ChildProcessError("Xvfb exited before choosing a display:\n\(process.output.suffix(2000))") }
+            if !process.isRunning { throw ChildProcessError(process.explain("exited before choosing a display")) }
             if ContinuousClock.now >= deadline {
                 process.stop()
-                throw ChildProcessError("Xvfb chose no display within \(timeout):\n\(process.output.suffix(2000))")
+                throw ChildProcessError(process.explain("chose no display within \(timeout)"))
             }
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -44,7 +44,7 @@ public final class Xvfb: @unchecked Sendable {
         let client = try ChildProcess(tool, arguments + ["-display", display], name: tool)
         defer { client.stop() }
         let status = try await client.waitForExit(timeout: timeout)
-        guard status == 0 else { throw ChildProcessError("\(tool) \(arguments) failed (\(status)):\n\(client.output.suffix(2000))") }
+        guard status == 0 else { throw ChildProcessError(client.explain("\(arguments) failed")) }
         return client.output
     }
 

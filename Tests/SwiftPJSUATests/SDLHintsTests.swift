@@ -29,7 +29,7 @@ struct SDLHintsTests {
     /// The pjsua app as a test peer ends on the SIGTERM that stops every peer (it needed SIGKILL
     /// while SDL held the signal).
     @Test func thePjsuaAppPeerEndsOnSIGTERM() async throws {
-        let app = try PjsuaApp(name: "pjsua-app-sigterm", arguments: ["--auto-answer=200"])
+        let app = try await PjsuaApp(name: "pjsua-app-sigterm", arguments: ["--auto-answer=200"])
         try await app.waitForLog("transport started", timeout: .seconds(15))
         kill(app.process.pid, SIGTERM)
         let status = try await app.process.waitForExit(timeout: .seconds(5))

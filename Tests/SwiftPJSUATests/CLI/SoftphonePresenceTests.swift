@@ -7,7 +7,7 @@ import Testing
 @Suite("softphone watch and register --mwi", .serialized)
 struct SoftphonePresenceTests {
     @Test func watchPrintsThePjsuaAppOpenAsJSONAndExitsZeroOnSIGTERM() async throws {
-        let app = try PjsuaApp(name: "pjsua-watched")
+        let app = try await PjsuaApp(name: "pjsua-watched")
         defer { app.stop() }
         try await app.waitForLog("STARTING --> RUNNING", timeout: .seconds(15))
         let watch = try ChildProcess(try softphone(), ["watch", app.uri(), "--listen", "udp:127.0.0.1:0", "--json"], name: "softphone-watch")

@@ -86,10 +86,7 @@ struct SoftphoneTests {
     @Test func maxCallsLimitsCallsAtOnceLikeThePjsuaApp() async throws {
         await EngineTurns.shared.acquire()
         defer { Task { await EngineTurns.shared.release() } }
-        let port = freeLoopbackPort()
-        let callee = try ChildProcess(try softphone(), ["answer", "--listen", "udp:127.0.0.1:\(port)", "--max-calls", "1",
-                                                       "--exit-after", "2", "--json"], name: "softphone-max-calls")
-        try await callee.waitUntilStarted(printing: "\"listening\"")
+        let (callee, port) = try await answeringSoftphone(["--max-calls", "1", "--exit-after", "2"], name: "softphone-max-calls")
         let first = try ChildProcess(try softphone(), ["call", "sip:x@127.0.0.1:\(port)", "--listen", "udp:127.0.0.1:0", "--seconds", "4",
                                                       "--json"], name: "softphone-first")
         try await first.waitForOutput("\"CONFIRMED\"")
@@ -114,10 +111,7 @@ struct SoftphoneTests {
     @Test func aRefusedCallExitsWith1AndTheReason() async throws {
         await EngineTurns.shared.acquire()
         defer { Task { await EngineTurns.shared.release() } }
-        let port = freeLoopbackPort()
-        let callee = try ChildProcess(try softphone(), ["answer", "--listen", "udp:127.0.0.1:\(port)", "--auto-answer", "486",
-                                                       "--exit-after", "1", "--json"], name: "softphone-busy")
-        try await callee.waitUntilStarted(printing: "\"listening\"")
+        let (callee, port) = try await answeringSoftphone(["--auto-answer", "486", "--exit-after", "1"], name: "softphone-busy")
         let result = try await runSoftphone(["call", "sip:x@127.0.0.1:\(port)", "--listen", "udp:127.0.0.1:0"])
         #expect(result.status == 1, "\(result.output)")
         #expect(result.output.contains("486"), "\(result.output)")
@@ -228,10 +222,7 @@ struct SoftphoneTests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try WAVFile.tone(frequency: 600, duration: .seconds(1)).write(to: directory + "/prompt.wav")
-        let port = freeLoopbackPort()
-        let callee = try ChildProcess(try softphone(), ["answer", "--listen", "udp:127.0.0.1:\(port)", "--exit-after", "1",
-                                                       "--record-dir", directory, "--json"], name: "softphone-callee")
-        try await callee.waitUntilStarted(printing: "\"listening\"")
+        let (callee, port) = try await answeringSoftphone(["--exit-after", "1", "--record-dir", directory], name: "softphone-callee")
         let result = try await runSoftphone(["call", "sip:x@127.0.0.1:\(port)", "--listen", "udp:127.0.0.1:0", "--seconds", "3",
                                              "--play", directory + "/prompt.wav", "--record", directory + "/caller.wav",
                                              "--dtmf", "12#", "--json"])

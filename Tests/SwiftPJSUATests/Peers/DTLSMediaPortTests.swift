@@ -24,8 +24,10 @@ struct DTLSMediaPortTests {
             let junk = try LoopbackSocket()
             junk.sendOversized(to: mediaPort)
 
-            // The answer: DTLS with us as the client, media to the port s_client will bind.
-            let clientPort = freeLoopbackPort()
+            // The answer: DTLS with us as the client, media to the port s_client will bind (one of
+            // a block held until s_client has exited: the answer names it before s_client runs).
+            let clientPorts = try PortBlock()
+            let clientPort = clientPorts[0]
             peer.send(peer.response(to: invite, 200, toTag: "dtls", sdpBody: """
                 v=0\r
                 o=raw 1 1 IN IP4 127.0.0.1\r
@@ -50,7 +52,7 @@ struct DTLSMediaPortTests {
                 "-use_srtp", "SRTP_AES128_CM_SHA1_80", "-cert", certificates.selfSigned.certificate,
                 "-key", certificates.selfSigned.key, "-groups", "secp521r1:prime256v1", "-cipher", "ECDHE-RSA-AES256-SHA384",
                 "-maxfraglen", "512", "-servername", "engine", "-ign_eof",
-            ], name: "openssl-dtls-client")
+            ], name: "openssl-dtls-client", holding: clientPorts)
             defer { client.stop() }
             do {
                 try await waitUntil("DTLS-SRTP is up", timeout: .seconds(10)) { try await phone.info(call).encryption.isEncrypted }

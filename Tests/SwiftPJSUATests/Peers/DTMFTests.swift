@@ -49,13 +49,10 @@ func waitForSoftphoneDigits(_ process: ChildProcess, count: Int, timeout: Durati
     }
 }
 
-/// Starts `softphone answer` (one call, JSON output, plus `extra`) on a free port, calls it from
-/// `phone` and waits for the call's audio; returns the call and the answering process.
+/// Starts `softphone answer` (one call, JSON output, plus `extra`) on a port it picks, calls it
+/// from `phone` and waits for the call's audio; returns the call and the answering process.
 func callAnsweringSoftphone(_ phone: PJSUA, _ log: EventLog, extra: [String] = [], name: String) async throws -> (call: PJSUA.Call, callee: ChildProcess) {
-    let port = freeLoopbackPort()
-    let callee = try ChildProcess(try softphone(), ["answer", "--listen", "udp:127.0.0.1:\(port)", "--exit-after", "1", "--json"] + extra,
-                                  name: name)
-    try await callee.waitUntilStarted(printing: "\"listening\"")
+    let (callee, port) = try await answeringSoftphone(["--exit-after", "1"] + extra, name: name)
     let call = try await phone.makeCall(to: "sip:\(name)@127.0.0.1:\(port)")
     try await log.mediaActive(call)
     return (call, callee)
@@ -210,14 +207,15 @@ struct DTMFInteropTests {
     @Test(arguments: [PJSUA.DTMFMethod.rfc4733, .sipInfo])
     func ourDigitsReachThePjsuaApp(_ method: PJSUA.DTMFMethod) async throws {
         try await withEngine(dtmfEngineConfiguration()) { phone, _, log in
-            let port = freeLoopbackPort()
             // The legacy console (stdin held open by `sleep`) logs to stdout, where the CLI mode
-            // would not; stdbuf because stdio buffers it fully when it is not a terminal.
-            let command = "sleep 40 | stdbuf -oL \(try ChildProcess.locate("pjsua")) --null-audio --auto-answer=200 --local-port=\(port) "
-                + "--bound-addr=127.0.0.1 --no-tcp --log-level=3 --app-log-level=3"
+            // would not; stdbuf because stdio buffers it fully when it is not a terminal. The app
+            // binds its own ports (0) and logs its SIP port at level 4.
+            let command = "sleep 40 | stdbuf -oL \(try ChildProcess.locate("pjsua")) --null-audio --auto-answer=200 --local-port=0 "
+                + "--rtp-port=0 --bound-addr=127.0.0.1 --ip-addr=127.0.0.1 --no-tcp --log-level=4 --app-log-level=4"
             let app = try ChildProcess("/bin/sh", ["-c", command], name: "pjsua-app-dtmf")
-            try await app.waitForOutput("initialized", timeout: .seconds(10))
-            try await Task.sleep(for: .milliseconds(300))
+            defer { app.stop() }
+            try await app.waitForOutput("log its SIP port", timeout: ChildProcess.startTimeout) { PjsuaApp.sipPort(in: $0) != nil }
+            let port = try #require(PjsuaApp.sipPort(in: app.output), "\(app.explain("logged no SIP port"))")
             let call = try await phone.makeCall(to: "sip:app@127.0.0.1:\(port)")
             try await log.mediaActive(call)
             try await phone.sendDTMF(allDTMFDigits, on: call, method: method)
@@ -239,12 +237,11 @@ struct DTMFInteropTests {
         let connected = directory + "/connected", finished = directory + "/finished"
         defer { _ = FileManager.default.createFile(atPath: finished, contents: nil) }
         try await withEngine(dtmfEngineConfiguration()) { phone, transport, log in
-            let port = freeLoopbackPort()
             let key = method == .rfc4733 ? "#" : "*"
             func waitFor(_ path: String) -> String { "for i in $(seq 600); do [ -e \(path) ] && break; sleep 0.1; done" }
             let script = "(\(waitFor(connected)); echo '\(key)'; sleep 0.3; echo '\(allDTMFDigits)'; \(waitFor(finished)); "
                 + "echo h; sleep 0.5; echo q) | "
-                + "pjsua --null-audio --local-port=\(port) --bound-addr=127.0.0.1 --no-tcp --log-level=3 \(transport.uri(user: "ivr"))"
+                + "pjsua --null-audio --local-port=0 --rtp-port=0 --bound-addr=127.0.0.1 --no-tcp --log-level=3 \(transport.uri(user: "ivr"))"
             let app = try ChildProcess("/bin/sh", ["-c", script], name: "pjsua-app-dtmf-caller")
             defer { app.stop() }
             let incoming = try await log.incomingCall()

@@ -21,14 +21,16 @@ struct DispatcherTests {
         bot.output.components(separatedBy: "\"event\":\"incomingCall\"").count - 1
     }
 
-    /// The dispatcher, started on a free port over a list of the bots' ports.
+    /// The dispatcher, started on a port of a block of its own over a list of the bots' ports.
     private final class Dispatcher: @unchecked Sendable {
         // @unchecked Sendable: immutable after init.
-        let port = freeLoopbackPort()
+        let port: Int
         let peer: ChildProcess
         let directory: String
 
         init(bots: [Int]) async throws {
+            let block = try PortBlock()
+            port = block[0]
             directory = NSTemporaryDirectory() + "swift-pjsua-dispatcher-\(UUID().uuidString.prefix(8))"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             try bots.map { "1 sip:127.0.0.1:\($0)\n" }.joined().write(toFile: directory + "/dispatcher.list", atomically: true, encoding: .utf8)
@@ -36,7 +38,7 @@ struct DispatcherTests {
                 "-f", packageRoot + "/Examples/ScaleOut/dispatcher.cfg", "-l", "udp:127.0.0.1:\(port)",
                 "-A", "DS_LIST=\"\(directory)/dispatcher.list\"", "-A", "DS_FROM=\"sip:dispatcher@127.0.0.1\"",
                 "-DD", "-E", "-Y", directory, "-m", "64", "-M", "8",
-            ], name: "kamailio-dispatcher")
+            ], name: "kamailio-dispatcher", holding: block)
             try await peer.waitForOutput("udp: 127.0.0.1 [127.0.0.1]:\(port)")
             // Workers up, and the first OPTIONS probes answered.
             try await Task.sleep(for: .seconds(2))
@@ -51,12 +53,13 @@ struct DispatcherTests {
     /// sipp places `calls` short calls through the dispatcher at `rate` per second.
     private static func sipp(calls: Int, rate: Int, through dispatcher: Dispatcher, name: String) throws -> (ChildProcess, String) {
         let statistics = NSTemporaryDirectory() + "swift-pjsua-\(name)-\(UUID().uuidString.prefix(8)).csv"
-        let process = try ChildProcess("sipp", [
+        let block = try PortBlock()
+        let process = try ChildProcess("sipp", sippPorts(block) + [
             "-sf", scenario("uac-through-proxy.xml"), "127.0.0.1:\(dispatcher.port)", "-s", "bot",
-            "-i", "127.0.0.1", "-p", "\(freeLoopbackPort())", "-m", "\(calls)", "-r", "\(rate)", "-d", "100", "-l", "100",
+            "-m", "\(calls)", "-r", "\(rate)", "-d", "100", "-l", "100",
             "-nostdin", "-timeout", "90s", "-timeout_error", "-max_recv_loops", "1000",
             "-trace_stat", "-stf", statistics, "-fd", "1",
-        ], name: name)
+        ], name: name, holding: block)
         return (process, statistics)
     }
 
@@ -90,7 +93,11 @@ struct DispatcherTests {
     /// sipp is stopped (SIGUSR1: no new calls, the ones up finish) once the restarted bot has
     /// taken calls, so a slow machine makes the test longer, not red.
     @Test func aKilledBotLeavesTheRotationAndARestartedOneComesBack() async throws {
-        let (first, firstPort) = try await Self.bot(name: "bot-a")
+        // The first bot's port stays reserved while it is down, for its restart: a port the
+        // kernel picked for it could be given to another process meanwhile.
+        let botPorts = try PortBlock()
+        defer { withExtendedLifetime(botPorts) {} }
+        let (first, firstPort) = try await Self.bot(port: botPorts[0], name: "bot-a")
         let (survivor, survivorPort) = try await Self.bot(name: "bot-b")
         let ports = [firstPort, survivorPort]
         defer { survivor.stop() }

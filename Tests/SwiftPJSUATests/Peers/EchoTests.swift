@@ -69,12 +69,13 @@ struct EchoTests {
     @Test func theEchoBotExampleGreetsEchoesCollectsDigitsAndHangsUpOnHash() async throws {
         let directory = try temporaryDirectory()
         try WAVFile.tone(frequency: 600, duration: .seconds(1)).write(to: directory + "/tone.wav")
-        let port = freeLoopbackPort()
-        // stdbuf: the example prints with plain `print`, block-buffered into a log file.
-        let bot = try ChildProcess("stdbuf", ["-oL", try softphone().replacingOccurrences(of: "/softphone", with: "/echo-bot"), "\(port)"],
+        // stdbuf: the example prints with plain `print`, block-buffered into a log file. Port 0:
+        // it binds one itself and prints it ("echo bot listening on sip:127.0.0.1:<port>").
+        let bot = try ChildProcess("stdbuf", ["-oL", try softphone().replacingOccurrences(of: "/softphone", with: "/echo-bot"), "0"],
                                    name: "echo-bot")
         defer { bot.stop() }
-        try await bot.waitUntilStarted(printing: "echo bot listening")
+        let listening = try await bot.waitForLine(startingWith: "echo bot listening on ")
+        let port = try #require(listening.split(separator: ":").last.flatMap { Int($0) }, "\(bot.explain("printed no port"))")
         try await withEngine { phone, _, log in
             let call = try await phone.makeCall(to: "sip:bot@127.0.0.1:\(port)")
             try await log.mediaActive(call)

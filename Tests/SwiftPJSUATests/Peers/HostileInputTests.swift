@@ -335,13 +335,13 @@ extension EventLog {
 
 /// sipp running a hostile scenario against `target`, bounded, with its `<log>` lines in a file.
 private func hostileSipp(_ file: String, transport: PJSUA.TransportKind, target: String, arguments: [String]) throws -> ChildProcess {
-    let port = freeLoopbackPort(udp: transport == .udp)
-    let stem = NSTemporaryDirectory() + "sipp-\(file)-\(port)"
-    var all = ["-i", "127.0.0.1", "-p", "\(port)", "-sf", scenario(file), "-nostdin", "-timeout", "20s", "-timeout_error",
+    let block = try PortBlock()
+    let stem = NSTemporaryDirectory() + "sipp-\(file)-\(block[0])"
+    var all = sippPorts(block) + ["-sf", scenario(file), "-nostdin", "-timeout", "20s", "-timeout_error",
                "-trace_err", "-error_file", stem + "-errors.log", "-trace_logs", "-log_file", stem + "-scenario.log"]
     if transport == .tcp { all += ["-t", "t1"] }
     if !arguments.contains("-m") { all += ["-m", "1"] }
-    return try ChildProcess("sipp", all + arguments + [target], name: "sipp-\(file)")
+    return try ChildProcess("sipp", all + arguments + [target], name: "sipp-\(file)", holding: block)
 }
 
 extension ChildProcess {

@@ -10,7 +10,9 @@ struct MediaBindingTests {
     @Test(arguments: [false, true])
     func rtpBindsToAndTheOfferAdvertisesTheBindAddress(fromAddedAccount: Bool) async throws {
         // A range, so that media starts at rtpPort (without one it starts at a random port above).
-        let rtpPort = try freeRTPPorts(count: 4)
+        let block = try PortBlock()
+        defer { withExtendedLifetime(block) {} }
+        let rtpPort = block[0]
         var configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null, rtpPort: rtpPort)
         configuration.rtpPortCount = 4
         try await withEngine(configuration) { phone, _, log in

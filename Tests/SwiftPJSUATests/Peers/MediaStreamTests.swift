@@ -56,11 +56,17 @@ func mulawSamples(_ payload: String) -> [Int16] {
 }
 
 /// A pjsua app that answers and plays a 600 Hz tone into the call, with `console` steps.
-func tonePlayingPjsuaApp(_ name: String, console: [PjsuaApp.Step] = []) throws -> PjsuaApp {
+func tonePlayingPjsuaApp(_ name: String, console: [PjsuaApp.Step] = []) async throws -> PjsuaApp {
     let directory = try temporaryDirectory()
     try WAVFile.tone(frequency: 600, duration: .seconds(2), sampleRate: 8000).write(to: directory + "/tone.wav")
     let arguments = ["--auto-answer=200", "--play-file=\(directory)/tone.wav", "--auto-play", "--auto-loop"]
-    return try PjsuaApp(name: name, arguments: arguments, console: console, linger: 15)
+    return try await PjsuaApp(name: name, arguments: arguments, console: console, linger: 15)
+}
+
+/// pjsua app console steps that key `digits` once (RFC 2833), as soon as `gate` is opened: the
+/// test opens it once the stream is up, so that every digit is keyed while the agent listens.
+func digitRound(_ digits: String, when gate: PjsuaApp.Gate) -> [PjsuaApp.Step] {
+    [.when(gate, "#"), .init(after: 0.2, digits)]
 }
 
 /// pjsua app console steps that key `digits` three times, 2 s apart, from 3 s after it started.
@@ -85,7 +91,7 @@ struct MediaStreamTests {
     @Test func theAgentGetsConnectedStartAndConsecutivelyNumberedMediaOfTheCallersToneThenStopOnHangUp() async throws {
         let agent = try await StreamAgent(name: "stream-agent-protocol")
         defer { agent.stop() }
-        let app = try tonePlayingPjsuaApp("pjsua-app-stream-protocol")
+        let app = try await tonePlayingPjsuaApp("pjsua-app-stream-protocol")
         defer { app.stop() }
         try await withEngine { phone, _, log in
             let call = try await phone.makeCall(to: app.uri())
@@ -219,7 +225,7 @@ struct MediaStreamTests {
         try await withEngine { phone, _, log in
             // Started once this test has the engine: its console quits 15 s after the last round,
             // and waiting for the engine's turn could outlast that (the call then ended early).
-            let app = try tonePlayingPjsuaApp("pjsua-app-stream-dtmf", console: digitRounds("12*"))
+            let app = try await tonePlayingPjsuaApp("pjsua-app-stream-dtmf", console: digitRounds("12*"))
             defer { app.stop() }
             let call = try await phone.makeCall(to: app.uri())
             try await log.mediaActive(call)
@@ -255,7 +261,7 @@ struct MediaStreamTests {
             + #"{"tone":{"hz":1000,"ms":200}},{"mark":"still-alive"},{"sleep":1}]"#
         let agent = try await StreamAgent(name: "stream-agent-garbage", script: script)
         defer { agent.stop() }
-        let app = try tonePlayingPjsuaApp("pjsua-app-stream-garbage")
+        let app = try await tonePlayingPjsuaApp("pjsua-app-stream-garbage")
         defer { app.stop() }
         try await withEngine { phone, _, log in
             let call = try await phone.makeCall(to: app.uri())
@@ -285,7 +291,7 @@ struct MediaStreamTests {
     @Test func anAgentThatClosesEndsTheStreamWithItsCodeAndTheCallIsHungUpByDefault() async throws {
         let agent = try await StreamAgent(name: "stream-agent-close", script: #"[{"sleep":0.3},{"close":4000}]"#)
         defer { agent.stop() }
-        let app = try tonePlayingPjsuaApp("pjsua-app-stream-close")
+        let app = try await tonePlayingPjsuaApp("pjsua-app-stream-close")
         defer { app.stop() }
         try await withEngine { phone, _, log in
             let call = try await phone.makeCall(to: app.uri())
@@ -300,7 +306,7 @@ struct MediaStreamTests {
     @Test func withKeepCallTheCallOutlivesTheAgentAndCanBeStreamedAgain() async throws {
         let agent = try await StreamAgent(name: "stream-agent-keep", script: #"[{"sleep":0.3},{"close":1000}]"#)
         defer { agent.stop() }
-        let app = try tonePlayingPjsuaApp("pjsua-app-stream-keep")
+        let app = try await tonePlayingPjsuaApp("pjsua-app-stream-keep")
         defer { app.stop() }
         try await withEngine { phone, _, log in
             let call = try await phone.makeCall(to: app.uri())
@@ -356,7 +362,7 @@ struct MediaStreamTests {
         // test's engine was running when it started one without it).
         await EngineTurns.shared.acquire()
         defer { Task { await EngineTurns.shared.release() } }
-        let app = try tonePlayingPjsuaApp("pjsua-app-stream-shutdown")
+        let app = try await tonePlayingPjsuaApp("pjsua-app-stream-shutdown")
         defer { app.stop() }
         let phone = PJSUA()
         let log = EventLog(phone.events)
@@ -376,10 +382,55 @@ struct MediaStreamTests {
         #expect(stream.hasEnded)
     }
 
+    /// Each bad option is refused with its own typed error (code and reason) on a live call with
+    /// its agent up, and nothing reaches the agent: no line break in a header's name or value or
+    /// in the token is written into the WebSocket upgrade. A check that is gone fails its case
+    /// (the stream connects, or fails later with another error), where the old test, on a stale
+    /// call, passed without any (every stream failed on the handle).
+    @Test func invalidOptionsAreRefusedWithTheirTypedErrorAndNothingReachesTheAgent() async throws {
+        let agent = try await StreamAgent(name: "stream-agent-options")
+        defer { agent.stop() }
+        let app = try await tonePlayingPjsuaApp("pjsua-app-stream-options")
+        defer { app.stop() }
+        try await withEngine { phone, _, log in
+            let call = try await phone.makeCall(to: app.uri())
+            try await log.mediaActive(call)
+            let tooMany = Dictionary(uniqueKeysWithValues: (0..<17).map { ("X-\($0)", "v") })
+            let cases: [(options: PJSUA.MediaStream.Options, code: PJSUAError.Code, reason: String)] = [
+                (.init(headers: tooMany), .invalidArgument, "at most 16 handshake headers"),
+                (.init(headers: ["Bad Name": "v"]), .invalidHeader, "is not an HTTP header name"),
+                (.init(headers: ["X-A": "b\r\nX-Injected: 1"]), .invalidArgument, "contains a line break"),
+                (.init(headers: ["X-A\r\nX-Injected": "1"]), .invalidArgument, "contains a line break"),
+                (.init(authorizationToken: "k\r\nX-Injected: 1"), .invalidArgument, "contains a line break"),
+                (.init(connectTimeout: .zero), .invalidArgument, "the connect timeout"),
+                (.init(playbackCapacity: .seconds(601)), .invalidArgument, "the playback capacity"),
+                (.init(maximumMessageSize: 10), .invalidArgument, "maximumMessageSize"),
+                (.init(streamSID: String(repeating: "x", count: 300)), .invalidArgument, "identifiers are at most 256 bytes"),
+            ]
+            for (options, code, reason) in cases {
+                do {
+                    let stream = try await phone.stream(call, to: agent.url(), options: options)
+                    Issue.record("taken, and the stream connected: \(options)")
+                    await phone.stopStream(stream)
+                } catch let error as PJSUAError {
+                    #expect(error.code == code && error.message.contains(reason), "\(error) for \(options)")
+                }
+            }
+            #expect(!agent.process.output.contains("\"handshake\""), "a refused option reached the agent: \(agent.process.logNote)")
+            // The call and the agent were live: valid options connect.
+            let stream = try await phone.stream(call, to: agent.url(), options: .init(headers: ["X-A": "b"]))
+            try await agent.waitFor("\"handshake\"")
+            let handshakes = agent.records.compactMap { $0["handshake"] as? [String: Any] }
+            #expect(handshakes.count == 1 && !"\(handshakes)".contains("Injected"), "\(handshakes)")
+            await phone.stopStream(stream)
+            try await phone.hangUp(call)
+        }
+    }
+
     @Test func anAgentThatNeverAnswersTheUpgradeFailsWithTimedOutAndOneThatIsNotThereWithAConnectError() async throws {
         let agent = try await StreamAgent(name: "stream-agent-silent", silent: true)
         defer { agent.stop() }
-        let app = try tonePlayingPjsuaApp("pjsua-app-stream-silent")
+        let app = try await tonePlayingPjsuaApp("pjsua-app-stream-silent")
         defer { app.stop() }
         try await withEngine { phone, _, log in
             let call = try await phone.makeCall(to: app.uri())
@@ -388,8 +439,13 @@ struct MediaStreamTests {
             let timedOut = await errorCode { try await phone.stream(call, to: agent.url(), options: .init(connectTimeout: .milliseconds(500))) }
             #expect(timedOut == .timedOut)
             #expect(ContinuousClock.now - started < .seconds(2))
-            let nobody = freeLoopbackPort(udp: false)
-            let refused = await errorCode { try await phone.stream(call, to: "ws://127.0.0.1:\(nobody)/", options: .init(connectTimeout: .seconds(3))) }
+            // A TCP port bound but not listening, held by the test: a connection is refused (a
+            // port merely free a moment ago could be another test's listener by then).
+            let nobody = try LoopbackSocket(udp: false)
+            let refused = await errorCode {
+                try await phone.stream(call, to: "ws://127.0.0.1:\(nobody.port)/", options: .init(connectTimeout: .seconds(3)))
+            }
+            withExtendedLifetime(nobody) {}
             #expect(refused == .pjsip)
             #expect(log.states(of: call).last == .confirmed, "a failed stream leaves the call alone")
             try await phone.hangUp(call)
@@ -443,10 +499,14 @@ extension MediaStreamTests {
 
 extension MediaStreamTests {
     @Test func aPipecatPipelineAnswersThroughSoftphoneAnswerStreamTheCallerHearsItAndDigitsAndInterruptionsReachIt() async throws {
-        let wsPort = freeLoopbackPort(udp: false)
-        let bot = try ChildProcess(StreamAgent.python, ["-u", packageRoot + "/Examples/PipecatAgent/bot.py", "--port", "\(wsPort)"], name: "pipecat-bot")
+        // The example takes a port (pipecat's server transport reports none it bound): one of a
+        // block held until the bot has exited. It prints its line before it listens.
+        let block = try PortBlock()
+        let wsPort = block[0]
+        let bot = try ChildProcess(StreamAgent.python, ["-u", packageRoot + "/Examples/PipecatAgent/bot.py", "--port", "\(wsPort)"],
+                                   name: "pipecat-bot", holding: block)
         defer { bot.stop() }
-        try await bot.waitUntilStarted(printing: "pipecat bot on")
+        try await bot.waitUntilBound(port: wsPort)
         let directory = try temporaryDirectory()
         try WAVFile.tone(frequency: 600, duration: .seconds(2), sampleRate: 8000).write(to: directory + "/tone.wav")
         try await withEngine { phone, _, log in
@@ -469,24 +529,32 @@ extension MediaStreamTests {
         #expect(abs(heard.frequency - 600) <= 10 && heard.milliseconds >= 800, "the caller heard \(heard) back through pipecat")
     }
 
+    /// The digits arrive as pipecat's InputDTMFFrames, in the order keyed. The agent logs each
+    /// message as received (a DTMF message names its digit too) and then what pipecat decoded of
+    /// it: the wait is for pipecat's frame of the last digit (waiting for the digit anywhere read
+    /// the frames before pipecat's "#" was logged: "4"). The app keys one round once the stream is
+    /// up (rounds on its own clock could start before it, and a round cut short read "#").
     @Test func digitsTheCallerKeysBecomePipecatDTMFFrames() async throws {
         let agent = try await StreamAgent(name: "stream-agent-pipecat-dtmf", pipecat: true)
         defer { agent.stop() }
         try await withEngine { phone, _, log in
-            // Started once this test has the engine: its console quits 15 s after the last round,
+            // Started once this test has the engine: its console quits 15 s after the last step,
             // and waiting for the engine's turn could outlast that (the call then ended early).
-            let app = try tonePlayingPjsuaApp("pjsua-app-stream-pipecat-dtmf", console: digitRounds("4#"))
+            let streamUp = PjsuaApp.Gate()
+            let app = try await tonePlayingPjsuaApp("pjsua-app-stream-pipecat-dtmf", console: digitRound("4#", when: streamUp))
             defer { app.stop() }
             let call = try await phone.makeCall(to: app.uri())
             try await log.mediaActive(call)
             _ = try await phone.stream(call, to: agent.url())
+            try await agent.waitFor("\"event\": \"start\"")
+            streamUp.open()
             do {
-                try await agent.waitFor("\"digit\": \"#\"", timeout: .seconds(15))
+                try await agent.waitFor(##""pipecat": "InputDTMFFrame", "digit": "#""##, timeout: .seconds(15))
             } catch {
-                Issue.record("no digits at the agent; the pjsua app said:\n\(app.process.output.suffix(3000))")
+                Issue.record("pipecat decoded no \"#\": \(error)\n\(app.process.explain("was to key \"4#\""))")
             }
             let digits = agent.records.filter { $0["pipecat"] as? String == "InputDTMFFrame" }.compactMap { $0["digit"] as? String }
-            #expect(digits.joined().contains("4#"), "\(digits)")
+            #expect(digits == ["4", "#"], "\(digits)\n\(agent.process.logNote)")
             try await phone.hangUp(call)
         }
     }
@@ -534,12 +602,8 @@ struct MediaStreamProtocolTests {
                                 ("ws://a b/", .invalidArgument), ("ws://x/\r\n", .invalidArgument)] {
                 #expect(await errorCode { try await phone.stream(call, to: url) } == code, "\(url)")
             }
-            let tooMany = Dictionary(uniqueKeysWithValues: (0..<17).map { ("X-\($0)", "v") })
-            for options in [PJSUA.MediaStream.Options(headers: tooMany), .init(headers: ["Bad Name": "v"]), .init(headers: ["A": "b\r\nc"]),
-                            .init(connectTimeout: .zero), .init(playbackCapacity: .seconds(601)), .init(maximumMessageSize: 10),
-                            .init(streamSID: String(repeating: "x", count: 300))] {
-                #expect(await errorCode { try await phone.stream(call, to: "ws://127.0.0.1:1/", options: options) } != nil, "\(options)")
-            }
+            // Bad options: invalidOptionsAreRefusedWithTheirTypedErrorAndNothingReachesTheAgent,
+            // on a live call (on this stale one every stream fails anyway).
             #expect(await errorCode { try await phone.stream(call, to: "ws://127.0.0.1:1/", protocol: .init(rawValue: "asterisk")) } == .unsupported)
             // OpenAI Realtime takes wss:// (verified like Twilio streams), and needs its API key.
             #expect(await errorCode {

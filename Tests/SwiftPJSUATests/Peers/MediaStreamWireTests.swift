@@ -18,7 +18,7 @@ extension MediaStreamTests {
         defer { misnamed.stop() }
         let expired = try await StreamAgent(name: "stream-agent-wss-expired", tls: (certificates.expired.certificate, certificates.expired.key))
         defer { expired.stop() }
-        let app = try tonePlayingPjsuaApp("pjsua-app-stream-wss")
+        let app = try await tonePlayingPjsuaApp("pjsua-app-stream-wss")
         defer { app.stop() }
         var configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null)
         configuration.tls = .init(caFile: certificates.caFile)
@@ -75,7 +75,7 @@ extension MediaStreamTests {
             + #"{"tone":{"hz":1000,"ms":200}},{"mark":"after"},{"sleep":1}]"#
         let agent = try await StreamAgent(name: "stream-agent-fragments", script: script)
         defer { agent.stop() }
-        let app = try tonePlayingPjsuaApp("pjsua-app-stream-fragments")
+        let app = try await tonePlayingPjsuaApp("pjsua-app-stream-fragments")
         defer { app.stop() }
         try await withEngine { phone, _, log in
             let call = try await phone.makeCall(to: app.uri())
@@ -117,7 +117,7 @@ extension MediaStreamTests {
             agent.process.signal(SIGCONT)
             agent.stop()
         }
-        let app = try tonePlayingPjsuaApp("pjsua-app-stream-stall")
+        let app = try await tonePlayingPjsuaApp("pjsua-app-stream-stall")
         defer { app.stop() }
         try await withEngine { phone, _, log in
             let call = try await phone.makeCall(to: app.uri())
@@ -169,7 +169,7 @@ extension MediaStreamTests {
             agent.process.signal(SIGCONT)
             agent.stop()
         }
-        let app = try tonePlayingPjsuaApp("pjsua-app-stream-overflow")
+        let app = try await tonePlayingPjsuaApp("pjsua-app-stream-overflow")
         defer { app.stop() }
         try await withEngine { phone, _, log in
             let call = try await phone.makeCall(to: app.uri())
@@ -251,7 +251,7 @@ extension MediaStreamTests {
         let script = #"[{"tone":{"hz":1000,"ms":100}},{"textBytes":"\#(good)"},{"sleep":0.3},{"textBytes":"\#(bad)"},{"sleep":2}]"#
         let agent = try await StreamAgent(name: "stream-agent-utf8", script: script)
         defer { agent.stop() }
-        let app = try tonePlayingPjsuaApp("pjsua-app-stream-utf8")
+        let app = try await tonePlayingPjsuaApp("pjsua-app-stream-utf8")
         defer { app.stop() }
         try await withEngine { phone, _, log in
             let call = try await phone.makeCall(to: app.uri())
@@ -277,7 +277,7 @@ extension MediaStreamTests {
         defer { forbidding.stop() }
         let lying = try await StreamAgent(name: "stream-agent-bad-accept", answer: "bad-accept")
         defer { lying.stop() }
-        let app = try tonePlayingPjsuaApp("pjsua-app-stream-refused")
+        let app = try await tonePlayingPjsuaApp("pjsua-app-stream-refused")
         defer { app.stop() }
         try await withEngine { phone, _, log in
             let call = try await phone.makeCall(to: app.uri())

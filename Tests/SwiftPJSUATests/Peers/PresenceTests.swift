@@ -8,7 +8,7 @@ import Testing
 /// that refuses or drops subscriptions.
 @Suite(.serialized) struct PresenceTests {
     @Test func theEngineSeesThePjsuaAppOnlineAndStopsWatchingWhenAsked() async throws {
-        let app = try PjsuaApp(name: "pjsua-presentity")
+        let app = try await PjsuaApp(name: "pjsua-presentity")
         try await app.waitForLog("STARTING --> RUNNING", timeout: .seconds(15))
         try await withEngine { phone, _, log in
             let buddy = try await phone.addBuddy(app.uri())
@@ -38,7 +38,7 @@ import Testing
         try await withEngine { phone, transport, log in
             try await phone.setPresence(PJSUA.OwnPresence(isOnline: true, activity: .busy, note: "In a meeting"))
             let engine = "sip:engine@127.0.0.1:\(transport.port)"
-            let app = try PjsuaApp(name: "pjsua-watcher", arguments: ["--add-buddy", engine],
+            let app = try await PjsuaApp(name: "pjsua-watcher", arguments: ["--add-buddy", engine],
                                    console: [.init(after: 1.0, "s"), .init(after: 0.2, "1")], linger: 15)
             defer { app.stop() }
             try await app.waitForLog("status is In a meeting", timeout: .seconds(10))
@@ -58,7 +58,7 @@ import Testing
         try await withEngine { phone, transport, log in
             try await phone.setSubscriptionPolicy(.refuse(.forbidden))
             await #expect(throws: PJSUAError.self) { try await phone.setSubscriptionPolicy(.refuse(.ok)) }
-            let app = try PjsuaApp(name: "pjsua-refused-watcher", arguments: ["--add-buddy", "sip:engine@127.0.0.1:\(transport.port)"],
+            let app = try await PjsuaApp(name: "pjsua-refused-watcher", arguments: ["--add-buddy", "sip:engine@127.0.0.1:\(transport.port)"],
                                    console: [.init(after: 1.0, "s"), .init(after: 0.2, "1")], linger: 15)
             defer { app.stop() }
             try await app.waitForLog("code=403", timeout: .seconds(10))
@@ -74,7 +74,7 @@ import Testing
         try await withEngine { phone, transport, log in
             try await phone.setSubscriptionPolicy(.ask)
             try await phone.setPresence(.online)
-            let app = try PjsuaApp(name: "pjsua-pending-watcher", arguments: ["--add-buddy", "sip:engine@127.0.0.1:\(transport.port)"],
+            let app = try await PjsuaApp(name: "pjsua-pending-watcher", arguments: ["--add-buddy", "sip:engine@127.0.0.1:\(transport.port)"],
                                    console: [.init(after: 1.0, "s"), .init(after: 0.2, "1")], linger: 15)
             defer { app.stop() }
             let incoming = try await log.first("the SUBSCRIBE to decide") { event -> PJSUA.IncomingSubscription? in

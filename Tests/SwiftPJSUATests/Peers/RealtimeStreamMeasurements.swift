@@ -15,7 +15,7 @@ extension MediaStreamTests {
         defer { echo.stop() }
         // pjsua loops every call's audio back (--auto-loop): what the stream plays comes back to
         // the engine, where a frame tap hears it.
-        let app = try PjsuaApp(name: "pjsua-app-realtime-loop", arguments: ["--auto-answer=200", "--auto-loop"], linger: 60)
+        let app = try await PjsuaApp(name: "pjsua-app-realtime-loop", arguments: ["--auto-answer=200", "--auto-loop"], linger: 60)
         defer { app.stop() }
         try await withEngine { phone, _, log in
             var active: [PJSUA.Call] = []

@@ -138,7 +138,7 @@ extension MediaStreamTests {
             """#
         let agent = try await StreamAgent(name: "stream-agent-realtime-error", script: script, realtime: true)
         defer { agent.stop() }
-        let app = try tonePlayingPjsuaApp("pjsua-app-stream-realtime-error")
+        let app = try await tonePlayingPjsuaApp("pjsua-app-stream-realtime-error")
         defer { app.stop() }
         try await withEngine { phone, _, log in
             let call = try await phone.makeCall(to: app.uri())
@@ -179,7 +179,7 @@ extension MediaStreamTests {
         let misnamed = try await StreamAgent(name: "stream-agent-realtime-wss-misnamed", realtime: true,
                                              tls: (certificates.wrongName.certificate, certificates.wrongName.key))
         defer { misnamed.stop() }
-        let app = try tonePlayingPjsuaApp("pjsua-app-stream-realtime-wss")
+        let app = try await tonePlayingPjsuaApp("pjsua-app-stream-realtime-wss")
         defer { app.stop() }
         try await withEngine { phone, _, log in
             let call = try await phone.makeCall(to: app.uri())

@@ -77,7 +77,7 @@ struct RegistrarFaultTests {
             #expect(failures.allSatisfy { $0.state.status.code.rawValue >= 400 }, "\(failures.map(\.state))")
 
             let lastFailure = outcomes.all.count - 1
-            kamailio = try await Kamailio(port: kamailio.port, transport: "tcp")
+            kamailio = try await Kamailio(restarting: kamailio, transport: "tcp")
             let back = ContinuousClock.now
             let again = try await outcomes.next(after: lastFailure, "registered again after the restart", within: .seconds(10)) {
                 $0.isRegistered

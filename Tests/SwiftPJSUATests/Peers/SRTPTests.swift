@@ -133,19 +133,14 @@ struct SRTPTests {
     /// Mandatory SRTP against the reference pjsua app (`--use-srtp=2 --srtp-secure=0`), which
     /// answers and plays nothing: the call connects encrypted.
     @Test func mandatorySRTPAgainstThePJSUAApp() async throws {
-        let port = freeLoopbackPort()
-        let app = try ChildProcess("/usr/local/bin/pjsua", [
-            "--use-cli", "--no-cli-console", "--cli-telnet-port=0", "--null-audio", "--auto-answer=200",
-            "--local-port=\(port)", "--bound-addr=127.0.0.1", "--no-tcp", "--use-srtp=2", "--srtp-secure=0", "--log-level=3",
-        ], name: "pjsua-app-srtp")
+        let app = try await PjsuaApp(name: "pjsua-app-srtp", arguments: ["--auto-answer=200", "--use-srtp=2", "--srtp-secure=0"])
         defer { app.stop() }
-        try await Task.sleep(for: .milliseconds(800))
         try await withEngine(srtpEngine(.mandatory)) { phone, _, log in
-            let call = try await phone.makeCall(to: "sip:app@127.0.0.1:\(port)")
+            let call = try await phone.makeCall(to: app.uri(user: "app"))
             try await log.state(call, .confirmed, timeout: .seconds(15))
             try await log.mediaActive(call)
             let encryption = try await phone.info(call).encryption
-            #expect(encryption.isEncrypted && encryption.keying == .sdes, "\(encryption)\n\(app.output.suffix(2000))")
+            #expect(encryption.isEncrypted && encryption.keying == .sdes, "\(encryption)\n\(app.process.output.suffix(2000))\n\(app.process.logNote)")
             try await phone.hangUp(call)
             try await log.state(call, .disconnected)
         }
@@ -250,11 +245,13 @@ struct SRTPTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // baresip's aufile ends the call when the file ends: long enough for a slow (sanitizer) run.
         try WAVFile.tone(frequency: 700, duration: .seconds(25), sampleRate: 8000).write(to: directory + "/tone.wav")
-        // baresip listens on UDP and TCP (and TLS on the next port): a port free for UDP only was
-        // once taken on TCP ("tcp: sock_bind: Address already in use", a run with two suites beside it).
-        let port = Baresip.freeSIPPort()
-        let config = [
-            "poll_method epoll", "sip_listen 127.0.0.1:\(port)", "net_interface 127.0.0.1",
+        // baresip listens on UDP and TCP (and TLS on the next port) and takes RTP ports from a range:
+        // all in a block of its own (a port free for UDP only was once taken on TCP, "tcp:
+        // sock_bind: Address already in use", a run with two suites beside it).
+        let block = try PortBlock()
+        let port = block[0]
+        let config = Baresip.ports(of: block) + [
+            "poll_method epoll",
             "audio_player aubridge,nil", "audio_source aufile,\(directory)/tone.wav", "audio_alert aubridge,nil",
             "rtcp_mux no", "module_path /usr/lib/baresip/modules",
             "module g711.so", "module aufile.so", "module aubridge.so", "module srtp.so",
@@ -265,7 +262,7 @@ struct SRTPTests {
             .write(toFile: directory + "/accounts", atomically: true, encoding: .utf8)
         // Started once the engine turn is ours: `-t` ends baresip by itself, whatever happens.
         try await withEngine(srtpEngine(.mandatory)) { phone, _, log in
-            let baresip = try ChildProcess("baresip", ["-4", "-f", directory, "-t", "30"], name: "baresip-srtp")
+            let baresip = try ChildProcess("baresip", ["-4", "-f", directory, "-t", "30"], name: "baresip-srtp", holding: block)
             defer { baresip.stop() }
             try await baresip.waitForOutput("Using media encryption 'srtp-mand'")
             try await Task.sleep(for: .milliseconds(300))

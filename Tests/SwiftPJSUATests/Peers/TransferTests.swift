@@ -369,7 +369,7 @@ struct PjsuaAppTransferTests {
         let target = try await answeringSoftphone("carol", ["--exit-after", "1"])
         try await withEngine { phone, transport, log in
             let answered = PjsuaApp.Gate()
-            let app = try PjsuaApp(arguments: [transport.uri(user: "alice")],
+            let app = try await PjsuaApp(arguments: [transport.uri(user: "alice")],
                                    console: [.when(answered, "x"), .init(after: 0.3, target.uri)])
             let incoming = try await log.incomingCall()
             try await phone.answer(incoming.call)
@@ -392,7 +392,7 @@ struct PjsuaAppTransferTests {
     /// REFER (pjsua-lib's default), our transfer reports 200 and our call ends.
     @Test func weTransferThePjsuaAppToASoftphone() async throws {
         let target = try await answeringSoftphone("carol", ["--exit-after", "1"])
-        let app = try PjsuaApp(arguments: ["--auto-answer=200", "--duration=4"])
+        let app = try await PjsuaApp(arguments: ["--auto-answer=200", "--duration=4"])
         try await withEngine { phone, _, log in
             try await Task.sleep(for: .milliseconds(500))
             let call = try await phone.makeCall(to: app.uri())
@@ -415,7 +415,7 @@ struct PjsuaAppTransferTests {
         let transferee = try await answeringSoftphone("alice", ["--exit-after", "1"])
         try await withEngine { phone, transport, log in
             let answered = PjsuaApp.Gate()
-            let app = try PjsuaApp(arguments: [transferee.uri],
+            let app = try await PjsuaApp(arguments: [transferee.uri],
                                    console: [.init(after: 2, "m"), .init(after: 0.3, transport.uri(user: "carol")),
                                              .when(answered, "["), .init(after: 0.5, "X"), .init(after: 0.3, "1")])
             let incoming = try await log.incomingCall(timeout: .seconds(15))
@@ -451,7 +451,7 @@ struct PjsuaAppTransferTests {
         configuration.acceptsReplaces = false
         try await withEngine(configuration) { phone, transport, log in
             let answered = PjsuaApp.Gate()
-            let app = try PjsuaApp(arguments: [transferee.uri],
+            let app = try await PjsuaApp(arguments: [transferee.uri],
                                    console: [.init(after: 2, "m"), .init(after: 0.3, transport.uri(user: "carol")),
                                              .when(answered, "["), .init(after: 0.5, "X"), .init(after: 0.3, "1")])
             let incoming = try await log.incomingCall(timeout: .seconds(15))

@@ -280,7 +280,7 @@ struct PjsuaAppVideoTests {
         // a console, its log stops reaching stdout once the CLI has started.
         try await withEngine { phone, _, log in
             // Started once this test holds the engine turn: the app quits 45 s after starting.
-            let app = try PjsuaApp(name: "pjsua-app-video", arguments: ["--video", "--auto-answer=200"],
+            let app = try await PjsuaApp(name: "pjsua-app-video", arguments: ["--video", "--auto-answer=200"],
                                    console: [.init(after: 40, "h")], linger: 5)
             defer { app.stop() }
             try await app.waitForLog("transport started", timeout: .seconds(15))

@@ -40,7 +40,7 @@ extension MediaStreamTests {
         defer { certificates.remove() }
         let impostor = try await StreamAgent(name: "stream-agent-wss-nul-name", tls: (certificates.nulName.certificate, certificates.nulName.key))
         defer { impostor.stop() }
-        let app = try tonePlayingPjsuaApp("pjsua-app-stream-wss-nul-name")
+        let app = try await tonePlayingPjsuaApp("pjsua-app-stream-wss-nul-name")
         defer { app.stop() }
         try await withEngine { phone, _, log in
             let call = try await phone.makeCall(to: app.uri())

@@ -52,7 +52,7 @@ struct DNSForgeryTests {
             if query.type == 1 && query.name == "sip.test" { forge(server, query) }
         }
         defer { nameserver.stop() }
-        let app = try PjsuaApp(name: "pjsua-dns", arguments: ["--nameserver=\(nameserver.host)", "sip:bob@sip.test:\(callee.port)"],
+        let app = try await PjsuaApp(name: "pjsua-dns", arguments: ["--nameserver=\(nameserver.host)", "sip:bob@sip.test:\(callee.port)"],
                                ofThisBuild: true)
         defer { app.stop() }
         let deadline = ContinuousClock.now.advanced(by: .seconds(15))

@@ -30,7 +30,7 @@ struct InputScreenTests {
     static func unpatchedPjsuaApp(_ name: String) async throws -> (process: ChildProcess, port: Int) {
         // stdbuf: the app's log is line-buffered, as on a terminal (a pipe gets it in blocks).
         let app = try ChildProcess(try ChildProcess.locate("stdbuf"), ["-oL", prefix + "/bin/pjsua",
-            "--null-audio", "--local-port=0", "--bound-addr=127.0.0.1", "--ip-addr=127.0.0.1", "--no-tcp", "--log-level=4",
+            "--null-audio", "--local-port=0", "--rtp-port=0", "--bound-addr=127.0.0.1", "--ip-addr=127.0.0.1", "--no-tcp", "--log-level=4",
             "--use-cli", "--no-cli-console", "--cli-telnet-port=0",
         ], name: name, environment: environment)
         let marker = "SIP UDP socket reachable at 127.0.0.1:"

@@ -39,12 +39,17 @@ struct TelnetCLITests {
         }
     }
 
-    /// Runs the pjsua app of this build with its telnet CLI on a free port and `body` with a
+    /// Runs the pjsua app of this build with its telnet CLI on a port it bound itself and `body` with a
     /// connection to it.
     private func withTelnetCLI(_ body: (PjsuaApp, TelnetConnection) async throws -> Void) async throws {
-        let port = freeLoopbackPort(udp: false)
-        let app = try PjsuaApp(name: "pjsua-telnet", arguments: ["--cli-telnet-port=\(port)"], ofThisBuild: true)
+        // PjsuaApp starts its telnet CLI on a port of its own choosing (--cli-telnet-port=0); the
+        // app logs it: "Telnet to <address>:<port>: Success".
+        let app = try await PjsuaApp(name: "pjsua-telnet", ofThisBuild: true)
         defer { app.stop() }
+        try await app.process.waitForOutput("Telnet to ")
+        let line = app.process.output.components(separatedBy: "Telnet to ").dropFirst().first ?? ""
+        let port = try #require(line.split(separator: ":").dropFirst().first.flatMap { Int($0) },
+                                "no telnet port in the app's log: \(app.process.output.suffix(2000))")
         let cli = try await TelnetConnection(port: port, timeout: .seconds(15))
         // Its greeting (telnet options, then the prompt).
         _ = await cli.read(until: "> ", timeout: .seconds(5))
