@@ -12,10 +12,17 @@ public enum PJSIPProbe {
         defer { try? FileManager.default.removeItem(at: directory) }
         let probe = directory.appendingPathComponent(name).path
         // pkg-config follows PKG_CONFIG_PATH, so the iOS-profile run builds it against that PJSIP.
+        // A PJSIP instrumented with AddressSanitizer (make deps-asan, the ASan pass's) takes its
+        // runtime from the executable: the probe is then built by the Swift toolchain's clang
+        // with the same sanitizers.
         let build = """
-            cc -w "\(peersDirectory)/probes/\(name).c" -o "\(probe)" \
-              $(pkg-config --cflags --libs swift-pjsua-pjproject) \
-              -Wl,-rpath,"$(pkg-config --variable=libdir swift-pjsua-pjproject)"
+            libdir="$(pkg-config --variable=libdir swift-pjsua-pjproject)"
+            compiler=cc; sanitize=""
+            if nm -D "$libdir/libpj.so" 2>/dev/null | grep -q __asan_init; then
+                compiler="$(dirname "$(readlink -f "$(command -v swift)")")/clang"; sanitize="-fsanitize=address,bounds,null"
+            fi
+            "$compiler" -w $sanitize "\(peersDirectory)/probes/\(name).c" -o "\(probe)" \
+              $(pkg-config --cflags --libs swift-pjsua-pjproject) -Wl,-rpath,"$libdir"
             """
         let compiler = try ChildProcess("/bin/sh", ["-c", build], name: "probe-build")
         let built = try await compiler.waitForExit(timeout: .seconds(60))
