@@ -210,13 +210,20 @@ apple-check: deps
 	$(SWIFT) build $(SWIFT_FLAGS)
 	SWIFT=$(SWIFT) bash scripts/check-apple-code.sh
 
-## make fuzz: the VoIP push payload parser under libFuzzer for 30 s (FUZZ_SECONDS to change).
+## make fuzz: every libFuzzer target for 30 s each (FUZZ_SECONDS to change): the VoIP push payload
+## parser, and PJSIP's SIP parser, endpoint, SDP negotiation, multipart, XML bodies and STUN on the
+## instrumented PJSIP (Fuzz/PJSIP/, seeds in Fuzz/corpus/, findings in Fuzz/findings/).
 FUZZ_SECONDS ?= 30
-fuzz:
-	bash Fuzz/run.sh $(FUZZ_SECONDS)
+fuzz: deps-asan
+	ASAN_PREFIX=$(ASAN_PREFIX) bash Fuzz/run.sh $(FUZZ_SECONDS)
 
-fuzz-smoke:
-	bash Fuzz/run.sh 10
+# The targets with open findings (docs/KNOWN-LIMITS.md, KL-53) replay their seeds in the smoke run;
+# sip_parser is left out of it: its exact-fit print check trips KL-53's NUL past the buffer on any
+# message with a body, seeds included.
+FUZZ_REPLAY_ONLY ?= sip_endpoint sdp multipart xml_bodies
+FUZZ_SMOKE_TARGETS ?= push_payload sip_endpoint sdp multipart xml_bodies stun
+fuzz-smoke: deps-asan
+	FUZZ_REPLAY_ONLY="$(FUZZ_REPLAY_ONLY)" ASAN_PREFIX=$(ASAN_PREFIX) bash Fuzz/run.sh 8 $(FUZZ_SMOKE_TARGETS)
 
 ## make bench: every benchmark, release build; each prints its figures and a JSON line.
 BENCH = .build/release/pjsua-bench
