@@ -9,14 +9,14 @@ import Foundation
 /// nameserver sends there, knowing what the test lets it know (the ID, the port), from a socket
 /// of its own or, spoofing the nameserver's address, through ``sendAsNameserver(_:toPort:)``.
 public final class FakeDNSServer: @unchecked Sendable {
-    // @unchecked Sendable: `seen` and `task` are guarded by `lock`; the rest is immutable.
+    // @unchecked Sendable: `seen` is guarded by `lock`; the rest is immutable or Sendable.
     private let socket: DatagramSocket
     private let records: [String: String]
     private let answerDelay: Duration
     private let onQuery: @Sendable (FakeDNSServer, Query) -> Void
     private let lock = NSLock()
     private var seen: [Query] = []
-    private var task: Task<Void, Never>?
+    private let loop = DatagramServingLoop()
 
     /// One query as it arrived.
     public struct Query: Sendable, CustomStringConvertible {
@@ -52,28 +52,14 @@ public final class FakeDNSServer: @unchecked Sendable {
         self.records = records
         self.answerDelay = answerDelay
         self.onQuery = onQuery
-        // The loop holds the server only while it handles what came: deinit can run, and stops it.
-        let serving = Task.detached { [weak self] in
-            var pending: [Pending] = []
-            while !Task.isCancelled, let server = self {
-                server.answer(&pending)
-                try? await Task.sleep(for: .milliseconds(2))
-            }
-        }
-        lock.lock()
-        task = serving
-        lock.unlock()
+        loop.start(socket, for: self) { server, datagram in server.handle(datagram) }
     }
 
     deinit { stop() }
 
     /// Stops answering.
     public func stop() {
-        lock.lock()
-        let serving = task
-        task = nil
-        lock.unlock()
-        serving?.cancel()
+        loop.stop()
     }
 
     /// Sends `bytes` from the nameserver's own address and port (127.0.0.1:`port` is the
@@ -82,24 +68,17 @@ public final class FakeDNSServer: @unchecked Sendable {
         socket.send(bytes, port: port)
     }
 
-    private typealias Pending = (due: ContinuousClock.Instant, bytes: [UInt8], port: Int)
-
-    /// Answers what came, and sends the held answers that are due.
-    private func answer(_ pending: inout [Pending]) {
-        while let datagram = socket.receiveNow() {
-            guard let query = Self.query(in: datagram.bytes, from: datagram.port) else { continue }
-            lock.lock()
-            seen.append(query)
-            lock.unlock()
-            onQuery(self, query)
-            let address = query.type == 1 ? records[query.name] : nil
-            let answer = Self.response(id: query.id, question: query.name, type: query.type, address: address,
-                                       nameError: records[query.name] == nil)
-            pending.append((ContinuousClock.now.advanced(by: answerDelay), answer, datagram.port))
-        }
-        let now = ContinuousClock.now
-        for answer in pending where answer.due <= now { socket.send(answer.bytes, port: answer.port) }
-        pending.removeAll { $0.due <= now }
+    /// Records a query that came and holds its answer back for `answerDelay`.
+    private func handle(_ datagram: DatagramSocket.Datagram) -> DatagramServingLoop.Held? {
+        guard let query = Self.query(in: datagram.bytes, from: datagram.port) else { return nil }
+        lock.lock()
+        seen.append(query)
+        lock.unlock()
+        onQuery(self, query)
+        let address = query.type == 1 ? records[query.name] : nil
+        let answer = Self.response(id: query.id, question: query.name, type: query.type, address: address,
+                                   nameError: records[query.name] == nil)
+        return .init(bytes: answer, port: datagram.port, after: answerDelay)
     }
 
     /// The query in `bytes`, nil if they hold none (a response, a name that does not parse).

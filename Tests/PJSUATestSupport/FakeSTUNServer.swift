@@ -10,15 +10,15 @@ import Foundation
 /// `onClassicRequest` has run with the port they came from: what a forger racing the real server
 /// gets to do.
 public final class FakeSTUNServer: @unchecked Sendable {
-    // @unchecked Sendable: `classicRequests` and `task` are guarded by `lock`; the rest is
-    // immutable.
+    // @unchecked Sendable: `classicRequestCount` is guarded by `lock`; the rest is immutable or
+    // Sendable.
     private let socket: DatagramSocket
     private let publicHost: String
     private let classicAnswerDelay: Duration
     private let onClassicRequest: @Sendable (_ port: Int) -> Void
     private let lock = NSLock()
     private var classicRequestCount = 0
-    private var task: Task<Void, Never>?
+    private let loop = DatagramServingLoop()
 
     /// The RFC 5389 magic cookie, the first word of a transaction ID that has it.
     public static let magicCookie: [UInt8] = [0x21, 0x12, 0xA4, 0x42]
@@ -39,51 +39,31 @@ public final class FakeSTUNServer: @unchecked Sendable {
         self.publicHost = publicHost
         self.classicAnswerDelay = classicAnswerDelay
         self.onClassicRequest = onClassicRequest
-        // The loop holds the server only while it handles what came: deinit can run, and stops it.
-        let serving = Task.detached { [weak self] in
-            var pending: [Pending] = []
-            while !Task.isCancelled, let server = self {
-                server.answer(&pending)
-                try? await Task.sleep(for: .milliseconds(2))
-            }
-        }
-        lock.lock()
-        task = serving
-        lock.unlock()
+        loop.start(socket, for: self) { server, datagram in server.handle(datagram) }
     }
 
     deinit { stop() }
 
     /// Stops answering.
     public func stop() {
-        lock.lock()
-        let serving = task
-        task = nil
-        lock.unlock()
-        serving?.cancel()
+        loop.stop()
     }
 
-    private typealias Pending = (due: ContinuousClock.Instant, bytes: [UInt8], port: Int)
-
-    /// Answers what came, and sends the held answers that are due.
-    private func answer(_ pending: inout [Pending]) {
-        while let request = socket.receiveNow() {
-            guard request.bytes.count >= 20, request.bytes[0] == 0x00, request.bytes[1] == 0x01 else { continue }
-            let transaction = Array(request.bytes[4..<20])
-            let answer = Self.bindingResponse(transaction: transaction, mappedHost: publicHost, mappedPort: request.port)
-            if Array(transaction.prefix(4)) == Self.magicCookie {
-                socket.send(answer, to: request.host, port: request.port)
-            } else {
-                lock.lock()
-                classicRequestCount += 1
-                lock.unlock()
-                onClassicRequest(request.port)
-                pending.append((ContinuousClock.now.advanced(by: classicAnswerDelay), answer, request.port))
-            }
+    /// Answers a Binding request with the magic cookie at once; holds a classic one's answer
+    /// back for `classicAnswerDelay`, after `onClassicRequest`.
+    private func handle(_ request: DatagramSocket.Datagram) -> DatagramServingLoop.Held? {
+        guard request.bytes.count >= 20, request.bytes[0] == 0x00, request.bytes[1] == 0x01 else { return nil }
+        let transaction = Array(request.bytes[4..<20])
+        let answer = Self.bindingResponse(transaction: transaction, mappedHost: publicHost, mappedPort: request.port)
+        if Array(transaction.prefix(4)) == Self.magicCookie {
+            socket.send(answer, to: request.host, port: request.port)
+            return nil
         }
-        let now = ContinuousClock.now
-        for answer in pending where answer.due <= now { socket.send(answer.bytes, port: answer.port) }
-        pending.removeAll { $0.due <= now }
+        lock.lock()
+        classicRequestCount += 1
+        lock.unlock()
+        onClassicRequest(request.port)
+        return .init(bytes: answer, port: request.port, after: classicAnswerDelay)
     }
 
     /// A Binding success response for the 16-byte `transaction` (its first word the magic cookie,
