@@ -20,13 +20,7 @@ struct TransactionMatchingTests {
         let (child, port) = try await answeringSoftphone(name: "softphone-cseq-mismatch")
         defer { child.stop() }
         let peer = try RawSIPPeer(target: port)
-        for method in Self.forgedMethods {
-            let invite = try await confirmedInviteTransaction(peer)
-            let reply = try await peer.exchange(forged(method, after: invite))
-            #expect(reply?.statusCode == 400, "\(method): \(reply?.text ?? "no answer")")
-            #expect(child.isRunning, "\(method) stopped the answerer: \(child.output.suffix(2000))")
-            guard child.isRunning else { return }
-        }
+        guard try await expectEachForgeryAnswered400(peer, by: child) else { return }
         // The same with an RFC 2543 transaction (no branch cookie: PJSIP keys it by CSeq, From tag,
         // Call-ID and Via), and an ACK whose CSeq method is INVITE (dropped: an ACK is never answered).
         let old = try await confirmedInviteTransaction(peer, branch: "rfc2543-\(peer.unique("b"))")
@@ -264,6 +258,20 @@ func confirmedInviteTransaction(_ peer: RawSIPPeer, branch: String? = nil) async
     // Whatever the target still retransmits before it saw the ACK is not an answer to what follows.
     _ = try await peer.collect(for: .milliseconds(100))
     return invite
+}
+
+/// Sends each of ``TransactionMatchingTests/forgedMethods``, dressed as part of a fresh confirmed
+/// INVITE transaction (KL-31's forgery), to `child` and expects 400 and the child alive after each;
+/// false once it has died (the test cannot go on).
+func expectEachForgeryAnswered400(_ peer: RawSIPPeer, by child: ChildProcess) async throws -> Bool {
+    for method in TransactionMatchingTests.forgedMethods {
+        let invite = try await confirmedInviteTransaction(peer)
+        let reply = try await peer.exchange(forged(method, after: invite))
+        #expect(reply?.statusCode == 400, "\(method): \(reply?.text ?? "no answer")")
+        #expect(child.isRunning, "\(method) stopped \(child.name): \(child.output.suffix(3000))")
+        guard child.isRunning else { return false }
+    }
+    return true
 }
 
 /// `method` dressed as part of `invite`'s transaction: its branch, Call-ID, tags and CSeq (number

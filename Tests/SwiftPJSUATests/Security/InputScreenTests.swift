@@ -82,13 +82,7 @@ struct InputScreenTests {
         let (child, port) = try await Self.screeningSoftphone(name: "softphone-unpatched-cseq")
         defer { child.stop() }
         let peer = try RawSIPPeer(target: port)
-        for method in TransactionMatchingTests.forgedMethods {
-            let invite = try await confirmedInviteTransaction(peer)
-            let reply = try await peer.exchange(forged(method, after: invite))
-            #expect(reply?.statusCode == 400, "\(method): \(reply?.text ?? "no answer")")
-            #expect(child.isRunning, "\(method) stopped the screening softphone: \(child.output.suffix(3000))")
-            guard child.isRunning else { return }
-        }
+        guard try await expectEachForgeryAnswered400(peer, by: child) else { return }
         let call = try await peer.plainCall()
         #expect(call.invite == 200 && call.bye == 200, "\(call)")
     }
