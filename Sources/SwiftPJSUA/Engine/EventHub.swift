@@ -26,6 +26,8 @@ final class EventHub: @unchecked Sendable {
     /// The current subscribers' queues. A publication takes the array as it is (a reference, no
     /// copy); subscribing and ending, rare, make a new one.
     private var subscribers: [EventQueue] = []
+    /// The newest call and registration events, for focused subscriptions; under `publishing`.
+    private var latest = LatestEvents()
 
     /// A new subscriber, receiving every event from now on until it ends (see ``PJSUA/Events``).
     func subscribe() -> PJSUA.Events {
@@ -36,6 +38,27 @@ final class EventHub: @unchecked Sendable {
         return PJSUA.Events(subscription: Subscription(queue))
     }
 
+    /// A new subscriber to the events `accepts` takes (the others are not even buffered for
+    /// it), first handed the events `start` picks from the newest ones published: taken under the
+    /// publishing lock, so that nothing is published between what it picks and the first event
+    /// the subscriber receives.
+    func subscribe(
+        accepting accepts: @escaping @Sendable (PJSUA.Event) -> Bool,
+        startingAfter start: (LatestEvents) -> LatestEvents.Start = { _ in .after([]) }
+    ) -> Subscription {
+        let queue = EventQueue(accepting: accepts) { [weak self] ended in self?.remove(ended) }
+        publishing.withLock {
+            switch start(latest) {
+            case .ended:
+                queue.end()
+            case let .after(events):
+                events.forEach(queue.push)
+                registry.withLock { subscribers.append(queue) }
+            }
+        }
+        return Subscription(queue)
+    }
+
     private func remove(_ queue: EventQueue) {
         registry.withLock { subscribers.removeAll { $0 === queue } }
     }
@@ -43,6 +66,7 @@ final class EventHub: @unchecked Sendable {
     func publish(_ event: PJSUA.Event) {
         publishing.lock()
         defer { publishing.unlock() }
+        latest.record(event)
         let current = registry.withLock { subscribers }
         for queue in current {
             queue.push(event)
@@ -81,13 +105,18 @@ final class EventQueue: @unchecked Sendable {
     private var readers: [UnsafeContinuation<PJSUA.Event?, Never>] = []
     private var ended = false
     private var onEnd: (@Sendable (EventQueue) -> Void)?
+    /// Which events the queue takes (all, for ``PJSUA/events``); asked without the lock.
+    private let accepts: (@Sendable (PJSUA.Event) -> Bool)?
 
-    init(onEnd: @escaping @Sendable (EventQueue) -> Void) {
+    init(accepting accepts: (@Sendable (PJSUA.Event) -> Bool)? = nil, onEnd: @escaping @Sendable (EventQueue) -> Void) {
+        self.accepts = accepts
         self.onEnd = onEnd
     }
 
-    /// Hands `event` to the waiting reader, or buffers it; does nothing once ended.
+    /// Hands `event` to the waiting reader, or buffers it; does nothing once ended, or for an
+    /// event the queue does not take.
     func push(_ event: PJSUA.Event) {
+        if let accepts, !accepts(event) { return }
         lock.lock()
         guard !ended else {
             lock.unlock()

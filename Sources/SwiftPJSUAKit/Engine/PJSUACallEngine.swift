@@ -21,11 +21,11 @@ public struct PJSUACallEngine: CallEngine {
         self.phone = phone
     }
 
-    /// Subscribes to `PJSUA.events` now and translates call events for the core; the
+    /// Subscribes to `PJSUA.callEvents` now and translates them for the core; the
     /// subscription ends when the returned stream is dropped or the engine shuts down. A
     /// subscription made while the engine is stopped receives the events of its next run.
     public func callEvents() -> AsyncStream<CallEngineEvent<PJSUA.Call>> {
-        let source = phone.events
+        let source = phone.callEvents
         let (stream, continuation) = AsyncStream<CallEngineEvent<PJSUA.Call>>.makeStream(bufferingPolicy: .unbounded)
         let pump = Task {
             for await event in source {
@@ -153,13 +153,14 @@ public struct PJSUACallEngine: CallEngine {
         try phone.conference(calls)
     }
 
-    private static func translate(_ event: PJSUA.Event) -> CallEngineEvent<PJSUA.Call>? {
+    private static func translate(_ event: PJSUA.CallEvent) -> CallEngineEvent<PJSUA.Call>? {
         switch event {
-        case let .incomingCall(_, call, sipCallID, from, offeredVideo):
-            return .incomingCall(call: call, sipCallID: sipCallID, from: from, offeredVideo: offeredVideo)
-        case let .callState(call, state, sipCallID, lastStatus):
+        case let .incoming(incoming):
+            return .incomingCall(call: incoming.call, sipCallID: incoming.sipCallID, from: incoming.from,
+                                 offeredVideo: incoming.offeredVideo)
+        case let .state(change):
             let phase: CallPhase
-            switch state {
+            switch change.state {
             case .null: return nil
             case .calling: phase = .calling
             case .incoming: phase = .incoming
@@ -168,16 +169,9 @@ public struct PJSUACallEngine: CallEngine {
             case .confirmed: phase = .confirmed
             case .disconnected: phase = .disconnected
             }
-            return .callState(call: call, state: phase, sipCallID: sipCallID, lastStatus: lastStatus)
-        case let .callMedia(call, _, hasVideo):
+            return .callState(call: change.call, state: phase, sipCallID: change.sipCallID, lastStatus: change.lastStatus)
+        case let .media(call, _, hasVideo):
             return .mediaChanged(call: call, hasVideo: hasVideo)
-        case .registration, .dtmf, .ipChange, .message, .unsolicitedNotify, .messageStatus, .tlsConnection,
-             .transferStatus, .transferRequested, .transferCallPlaced, .callReplaced, .stats, .redirected,
-             .presence, .lineState, .subscriptionState, .incomingSubscription, .messageWaiting:
-            return nil
-        case .videoMedia:
-            // `callMedia`, published just before, already carries whether video is active.
-            return nil
         }
     }
 }
