@@ -34,7 +34,7 @@ struct MediaVideoTests {
 
     @Test func mediaEventOfAnOutgoingCallStillBeingPlacedIsAppliedOnceItsHandleIsKnown() async throws {
         let h = await Harness()
-        // FakeEngine's next call is #1001; its media event arrives before placeCall returns.
+        // FakeEngine's next call is #1001; its media event arrives before makeCall returns.
         await h.core.process(.mediaChanged(call: FakeCall(id: 1001), hasVideo: true))
         let outgoing = UUID()
         try await h.core.startCall(uuid: outgoing, to: "sip:bob@example.com")

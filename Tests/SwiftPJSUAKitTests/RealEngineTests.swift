@@ -148,24 +148,24 @@ struct RealEngineTests {
             var connected = false
             while !connected, let event = await events.next() {
                 switch event {
-                case let .incomingCall(_, call, _, _, _): try await engine.answerCall(call, video: false)
+                case let .incomingCall(_, call, _, _, _): try await engine.answer(call, video: false)
                 case let .callState(call, .confirmed, _, _) where call == caller: connected = true
                 default: break
                 }
             }
             #expect(connected)
-            try await engine.setCallMuted(caller, muted: true)
+            try await engine.setMuted(caller, to: true)
             #expect(try await phone.isMuted(caller))
-            try await engine.setCallHeld(caller, held: true)
+            try await engine.setHeld(caller, to: true)
             try await Task.sleep(for: .milliseconds(300))
             #expect(try await phone.info(caller).media == .localHold)
-            try await engine.setCallHeld(caller, held: false)
+            try await engine.setHeld(caller, to: false)
             try await Task.sleep(for: .milliseconds(300))
             #expect(try await phone.info(caller).media == .active)
             #expect(try await phone.isMuted(caller), "mute survives hold and resume")
-            try await engine.setCallMuted(caller, muted: false)
+            try await engine.setMuted(caller, to: false)
             #expect(try await !phone.isMuted(caller))
-            try await engine.hangUpCall(caller)
+            try await engine.hangUp(caller)
         }
     }
 

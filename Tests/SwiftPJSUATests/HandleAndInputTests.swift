@@ -76,8 +76,9 @@ struct HandleAndInputTests {
                 await #expect(throws: PJSUAError.self, "\(code)") { try await phone.answer(incoming, code: code) }
             }
             await #expect(throws: PJSUAError.self) { try await phone.reject(incoming, code: .ok) }
-            await #expect(throws: PJSUAError.self) { try await phone.hangUp(call, code: .trying) }
-            await #expect(throws: PJSUAError.self) { try await phone.hangUp(call, code: 0) }
+            await #expect(throws: PJSUAError.self) { try await phone.reject(incoming, code: .trying) }
+            await #expect(throws: PJSUAError.self) { try await phone.reject(incoming, code: 0) }
+            await #expect(throws: PJSUAError.self) { try await phone.reject(incoming, code: 700) }
             await #expect(throws: PJSUAError.self) { try await phone.sendDTMF("12x", on: call) }
             await #expect(throws: PJSUAError.self) { try await phone.sendDTMF("", on: call) }
             await #expect(throws: PJSUAError.self) { try await phone.setCodecPriority("PCMU", to: 300) }

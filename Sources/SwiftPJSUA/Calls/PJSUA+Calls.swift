@@ -94,20 +94,25 @@ extension PJSUA {
     /// - Throws: ``PJSUAError/Code/invalidArgument`` for a code outside 300...699.
     public func reject(_ call: Call, code: SIPResponseCode = .busyHere, headers: [SIPHeader] = []) throws {
         try code.require(Self.refusalCodes, for: "reject", "a final error status")
-        try hangUp(call, code: code, headers: headers)
+        try end(call, code: code, headers: headers)
     }
 
     /// The codes that refuse a request: redirections and failures.
     static let refusalCodes = 300...699
 
-    /// Ends a call: BYE when established, CANCEL when outgoing and not answered, a final
-    /// response when incoming and not answered (`code`, or 603 Decline when nil).
+    /// Ends a call: BYE when established, CANCEL when outgoing and not answered, 603 Decline when
+    /// incoming and not answered (to refuse one with another status, ``reject(_:code:headers:)``:
+    /// the one way to end a call with a code).
     ///
     /// Drives `pjsua_call_hangup()`. `headers` go on the BYE, CANCEL or final response.
-    /// - Throws: ``PJSUAError/Code/invalidArgument`` for a code outside 300...699.
-    public func hangUp(_ call: Call, code: SIPResponseCode? = nil, headers: [SIPHeader] = []) throws {
+    public func hangUp(_ call: Call, headers: [SIPHeader] = []) throws {
+        try end(call, code: nil, headers: headers)
+    }
+
+    /// `pjsua_call_hangup()` with `code` (0, pjsua's default, when nil) for an unanswered
+    /// incoming call.
+    private func end(_ call: Call, code: SIPResponseCode?, headers: [SIPHeader]) throws(PJSUAError) {
         let slot = try resolve(call)
-        try code?.require(Self.refusalCodes, for: "hang-up", "a final error status")
         // A call waiting for its credential provider ends by giving the challenge up (401).
         if try currentRun().credentials.abandon(call: call) { return }
         try withMessageData(headers) { data throws(PJSUAError) in

@@ -14,38 +14,38 @@ public protocol CallEngine: Sendable {
     func callEvents() -> AsyncStream<CallEngineEvent<CallHandle>>
     /// Places an outgoing call to `destination` (a SIP URI); with `video`, the offer carries video
     /// too, otherwise audio alone.
-    func placeCall(to destination: String, video: Bool) async throws -> CallHandle
+    func makeCall(to destination: String, video: Bool) async throws -> CallHandle
     /// Sends a provisional response (180 Ringing) for an incoming call.
-    func ringCall(_ call: CallHandle) async throws
+    func ring(_ call: CallHandle) async throws
     /// Answers an incoming call with 200 OK; with `video`, accepting the video it offers (and
     /// video the peer adds later), otherwise audio alone.
-    func answerCall(_ call: CallHandle, video: Bool) async throws
+    func answer(_ call: CallHandle, video: Bool) async throws
     /// Adds video to a live call (`enabled`) or removes it: a re-INVITE. Does nothing when the
     /// call already has (or has no) active video. The outcome arrives as a media event.
-    func setCallVideo(_ call: CallHandle, enabled: Bool) async throws
+    func setVideo(_ call: CallHandle, to enabled: Bool) async throws
     /// Ends a call (BYE, CANCEL, or 603 for an unanswered incoming call).
-    func hangUpCall(_ call: CallHandle) async throws
+    func hangUp(_ call: CallHandle) async throws
     /// Rejects an incoming call with a final status `code` (300...699), e.g.
     /// `PJSUA.SIPResponseCode.decline`.
-    func rejectCall(_ call: CallHandle, code: PJSUA.SIPResponseCode) async throws
+    func reject(_ call: CallHandle, code: PJSUA.SIPResponseCode) async throws
     /// Puts a call on hold or takes it off hold.
-    func setCallHeld(_ call: CallHandle, held: Bool) async throws
+    func setHeld(_ call: CallHandle, to held: Bool) async throws
     /// Mutes or unmutes the microphone on a call.
-    func setCallMuted(_ call: CallHandle, muted: Bool) async throws
+    func setMuted(_ call: CallHandle, to muted: Bool) async throws
     /// Sends DTMF digits on a call.
-    func sendDigits(_ digits: String, on call: CallHandle) async throws
+    func sendDTMF(_ digits: String, on call: CallHandle) async throws
     /// Mixes `calls` into one local conference (each hears every other, and us), taking any of
     /// them off hold first; calls already in the conference stay.
-    func mergeCalls(_ calls: [CallHandle]) async throws
+    func conference(_ calls: [CallHandle]) async throws
     /// Takes a call out of the local conference.
-    func splitCall(_ call: CallHandle) async throws
+    func split(_ call: CallHandle) async throws
     /// Opens the audio device; called only while the platform audio session is active.
-    func enableAudioDevice() async throws
+    func activateAudioDevice() async throws
     /// Closes the audio device.
-    func disableAudioDevice() async
+    func deactivateAudioDevice() async
     /// Re-registers `account` so the network path is fresh before the pushed INVITE arrives.
-    func recoverNetwork(for account: AccountHandle) async throws
+    func reRegister(_ account: AccountHandle) async throws
     /// Moves signalling and calls to the device's new network (listeners, registrations with
     /// the new Contact, re-INVITEs); ``NetworkChangeCoordinator`` calls it, one at a time.
-    func handleNetworkChange() async throws
+    func handleIPChange() async throws
 }

@@ -40,7 +40,7 @@ public struct PJSUACallEngine: CallEngine {
     /// Calls `PJSUA.makeCall(to:from:headers:)` from the local account, or with
     /// `video` `PJSUA.makeCall(to:from:headers:video:)` with video both ways from the
     /// default capture device (switch it with `PJSUA.setVideoCaptureDevice(_:of:)`).
-    public func placeCall(to destination: String, video: Bool) async throws -> PJSUA.Call {
+    public func makeCall(to destination: String, video: Bool) async throws -> PJSUA.Call {
         if video {
             try await phone.makeCall(to: destination, from: nil, video: .sendReceive)
         } else {
@@ -50,14 +50,14 @@ public struct PJSUACallEngine: CallEngine {
 
     /// Calls `PJSUA.ring(_:code:headers:)`: 180 Ringing that leaves audio or video to
     /// the answer.
-    public func ringCall(_ call: PJSUA.Call) async throws {
+    public func ring(_ call: PJSUA.Call) async throws {
         try await phone.ring(call)
     }
 
     /// Answers with 200 OK, with `video` through `PJSUA.answer(_:code:headers:video:)`
     /// (video both ways from the default capture device), else through
     /// `PJSUA.answer(_:code:headers:)`.
-    public func answerCall(_ call: PJSUA.Call, video: Bool) async throws {
+    public func answer(_ call: PJSUA.Call, video: Bool) async throws {
         if video {
             try await phone.answer(call, code: .ok, video: .sendReceive)
         } else {
@@ -69,22 +69,22 @@ public struct PJSUACallEngine: CallEngine {
     /// `PJSUA.removeVideo(from:)` unless the call already is (or is not) a video
     /// call (`PJSUA.CallInfo.hasVideo`): adding a second stream, or removing none,
     /// would be a useless re-INVITE.
-    public func setCallVideo(_ call: PJSUA.Call, enabled: Bool) async throws {
+    public func setVideo(_ call: PJSUA.Call, to enabled: Bool) async throws {
         try await Self.setVideo(of: call, enabled: enabled, on: phone)
     }
 
-    /// Calls `PJSUA.hangUp(_:code:headers:)` with the default code.
-    public func hangUpCall(_ call: PJSUA.Call) async throws {
+    /// Calls `PJSUA.hangUp(_:headers:)`.
+    public func hangUp(_ call: PJSUA.Call) async throws {
         try await phone.hangUp(call)
     }
 
     /// Calls `PJSUA.reject(_:code:headers:)`.
-    public func rejectCall(_ call: PJSUA.Call, code: PJSUA.SIPResponseCode) async throws {
+    public func reject(_ call: PJSUA.Call, code: PJSUA.SIPResponseCode) async throws {
         try await phone.reject(call, code: code)
     }
 
     /// Calls `PJSUA.hold(_:)` or `PJSUA.resume(_:)`.
-    public func setCallHeld(_ call: PJSUA.Call, held: Bool) async throws {
+    public func setHeld(_ call: PJSUA.Call, to held: Bool) async throws {
         if held {
             try await phone.hold(call)
         } else {
@@ -93,43 +93,43 @@ public struct PJSUACallEngine: CallEngine {
     }
 
     /// Calls `PJSUA.setMuted(_:to:)`.
-    public func setCallMuted(_ call: PJSUA.Call, muted: Bool) async throws {
+    public func setMuted(_ call: PJSUA.Call, to muted: Bool) async throws {
         try await phone.setMuted(call, to: muted)
     }
 
     /// Calls `PJSUA.sendDTMF(_:on:method:duration:)` with its defaults.
-    public func sendDigits(_ digits: String, on call: PJSUA.Call) async throws {
+    public func sendDTMF(_ digits: String, on call: PJSUA.Call) async throws {
         try await phone.sendDTMF(digits, on: call)
     }
 
     /// Resumes any of `calls` this side holds, then `PJSUA.conference(_:)`: a held
     /// call would join the conference silent until resumed.
-    public func mergeCalls(_ calls: [PJSUA.Call]) async throws {
+    public func conference(_ calls: [PJSUA.Call]) async throws {
         try await Self.merge(calls, on: phone)
     }
 
     /// Calls `PJSUA.split(_:)`.
-    public func splitCall(_ call: PJSUA.Call) async throws {
+    public func split(_ call: PJSUA.Call) async throws {
         try await phone.split(call)
     }
 
     /// Calls `PJSUA.activateAudioDevice()`.
-    public func enableAudioDevice() async throws {
+    public func activateAudioDevice() async throws {
         try await phone.activateAudioDevice()
     }
 
     /// Calls `PJSUA.deactivateAudioDevice()`.
-    public func disableAudioDevice() async {
+    public func deactivateAudioDevice() async {
         await phone.deactivateAudioDevice()
     }
 
     /// Calls `PJSUA.reRegister(_:updatingPush:)` without changing the push parameters.
-    public func recoverNetwork(for account: PJSUA.Account) async throws {
+    public func reRegister(_ account: PJSUA.Account) async throws {
         try await phone.reRegister(account, updatingPush: nil)
     }
 
     /// Calls `PJSUA.handleIPChange(_:)` with pjsua's default options.
-    public func handleNetworkChange() async throws {
+    public func handleIPChange() async throws {
         try await phone.handleIPChange()
     }
 

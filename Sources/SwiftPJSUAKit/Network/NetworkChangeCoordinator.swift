@@ -1,7 +1,7 @@
 /// Runs the engine's network recovery when the network really changed: feeds paths from a
 /// monitor through its policy (the first path, repeats of the same path and paths that cannot
 /// carry traffic need no recovery), waits for the path to settle, and calls
-/// ``CallEngine/handleNetworkChange()`` one at a time.
+/// ``CallEngine/handleIPChange()`` one at a time.
 ///
 /// Paths come in bursts (Wi-Fi lost, cellular up, Wi-Fi back within a second); each path that
 /// needs recovery restarts the settle wait, so a burst costs one recovery, made on the path it
@@ -80,7 +80,7 @@ public actor NetworkChangeCoordinator<Engine: CallEngine> {
         repeat {
             again = false
             do {
-                try await engine.handleNetworkChange()
+                try await engine.handleIPChange()
                 outcomes.append(.success(()))
             } catch {
                 outcomes.append(.failure(error))

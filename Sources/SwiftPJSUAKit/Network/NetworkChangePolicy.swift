@@ -1,5 +1,5 @@
 /// Decides, from the paths a network monitor reports, when the SIP engine must recover from a
-/// network change (``CallEngine/handleNetworkChange()``: new listeners, re-registration with the
+/// network change (``CallEngine/handleIPChange()``: new listeners, re-registration with the
 /// new Contact, calls re-invited).
 ///
 /// A path monitor reports far more than changes of address: the first path at start-up, the

@@ -21,7 +21,7 @@ extension CallOrchestrator {
         }
         let handle: Handle
         do {
-            handle = try await engine.placeCall(to: destination, video: video)
+            handle = try await engine.makeCall(to: destination, video: video)
         } catch {
             forget(uuid)
             throw .engine(error)
@@ -81,13 +81,13 @@ extension CallOrchestrator {
     /// Puts a call on hold or takes it off (CallKit's set-held action).
     public func setHeld(uuid: UUID, held: Bool) async throws(CallOrchestratorError) {
         let handle = try readyHandle(uuid)
-        try await onEngine { try await engine.setCallHeld(handle, held: held) }
+        try await onEngine { try await engine.setHeld(handle, to: held) }
     }
 
     /// Mutes or unmutes a call (CallKit's set-muted action).
     public func setMuted(uuid: UUID, muted: Bool) async throws(CallOrchestratorError) {
         let handle = try readyHandle(uuid)
-        try await onEngine { try await engine.setCallMuted(handle, muted: muted) }
+        try await onEngine { try await engine.setMuted(handle, to: muted) }
     }
 
     /// Adds video to a live call or removes it (the app's camera button; CallKit has no action for
@@ -98,13 +98,13 @@ extension CallOrchestrator {
     public func setVideo(uuid: UUID, enabled: Bool) async throws(CallOrchestratorError) {
         guard configuration.supportsVideo else { throw .videoNotSupported(uuid) }
         let handle = try readyHandle(uuid)
-        try await onEngine { try await engine.setCallVideo(handle, enabled: enabled) }
+        try await onEngine { try await engine.setVideo(handle, to: enabled) }
     }
 
     /// Sends DTMF digits on a call (CallKit's play-DTMF action).
     public func playDTMF(uuid: UUID, digits: String) async throws(CallOrchestratorError) {
         let handle = try readyHandle(uuid)
-        try await onEngine { try await engine.sendDigits(digits, on: handle) }
+        try await onEngine { try await engine.sendDTMF(digits, on: handle) }
     }
 
     /// Merges a call into a local conference with another, or splits it out (CallKit's
@@ -113,9 +113,9 @@ extension CallOrchestrator {
         let handle = try readyHandle(uuid)
         do {
             if let other {
-                try await engine.mergeCalls([handle, try readyHandle(other)])
+                try await engine.conference([handle, try readyHandle(other)])
             } else {
-                try await engine.splitCall(handle)
+                try await engine.split(handle)
             }
         } catch let error as CallOrchestratorError {
             throw error
@@ -161,13 +161,13 @@ extension CallOrchestrator {
         while true {
             if wanted {
                 do {
-                    try await engine.enableAudioDevice()
+                    try await engine.activateAudioDevice()
                     audioDeviceFailure = nil
                 } catch {
                     audioDeviceFailure = error
                 }
             } else {
-                await engine.disableAudioDevice()
+                await engine.deactivateAudioDevice()
                 audioDeviceFailure = nil
             }
             if isAudioSessionActive == wanted { break }
@@ -207,7 +207,7 @@ extension CallOrchestrator {
 
     private func hangUpQuietly(_ handle: Handle) async {
         do {
-            try await engine.hangUpCall(handle)
+            try await engine.hangUp(handle)
         } catch {
             // Already gone.
         }

@@ -101,7 +101,7 @@ extension CallOrchestrator {
     private func ringIfStillWaiting(_ uuid: UUID, handle: Handle) async {
         guard configuration.sendsRinging, let call = registry.call(uuid), !call.isEndingLocally, !call.isConnected else { return }
         do {
-            try await engine.ringCall(handle)
+            try await engine.ring(handle)
         } catch {
             // The call ended meanwhile; its DISCONNECTED event carries the outcome.
         }
@@ -109,7 +109,7 @@ extension CallOrchestrator {
 
     func decline(_ handle: Handle, code: PJSUA.SIPResponseCode) async {
         do {
-            try await engine.rejectCall(handle, code: code)
+            try await engine.reject(handle, code: code)
         } catch {
             // Already gone: nothing left to decline.
         }

@@ -10,7 +10,7 @@ extension CallOrchestrator {
             let wanted = configuration.supportsVideo && (video ?? configuration.answersWithVideo)
             let withVideo = wanted && registry.call(uuid)?.offersVideo == true
             do {
-                try await engine.answerCall(handle, video: withVideo)
+                try await engine.answer(handle, video: withVideo)
                 return .success(())
             } catch {
                 return .failure(.engine(error))
@@ -19,9 +19,9 @@ extension CallOrchestrator {
             guard let call = registry.call(uuid) else { return .success(()) }
             do {
                 if call.direction == .incoming, !call.isConnected {
-                    try await engine.rejectCall(handle, code: .decline)
+                    try await engine.reject(handle, code: .decline)
                 } else {
-                    try await engine.hangUpCall(handle)
+                    try await engine.hangUp(handle)
                 }
             } catch {
                 // The engine call is already gone; the user ended it, so there is nothing to report.

@@ -92,7 +92,7 @@ extension CallOrchestrator {
     private func wakeNetwork() async {
         guard let account = wakeAccount else { return }
         do {
-            try await engine.recoverNetwork(for: account)
+            try await engine.reRegister(account)
         } catch {
             // Best effort: the INVITE may still arrive over the old path.
         }

@@ -88,7 +88,7 @@ final class FakeEngine: CallEngine, @unchecked Sendable {
         return stream
     }
 
-    func placeCall(to destination: String, video: Bool) async throws -> FakeCall {
+    func makeCall(to destination: String, video: Bool) async throws -> FakeCall {
         try record("place \(destination)\(video ? " video" : "")", "place")
         let call = lock.withLock {
             nextCall += 1
@@ -99,32 +99,32 @@ final class FakeEngine: CallEngine, @unchecked Sendable {
         return call
     }
 
-    func ringCall(_ call: FakeCall) async throws { try record("ring \(call)", "ring") }
-    func answerCall(_ call: FakeCall, video: Bool) async throws { try record("answer \(call)\(video ? " video" : "")", "answer") }
-    func setCallVideo(_ call: FakeCall, enabled: Bool) async throws { try record("video \(call) \(enabled ? "on" : "off")", "video") }
-    func hangUpCall(_ call: FakeCall) async throws { try record("hangup \(call)", "hangup") }
-    func rejectCall(_ call: FakeCall, code: PJSUA.SIPResponseCode) async throws { try record("reject \(call) \(code)", "reject") }
-    func setCallHeld(_ call: FakeCall, held: Bool) async throws {
+    func ring(_ call: FakeCall) async throws { try record("ring \(call)", "ring") }
+    func answer(_ call: FakeCall, video: Bool) async throws { try record("answer \(call)\(video ? " video" : "")", "answer") }
+    func setVideo(_ call: FakeCall, to enabled: Bool) async throws { try record("video \(call) \(enabled ? "on" : "off")", "video") }
+    func hangUp(_ call: FakeCall) async throws { try record("hangup \(call)", "hangup") }
+    func reject(_ call: FakeCall, code: PJSUA.SIPResponseCode) async throws { try record("reject \(call) \(code)", "reject") }
+    func setHeld(_ call: FakeCall, to held: Bool) async throws {
         try record("hold \(call) \(held)", "hold")
         lock.withLock {
             if held { heldCalls.insert(call) } else { heldCalls.remove(call) }
         }
     }
 
-    func setCallMuted(_ call: FakeCall, muted: Bool) async throws {
+    func setMuted(_ call: FakeCall, to muted: Bool) async throws {
         try record("mute \(call) \(muted)", "mute")
         lock.withLock {
             if muted { mutedCalls.insert(call) } else { mutedCalls.remove(call) }
         }
     }
-    func sendDigits(_ digits: String, on call: FakeCall) async throws { try record("dtmf \(call) \(digits)", "dtmf") }
-    func mergeCalls(_ calls: [FakeCall]) async throws {
+    func sendDTMF(_ digits: String, on call: FakeCall) async throws { try record("dtmf \(call) \(digits)", "dtmf") }
+    func conference(_ calls: [FakeCall]) async throws {
         try record("merge \(calls.map(\.description).joined(separator: " "))", "merge")
         lock.withLock { heldCalls.subtract(calls) }
     }
-    func splitCall(_ call: FakeCall) async throws { try record("split \(call)", "split") }
+    func split(_ call: FakeCall) async throws { try record("split \(call)", "split") }
 
-    func enableAudioDevice() async throws {
+    func activateAudioDevice() async throws {
         lock.withLock {
             if !sessionActive { violations.append("enableAudio while the session is inactive") }
         }
@@ -134,28 +134,28 @@ final class FakeEngine: CallEngine, @unchecked Sendable {
         lock.withLock { deviceOpen = true }
     }
 
-    /// Holds every ``enableAudioDevice()`` until the gate opens: the device is still opening.
+    /// Holds every ``activateAudioDevice()`` until the gate opens: the device is still opening.
     func holdAudioActivation(at gate: Gate) { lock.withLock { audioGate = gate } }
 
-    func disableAudioDevice() async {
+    func deactivateAudioDevice() async {
         try? record("disableAudio", "")
         let gate = lock.withLock { audioCloseGate }
         if let gate { await gate.wait() }
         lock.withLock { deviceOpen = false }
     }
 
-    /// Holds every ``disableAudioDevice()`` until the gate opens: the device is still closing.
+    /// Holds every ``deactivateAudioDevice()`` until the gate opens: the device is still closing.
     func holdAudioDeactivation(at gate: Gate) { lock.withLock { audioCloseGate = gate } }
 
-    func recoverNetwork(for account: String) async throws { try record("recover \(account)", "recover") }
+    func reRegister(_ account: String) async throws { try record("recover \(account)", "recover") }
 
-    func handleNetworkChange() async throws {
+    func handleIPChange() async throws {
         try record("networkChange", "networkChange")
         let gate = lock.withLock { networkGate }
         if let gate { await gate.wait() }
     }
 
-    /// Holds every ``handleNetworkChange()`` until the gate opens (to catch overlapping ones).
+    /// Holds every ``handleIPChange()`` until the gate opens (to catch overlapping ones).
     func holdNetworkChanges(at gate: Gate) { lock.withLock { networkGate = gate } }
 }
 

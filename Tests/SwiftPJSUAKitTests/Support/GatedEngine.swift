@@ -53,19 +53,19 @@ final class GatedEngine: CallEngine, @unchecked Sendable {
         if passThrough { continuation.yield(event) }
     }
 
-    func placeCall(to destination: String, video: Bool) async throws -> PJSUA.Call { try await phone.placeCall(to: destination, video: video) }
-    func ringCall(_ call: PJSUA.Call) async throws { try await phone.ringCall(call) }
-    func answerCall(_ call: PJSUA.Call, video: Bool) async throws { try await phone.answerCall(call, video: video) }
-    func setCallVideo(_ call: PJSUA.Call, enabled: Bool) async throws { try await phone.setCallVideo(call, enabled: enabled) }
-    func hangUpCall(_ call: PJSUA.Call) async throws { try await phone.hangUpCall(call) }
-    func rejectCall(_ call: PJSUA.Call, code: PJSUA.SIPResponseCode) async throws { try await phone.rejectCall(call, code: code) }
-    func setCallHeld(_ call: PJSUA.Call, held: Bool) async throws { try await phone.setCallHeld(call, held: held) }
-    func setCallMuted(_ call: PJSUA.Call, muted: Bool) async throws { try await phone.setCallMuted(call, muted: muted) }
-    func sendDigits(_ digits: String, on call: PJSUA.Call) async throws { try await phone.sendDigits(digits, on: call) }
-    func mergeCalls(_ calls: [PJSUA.Call]) async throws { try await phone.mergeCalls(calls) }
-    func splitCall(_ call: PJSUA.Call) async throws { try await phone.splitCall(call) }
-    func enableAudioDevice() async throws { try await phone.enableAudioDevice() }
-    func disableAudioDevice() async { await phone.disableAudioDevice() }
-    func recoverNetwork(for account: PJSUA.Account) async throws { try await phone.recoverNetwork(for: account) }
-    func handleNetworkChange() async throws { try await phone.handleNetworkChange() }
+    func makeCall(to destination: String, video: Bool) async throws -> PJSUA.Call { try await phone.makeCall(to: destination, video: video) }
+    func ring(_ call: PJSUA.Call) async throws { try await phone.ring(call) }
+    func answer(_ call: PJSUA.Call, video: Bool) async throws { try await phone.answer(call, video: video) }
+    func setVideo(_ call: PJSUA.Call, to enabled: Bool) async throws { try await phone.setVideo(call, to: enabled) }
+    func hangUp(_ call: PJSUA.Call) async throws { try await phone.hangUp(call) }
+    func reject(_ call: PJSUA.Call, code: PJSUA.SIPResponseCode) async throws { try await phone.reject(call, code: code) }
+    func setHeld(_ call: PJSUA.Call, to held: Bool) async throws { try await phone.setHeld(call, to: held) }
+    func setMuted(_ call: PJSUA.Call, to muted: Bool) async throws { try await phone.setMuted(call, to: muted) }
+    func sendDTMF(_ digits: String, on call: PJSUA.Call) async throws { try await phone.sendDTMF(digits, on: call) }
+    func conference(_ calls: [PJSUA.Call]) async throws { try await phone.conference(calls) }
+    func split(_ call: PJSUA.Call) async throws { try await phone.split(call) }
+    func activateAudioDevice() async throws { try await phone.activateAudioDevice() }
+    func deactivateAudioDevice() async { await phone.deactivateAudioDevice() }
+    func reRegister(_ account: PJSUA.Account) async throws { try await phone.reRegister(account) }
+    func handleIPChange() async throws { try await phone.handleIPChange() }
 }
