@@ -488,8 +488,13 @@ if [ "$PROFILE" = asan ]; then
     clang="$(dirname "$(readlink -f "$(command -v swift)")")/clang"
     [ -x "$clang" ] || die "the asan profile needs the Swift toolchain's clang ($clang)"
     sanitize="-fsanitize=address,bounds,null -fno-sanitize-recover=all"
-    build_env=(CC="$clang" CXX="$clang++" CFLAGS="-O1 -g -fPIC -fno-omit-frame-pointer $sanitize"
-               CXXFLAGS="-O1 -g -fPIC -fno-omit-frame-pointer $sanitize" LDFLAGS="$sanitize")
+    # libFuzzer's coverage instrumentation (no libFuzzer linked: the fuzzers of Fuzz/ link it, and
+    # any other binary gets the coverage callbacks' weak no-op defaults from the sanitizer runtime),
+    # so the fuzzers see PJSIP's edges, not only their own. Compile flags only: -fsanitize=fuzzer-no-link
+    # adds nothing at link time.
+    coverage="-fsanitize=fuzzer-no-link"
+    build_env=(CC="$clang" CXX="$clang++" CFLAGS="-O1 -g -fPIC -fno-omit-frame-pointer $sanitize $coverage"
+               CXXFLAGS="-O1 -g -fPIC -fno-omit-frame-pointer $sanitize $coverage" LDFLAGS="$sanitize")
 fi
 env "${build_env[@]}" ./configure --prefix="$PREFIX" \
     --enable-shared "${profile_flags[@]}" \
