@@ -5,7 +5,7 @@
 # PJ_ASSERT_RETURN: one INVITE from anyone reached it through pjsip_inv_verify_request3, an abort
 # with assertions on (ours are). Validate the same way the offer was accepted; the disabled line is
 # answered disabled, and an offer with nothing usable gets the negotiator's usual 488.
-# Test: Tests/SwiftPJSUATests/Security/FuzzFindingTests.swift (Fuzz/findings/sdp*-port0-*).
+# Test: Tests/SwiftPJSUATests/Security/FuzzFindingTests.swift; seeds Fuzz/corpus/{sdp,sip_endpoint}/kl53-*port0-*.
 KL53_1_FILE="$SRC/pjmedia/src/pjmedia/sdp_neg.c"
 if ! upstream_has KL-53.1 "$KL53_1_FILE" 'status = pjmedia_sdp_validate2(offer, PJ_FALSE);'; then
     hunk KL-53.1 "$KL53_1_FILE" replace '    status = pjmedia_sdp_validate(offer);' \

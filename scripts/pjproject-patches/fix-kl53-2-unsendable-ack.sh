@@ -6,7 +6,7 @@
 # 13.2.2.4's ACK-then-BYE is out of reach): end the session here, as its callers end it for a
 # failed final response (cause 502, the answer was unusable). A session already confirmed (a
 # re-INVITE's 2xx) or ended keeps its state, as before, without the assert.
-# Test: Tests/SwiftPJSUATests/Security/FuzzFindingTests.swift (Fuzz/findings/sip_endpoint-2xx-contact-tel).
+# Test: Tests/SwiftPJSUATests/Security/FuzzFindingTests.swift and the seed Fuzz/corpus/sip_endpoint/kl53-2xx-contact-tel.
 KL53_2_FILE="$SRC/pjsip/src/pjsip-ua/sip_inv.c"
 if ! upstream_has KL-53.2 "$KL53_2_FILE" 'PJSIP_SC_BAD_GATEWAY, NULL);  /* unusable 2xx */'; then
     hunk KL-53.2 "$KL53_2_FILE" replace '        pj_assert(!"Unable to send ACK!");' \

@@ -5,7 +5,7 @@
 # subscribes to). pjpidf_tuple_get_status asserts <status>, whose absence its caller handles (the
 # tuple is taken as closed). Both are required by RFC 3863 but are a peer's data: a missing id reads
 # as empty, a missing status as NULL, without the asserts.
-# Test: Tests/SwiftPJSUATests/Security/FuzzFindingTests.swift (Fuzz/findings/*pidf-tuple-*).
+# Test: Tests/SwiftPJSUATests/Security/FuzzFindingTests.swift and the seeds Fuzz/corpus/*/kl53-*pidf-tuple-*.
 KL53_3_FILE="$SRC/pjsip/src/pjsip-simple/pidf.c"
 if ! upstream_has KL-53.3 "$KL53_3_FILE" 'return attr ? &attr->value : &EMPTY_STRING;'; then
     [ "$(grep -cxF '    pj_assert(attr);' "$KL53_3_FILE")" = 2 ] \

@@ -4,7 +4,7 @@
 # every call's audio once the SDP is negotiated, any caller or callee), so one INVITE or answer
 # aborted the process with assertions on. A long name is input, not a caller's bug: refuse it
 # without the assert (PJ_ENAMETOOLONG, as pj_getaddrinfo does); the stream is not created.
-# Test: Tests/SwiftPJSUATests/Security/FuzzFindingTests.swift (Fuzz/findings/sdp-connection-address-254).
+# Test: Tests/SwiftPJSUATests/Security/FuzzFindingTests.swift and the seed Fuzz/corpus/sdp/kl53-connection-address-254.
 KL53_4_FILE="$SRC/pjlib/src/pj/sock_common.c"
 if ! upstream_has KL-53.4 "$KL53_4_FILE" 'if (str_addr && str_addr->slen >= PJ_MAX_HOSTNAME) {'; then
     hunk KL-53.4 "$KL53_4_FILE" replace '    PJ_ASSERT_RETURN(!str_addr || str_addr->slen < PJ_MAX_HOSTNAME, ' \

@@ -6,7 +6,7 @@
 # Reached by any video offer or answer once a video line is negotiated (H.264's SDP matcher) and
 # when a video stream is made. A set without room (start code and decoded bytes) refuses the
 # fmtp (PJMEDIA_SDP_EINFMTP, as an undecodable set already does).
-# Test: Tests/SwiftPJSUATests/Security/FuzzFindingTests.swift (Fuzz/findings/sdp-h264-sprop-empty-sets).
+# Test: Tests/SwiftPJSUATests/Security/FuzzFindingTests.swift and the seed Fuzz/corpus/sdp/kl53-h264-sprop-empty-sets.
 KL53_5_FILE="$SRC/pjmedia/src/pjmedia/vid_codec_util.c"
 if ! upstream_has KL-53.5 "$KL53_5_FILE" 'if (tmp_len < 0)'; then
     hunk KL-53.5 "$KL53_5_FILE" before '                status = pj_base64_decode(&tmp_st,' \

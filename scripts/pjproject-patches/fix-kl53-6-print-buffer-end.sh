@@ -5,7 +5,7 @@
 # past); pjsip_ctype_hdr_print the same, and it added print_media_type's -1 to its cursor;
 # sip_multipart.c multipart_print_body writes the blank line after a part's headers without
 # checking for room (two bytes past). Each now says "does not fit" (-1) instead.
-# Test: the fuzz seeds Fuzz/corpus/sip_parser/kl53-* and Fuzz/corpus/multipart/kl53-* (the
+# Test: the fuzz seeds Fuzz/corpus/sip_parser/kl53-*-print-nul and Fuzz/corpus/multipart/kl53-blank-line (the
 # reproducers), which make fuzz-smoke replays on the instrumented build.
 KL53_6_MSG="$SRC/pjsip/src/pjsip/sip_msg.c"
 KL53_6_MP="$SRC/pjsip/src/pjsip/sip_multipart.c"
