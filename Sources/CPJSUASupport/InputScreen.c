@@ -160,8 +160,10 @@ static const char *screen_kl53_sdp_problem(const char *text, pj_size_t len) {
             case 'm': {
                 if (in_media && media_port0 && !media_c && !session_c) port0_without_c = PJ_TRUE;
                 in_media = PJ_TRUE; media_c = PJ_FALSE;
+                /* The port's digits (before any "/count"), read as pjmedia reads them: all zeros is 0. */
                 const char *port = screen_nth_token(line + 2, stop, 1);
-                media_port0 = port != NULL && *port == '0' && screen_token_len(port, stop) == 1;
+                media_port0 = port != NULL && *port == '0';
+                for (const char *d = port; media_port0 && d < stop && *d >= '0' && *d <= '9'; ++d) media_port0 = *d == '0';
                 break;
             }
             case 'c': {
