@@ -91,7 +91,8 @@ if [ "${#c_targets[@]}" -gt 0 ]; then
         fi
     done
     echo "$built_for" >"$work/bin/.pjsip"
-    if ! nm -D "$prefix/lib/libpjsip.so" 2>/dev/null | grep -q __sanitizer_cov; then
+    # grep -c reads all of nm's output (grep -q stops early: nm's SIGPIPE fails the pipe).
+    if [ "$(nm -D "$prefix/lib/libpjsip.so" 2>/dev/null | grep -c __sanitizer_cov)" = 0 ]; then
         echo "fuzz: note: $prefix is not built with -fsanitize=fuzzer-no-link: coverage (cov) counts the targets' own code, and guides the mutations by it alone"
     fi
 fi
