@@ -17,7 +17,8 @@
 #   PJPROJECT_PROFILE=asan                  the Linux configuration built by the Swift toolchain's clang
 #                                           with AddressSanitizer (and UBSan's bounds and null checks),
 #                                           in /opt/pjproject-asan: make test's ASan pass links it, so a
-#                                           memory error inside PJSIP fails the suite
+#                                           memory error inside PJSIP fails the suite; and with
+#                                           libFuzzer's coverage (-fsanitize=fuzzer-no-link) for Fuzz/
 #   PJPROJECT_PATCHES=all|kl|none           which of our patches go in: all (the default), kl (all
 #                                           but the security advisories' sec-*.sh: the library an
 #                                           advisory's test must fail on) or none (the tarball as it
