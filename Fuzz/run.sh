@@ -91,7 +91,8 @@ if [ "${#c_targets[@]}" -gt 0 ]; then
         fi
     done
     echo "$built_for" >"$work/bin/.pjsip"
-    if ! nm -D "$prefix/lib/libpjsip.so" 2>/dev/null | grep -q __sanitizer_cov; then
+    # grep -c reads all of nm's output (grep -q stops early: nm's SIGPIPE fails the pipe).
+    if [ "$(nm -D "$prefix/lib/libpjsip.so" 2>/dev/null | grep -c __sanitizer_cov)" = 0 ]; then
         echo "fuzz: note: $prefix is not built with -fsanitize=fuzzer-no-link: coverage (cov) counts the targets' own code, and guides the mutations by it alone"
     fi
 fi
@@ -131,8 +132,9 @@ for t in "${targets[@]}"; do
     options=(-max_total_time="$seconds" -max_len="$(max_len_of "$t")" -timeout=10 -rss_limit_mb=2560
              -print_final_stats=1 -artifact_prefix="$work/artifacts/$t/")
     # FUZZ_REPLAY_ONLY="t1 t2": those targets replay their committed seeds once, without mutating
-    # them: make test's smoke for targets with open findings (KL-53), which a few seconds of
-    # fuzzing find again; the seeds keep every fixed advisory's input (SEC-2, 3, 4, 6, 10) checked.
+    # them: make test's smoke for a target with an open finding (Fuzz/findings/README.md), which a
+    # few seconds of fuzzing would find again; the seeds keep every fixed advisory's and finding's
+    # input (SEC-2, 3, 4, 6, 10, KL-53) checked.
     case " ${FUZZ_REPLAY_ONLY:-} " in
         *" $t "*) options=(-runs=0 -max_len="$(max_len_of "$t")" -timeout=10 -rss_limit_mb=2560 -print_final_stats=1
                            -artifact_prefix="$work/artifacts/$t/"); corpora=("$here/corpus/$t") ;;

@@ -17,7 +17,8 @@
 #   PJPROJECT_PROFILE=asan                  the Linux configuration built by the Swift toolchain's clang
 #                                           with AddressSanitizer (and UBSan's bounds and null checks),
 #                                           in /opt/pjproject-asan: make test's ASan pass links it, so a
-#                                           memory error inside PJSIP fails the suite
+#                                           memory error inside PJSIP fails the suite; and with
+#                                           libFuzzer's coverage (-fsanitize=fuzzer-no-link) for Fuzz/
 #   PJPROJECT_PATCHES=all|kl|none           which of our patches go in: all (the default), kl (all
 #                                           but the security advisories' sec-*.sh: the library an
 #                                           advisory's test must fail on) or none (the tarball as it
@@ -488,8 +489,13 @@ if [ "$PROFILE" = asan ]; then
     clang="$(dirname "$(readlink -f "$(command -v swift)")")/clang"
     [ -x "$clang" ] || die "the asan profile needs the Swift toolchain's clang ($clang)"
     sanitize="-fsanitize=address,bounds,null -fno-sanitize-recover=all"
-    build_env=(CC="$clang" CXX="$clang++" CFLAGS="-O1 -g -fPIC -fno-omit-frame-pointer $sanitize"
-               CXXFLAGS="-O1 -g -fPIC -fno-omit-frame-pointer $sanitize" LDFLAGS="$sanitize")
+    # libFuzzer's coverage instrumentation (no libFuzzer linked: the fuzzers of Fuzz/ link it, and
+    # any other binary gets the coverage callbacks' weak no-op defaults from the sanitizer runtime),
+    # so the fuzzers see PJSIP's edges, not only their own. Compile flags only: -fsanitize=fuzzer-no-link
+    # adds nothing at link time.
+    coverage="-fsanitize=fuzzer-no-link"
+    build_env=(CC="$clang" CXX="$clang++" CFLAGS="-O1 -g -fPIC -fno-omit-frame-pointer $sanitize $coverage"
+               CXXFLAGS="-O1 -g -fPIC -fno-omit-frame-pointer $sanitize $coverage" LDFLAGS="$sanitize")
 fi
 env "${build_env[@]}" ./configure --prefix="$PREFIX" \
     --enable-shared "${profile_flags[@]}" \

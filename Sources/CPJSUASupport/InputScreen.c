@@ -16,6 +16,14 @@
  * - SEC-1: a response to REGISTER carrying more Service-Route URIs than PJSUA_ACC_MAX_PROXIES
  *   loses its Service-Route headers before pjsua sees them (the patched pjsua refuses the whole
  *   set the same way): pjsua_acc.c wrote past its array of them.
+ * - KL-53 (the fuzzer's remote aborts), see the block of screen_kl53_* functions below: an SDP
+ *   with a port-0 media line and no c= for it, a c= or a=rtcp address of PJ_MAX_HOSTNAME
+ *   characters or more, or an H.264 sprop-parameter-sets that does not fit pjmedia's 256 bytes,
+ *   is answered 488 with a Warning (an ACK or a response carrying one is dropped, a 2xx to an
+ *   INVITE fails the call instead, below); a 2xx to an INVITE whose Contact or Record-Route is
+ *   not a SIP URI, or whose SDP is one of those, reaches the transaction layer as a 502, so the
+ *   call fails cleanly (the transaction ACKs it hop by hop) instead of an ACK that cannot be
+ *   routed; a NOTIFY whose PIDF has a <tuple> without its id or its <status> is answered 400.
  *
  * Runs on the worker thread that received the message, reads the parsed message and the raw
  * packet only, and takes no lock.
@@ -88,6 +96,222 @@ static void screen_log(const pjsip_rx_data *rdata, const char *why) {
                rdata->pkt_info.src_name, rdata->pkt_info.src_port, why));
 }
 
+/* ---- KL-53: the fuzzer's remote aborts (self-contained: the two hooks below call these) ---- */
+
+/* The length of the token starting at p (up to whitespace or the end). */
+static pj_size_t screen_token_len(const char *p, const char *end) {
+    const char *q = p;
+    while (q < end && *q != ' ' && *q != '\t' && *q != '\r' && *q != '\n') ++q;
+    return (pj_size_t)(q - p);
+}
+
+/* The start of the n-th (0-based) space-separated token of [p, end), or NULL. */
+static const char *screen_nth_token(const char *p, const char *end, unsigned n) {
+    for (;;) {
+        while (p < end && (*p == ' ' || *p == '\t')) ++p;
+        if (p >= end || *p == '\r' || *p == '\n') return NULL;
+        if (n-- == 0) return p;
+        p += screen_token_len(p, end);
+    }
+}
+
+/* sprop-parameter-sets in one fmtp value [p, end): true when pjmedia's parser
+ * (vid_codec_util.c) would run out of its 256 bytes, where the unpatched decoder asserts. Each
+ * set takes a 3-byte start code and its decoded bytes (3/4 of its characters but '=' padding). */
+static pj_bool_t screen_sprop_overflows(const char *p, const char *end) {
+    static const char key[] = "sprop-parameter-sets=";
+    const pj_size_t key_len = sizeof(key) - 1;
+    for (; p + key_len <= end; ++p) {
+        if (pj_ansi_strnicmp(p, key, key_len) != 0) continue;
+        const char *v = p + key_len;
+        long used = 0;
+        for (;;) {
+            const char *set = v;
+            while (v < end && *v != ',' && *v != ';' && *v != ' ' && *v != '\r' && *v != '\n') ++v;
+            long chars = (long)(v - set);
+            while (chars > 0 && set[chars - 1] == '=') --chars;
+            long room = 256 - used - 3;
+            if (room < 0 || room < chars * 3 / 4) return PJ_TRUE;
+            used += 3 + chars * 3 / 4;
+            if (v < end && *v == ',') { ++v; continue; }
+            break;
+        }
+        return PJ_FALSE;
+    }
+    return PJ_FALSE;
+}
+
+/* One SDP (or a body holding one: multipart parts are read as lines too) against the KL-53
+ * shapes: returns the Warning's text, or NULL. Line by line, one pass. */
+static const char *screen_kl53_sdp_problem(const char *text, pj_size_t len) {
+    const char *end = text + len, *line = text;
+    pj_bool_t session_c = PJ_FALSE, in_media = PJ_FALSE, media_c = PJ_FALSE, media_port0 = PJ_FALSE;
+    pj_bool_t port0_without_c = PJ_FALSE;
+    while (line < end) {
+        const char *eol = memchr(line, '\n', (pj_size_t)(end - line));
+        const char *next = eol ? eol + 1 : end;
+        const char *stop = eol ? eol : end;
+        if (stop - line >= 2 && line[1] == '=') {
+            switch (line[0]) {
+            case 'v':  /* a new session (another multipart part) */
+                if (in_media && media_port0 && !media_c && !session_c) port0_without_c = PJ_TRUE;
+                session_c = in_media = media_c = media_port0 = PJ_FALSE;
+                break;
+            case 'm': {
+                if (in_media && media_port0 && !media_c && !session_c) port0_without_c = PJ_TRUE;
+                in_media = PJ_TRUE; media_c = PJ_FALSE;
+                /* The port's digits (before any "/count"), read as pjmedia reads them: all zeros is 0. */
+                const char *port = screen_nth_token(line + 2, stop, 1);
+                media_port0 = port != NULL && *port == '0';
+                for (const char *d = port; media_port0 && d < stop && *d >= '0' && *d <= '9'; ++d) media_port0 = *d == '0';
+                break;
+            }
+            case 'c': {
+                if (in_media) media_c = PJ_TRUE; else session_c = PJ_TRUE;
+                const char *addr = screen_nth_token(line + 2, stop, 2);
+                if (addr != NULL && screen_token_len(addr, stop) >= PJ_MAX_HOSTNAME)
+                    return "Connection address too long";
+                break;
+            }
+            case 'a':
+                if (stop - line > 7 && pj_ansi_strnicmp(line, "a=rtcp:", 7) == 0) {
+                    const char *addr = screen_nth_token(line + 7, stop, 3);
+                    if (addr != NULL && screen_token_len(addr, stop) >= PJ_MAX_HOSTNAME)
+                        return "RTCP address too long";
+                } else if (stop - line > 7 && pj_ansi_strnicmp(line, "a=fmtp:", 7) == 0
+                           && screen_sprop_overflows(line + 7, stop)) {
+                    return "H.264 sprop-parameter-sets too long";
+                }
+                break;
+            default:
+                break;
+            }
+        }
+        line = next;
+    }
+    if (in_media && media_port0 && !media_c && !session_c) port0_without_c = PJ_TRUE;
+    return port0_without_c ? "Disabled media line without connection data" : NULL;
+}
+
+/* A body that may hold an SDP: application/sdp or multipart/... (the SDP part). */
+static pj_bool_t screen_kl53_may_hold_sdp(const pjsip_msg_body *body) {
+    const pjsip_media_type *type = &body->content_type;
+    return (pj_stricmp2(&type->type, "application") == 0 && pj_stricmp2(&type->subtype, "sdp") == 0)
+        || pj_stricmp2(&type->type, "multipart") == 0;
+}
+
+/* A PIDF body's <tuple> elements each carry an id attribute and a <status> (pidf.c asserts both
+ * of every tuple under <presence>). A lexical scan, no XML parse: each "<tuple" start tag (no
+ * prefix, as pidf.c matches the name) must hold " id=" (spaces allowed around the '='), and a
+ * "<status" must come before its "</tuple". Comments or CDATA holding such text are read as
+ * elements: a false alarm costs a 400 to a document no presence server writes. */
+static const char *screen_kl53_pidf_problem(const char *text, pj_size_t len) {
+    const char *end = text + len;
+    for (const char *p = text; p + 6 < end; ++p) {
+        if (p[0] != '<' || pj_ansi_strnicmp(p + 1, "tuple", 5) != 0) continue;
+        char after = p[6];
+        if (after != '>' && after != ' ' && after != '\t' && after != '\r' && after != '\n' && after != '/') continue;
+        const char *tag_end = memchr(p, '>', (pj_size_t)(end - p));
+        if (tag_end == NULL) return NULL;  /* not XML: pj_xml_parse refuses it */
+        pj_bool_t has_id = PJ_FALSE;
+        for (const char *a = p + 6; a + 2 < tag_end && !has_id; ++a) {
+            if ((a[0] == ' ' || a[0] == '\t' || a[0] == '\r' || a[0] == '\n') && (a[1] == 'i' || a[1] == 'I')
+                && (a[2] == 'd' || a[2] == 'D')) {
+                const char *q = a + 3;
+                while (q < tag_end && (*q == ' ' || *q == '\t' || *q == '\r' || *q == '\n')) ++q;
+                has_id = q < tag_end && *q == '=';
+            }
+        }
+        if (!has_id) return "PIDF tuple without id";
+        if (tag_end[-1] == '/') return "PIDF tuple without status";
+        pj_bool_t has_status = PJ_FALSE;
+        const char *q = tag_end + 1;
+        for (; q + 7 < end; ++q) {
+            if (q[0] != '<') continue;
+            if (pj_ansi_strnicmp(q + 1, "/tuple", 6) == 0) break;
+            if (pj_ansi_strnicmp(q + 1, "status", 6) == 0) { has_status = PJ_TRUE; break; }
+        }
+        if (!has_status) return "PIDF tuple without status";
+        p = tag_end;
+    }
+    return NULL;
+}
+
+/* A request of a KL-53 shape: its answer (488 or 400) and reason, its Warning's text. */
+static int screen_kl53_request(pjsip_rx_data *rdata, const char **reason, const char **warning) {
+    pjsip_msg *msg = rdata->msg_info.msg;
+    if (msg->body == NULL) return 0;
+    pj_size_t len = 0;
+    const char *body;
+    if (screen_kl53_may_hold_sdp(msg->body)) {
+        if ((body = screen_body(rdata, &len)) == NULL) return 0;
+        if ((*warning = screen_kl53_sdp_problem(body, len)) != NULL) {
+            *reason = "Not Acceptable Here";
+            return PJSIP_SC_NOT_ACCEPTABLE_HERE;
+        }
+    } else if (pjsip_method_cmp(&msg->line.req.method, pjsip_get_notify_method()) == 0
+               && pj_stricmp2(&msg->body->content_type.type, "application") == 0
+               && pj_stricmp2(&msg->body->content_type.subtype, "pidf+xml") == 0) {
+        if ((body = screen_body(rdata, &len)) == NULL) return 0;
+        if ((*warning = screen_kl53_pidf_problem(body, len)) != NULL) {
+            *reason = "Bad Request";
+            return PJSIP_SC_BAD_REQUEST;
+        }
+    }
+    return 0;
+}
+
+/* The URI of a Contact or Record-Route: SIP or SIPS (a tel: target cannot take the ACK). */
+static pj_bool_t screen_kl53_is_sip(const pjsip_uri *uri) {
+    if (uri == NULL) return PJ_FALSE;
+    const pjsip_uri *inner = (const pjsip_uri *)pjsip_uri_get_uri((pjsip_uri *)uri);
+    return inner != NULL && (PJSIP_URI_SCHEME_IS_SIP(inner) || PJSIP_URI_SCHEME_IS_SIPS(inner));
+}
+
+/* A response of a KL-53 shape. A 2xx to an INVITE with an unroutable target or an unusable SDP
+ * becomes a 502 before the transaction layer sees it: the call fails, and the transaction ACKs
+ * the "502" hop by hop. Another response with such an SDP is dropped. Returns PJ_TRUE to drop. */
+static pj_bool_t screen_kl53_response(pjsip_rx_data *rdata) {
+    pjsip_msg *msg = rdata->msg_info.msg;
+    const char *why = NULL;
+    if (msg->body != NULL && screen_kl53_may_hold_sdp(msg->body)) {
+        pj_size_t len = 0;
+        const char *body = screen_body(rdata, &len);
+        if (body != NULL) why = screen_kl53_sdp_problem(body, len);
+    }
+    pj_bool_t invite_2xx = rdata->msg_info.cseq->method.id == PJSIP_INVITE_METHOD && msg->line.status.code / 100 == 2;
+    if (why == NULL && invite_2xx) {
+        pjsip_contact_hdr *contact = pjsip_msg_find_hdr(msg, PJSIP_H_CONTACT, NULL);
+        if (contact != NULL && (contact->star || !screen_kl53_is_sip(contact->uri))) why = "Contact is not a SIP URI";
+        for (pjsip_rr_hdr *rr = rdata->msg_info.record_route; why == NULL && rr != NULL;
+             rr = pjsip_msg_find_hdr(msg, PJSIP_H_RECORD_ROUTE, rr->next)) {
+            if (!screen_kl53_is_sip((const pjsip_uri *)&rr->name_addr)) why = "Record-Route is not a SIP URI";
+        }
+    }
+    if (why == NULL) return PJ_FALSE;
+    screen_log(rdata, why);
+    if (!invite_2xx) return PJ_TRUE;
+    msg->line.status.code = PJSIP_SC_BAD_GATEWAY;
+    msg->line.status.reason = pj_str((char *)why);
+    return PJ_FALSE;
+}
+
+/* Answers a request statelessly with a Warning (RFC 3261 20.43: 399, our pseudonym). */
+static void screen_kl53_respond(pjsip_rx_data *rdata, int code, const char *reason, const char *warning) {
+    static const pj_str_t name = { "Warning", 7 };
+    char value[160];
+    pj_ansi_snprintf(value, sizeof(value), "399 swift-pjsua \"%s\"", warning);
+    pj_str_t text = pj_str(value);
+    pjsip_hdr headers;
+    pj_list_init(&headers);
+    pjsip_generic_string_hdr *h = pjsip_generic_string_hdr_create(rdata->tp_info.pool, &name, &text);
+    if (h != NULL) pj_list_push_back(&headers, h);
+    pj_str_t status = pj_str((char *)reason);
+    pjsip_endpt_respond_stateless(pjsua_get_pjsip_endpt(), rdata, code, &status, &headers, NULL);
+}
+
+/* ---- end of KL-53 ---- */
+
 static pj_bool_t screen_on_rx_request(pjsip_rx_data *rdata) {
     pjsip_msg *msg = rdata->msg_info.msg;
     const pjsip_method *method = &msg->line.req.method;
@@ -106,7 +330,14 @@ static pj_bool_t screen_on_rx_request(pjsip_rx_data *rdata) {
             reason = "Too Many Crypto Attributes";
         }
     }
-    if (code == 0) return PJ_FALSE;
+    if (code == 0) {
+        const char *warning = NULL;
+        int kl53 = screen_kl53_request(rdata, &reason, &warning);
+        if (kl53 == 0) return PJ_FALSE;
+        screen_log(rdata, warning);
+        if (!is_ack) screen_kl53_respond(rdata, kl53, reason, warning);
+        return PJ_TRUE;
+    }
 
     screen_log(rdata, reason);
     if (!is_ack) {
@@ -133,6 +364,7 @@ static pj_bool_t screen_on_rx_response(pjsip_rx_data *rdata) {
             return PJ_TRUE;
         }
     }
+    if (screen_kl53_response(rdata)) return PJ_TRUE;
     if (method->id != PJSIP_REGISTER_METHOD) return PJ_FALSE;
 
     static const pj_str_t name = { "Service-Route", 13 };

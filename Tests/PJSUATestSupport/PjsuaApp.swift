@@ -53,12 +53,14 @@ public final class PjsuaApp: @unchecked Sendable {
     /// loopback ones (e.g. `--auto-answer=200`, or a URI to call at start). `ofThisBuild`: the app
     /// of the PJSIP this process loaded (``ofThisBuild()``), for a test of our patches to PJSIP that
     /// reach the app, rather than /usr/local's.
+    /// `prefix`: the app of the PJSIP installed there instead (PREFIX/bin/pjsua on PREFIX/lib,
+    /// e.g. /opt/pjproject-unpatched).
     public init(name: String = "pjsua-app", arguments: [String] = [], console steps: [Step] = [], linger: Double = 30,
-                ofThisBuild: Bool = false) async throws {
+                ofThisBuild: Bool = false, prefix: String? = nil) async throws {
         // --log-level=4 at least: the line that names the bound port (``sipPort(in:)``) is level 4.
         let base = ["--null-audio", "--local-port=0", "--rtp-port=0", "--bound-addr=127.0.0.1", "--ip-addr=127.0.0.1", "--no-tcp",
                     "--log-level=4", "--max-calls=4"]
-        let build = ofThisBuild ? try Self.ofThisBuild() : nil
+        let build = try prefix.map { (executable: $0 + "/bin/pjsua", libraries: $0 + "/lib") } ?? (ofThisBuild ? Self.ofThisBuild() : nil)
         let pjsua = try build?.executable ?? ChildProcess.locate("pjsua")
         // Its log goes to stdout, which stdio buffers in full when it is a file: line buffering
         // (stdbuf) lets a test see a line when it is written.
