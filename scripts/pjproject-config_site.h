@@ -34,3 +34,4 @@
 #define PJSIP_TCP_TRANSPORT_BACKLOG  256   /* pjproject default: 5 */
 #define PJSIP_TLS_TRANSPORT_BACKLOG  256   /* pjproject default: 5 (unused in 2.17, see above) */
 #define PJ_SOMAXCONN                 256   /* pjproject default: 5 (the TLS listener's backlog) */
+#define PJSIP_MAX_PKT_LEN            16000 /* pjproject default: 4000 (KL-5) */

@@ -35,7 +35,7 @@ struct BuildProfileTests {
             ? Pinned(calls: 8, accounts: 8, players: 4, recorders: 4, conferencePorts: 254, ioqueueHandles: 64,
                      packetLength: 16000, opus: false)
             : Pinned(calls: 256, accounts: 32, players: 64, recorders: 64, conferencePorts: 1024, ioqueueHandles: 2048,
-                     packetLength: 4000, opus: true)
+                     packetLength: 16000, opus: true)
         let limits = PJSUA.buildLimits
         let linked = Pinned(calls: limits.maxCalls, accounts: limits.maxAccounts, players: limits.maxPlayers,
                             recorders: limits.maxRecorders, conferencePorts: limits.maxConferencePorts,
