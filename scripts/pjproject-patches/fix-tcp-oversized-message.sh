@@ -69,7 +69,8 @@ static void swift_pjsua_answer_oversized(pjsip_tpmgr *mgr, pjsip_rx_data *rdata,
 hunk KL-4 "$KL4_FILE" before '    /* Process all message fragments. */' \
 '    /* swift-pjsua: KL-4, first the rest of an oversized message (see below) */
     if (tr->swift_pjsua_rx_skip > 0 && (tr->flag & PJSIP_TRANSPORT_DATAGRAM) == 0) {
-        pj_size_t skip = PJ_MIN(tr->swift_pjsua_rx_skip, remaining_len);
+        pj_size_t skip = tr->swift_pjsua_rx_skip < remaining_len ?
+                         tr->swift_pjsua_rx_skip : remaining_len;
 
         tr->swift_pjsua_rx_skip -= skip;
         current_pkt += skip;
