@@ -61,6 +61,11 @@ static void swift_pjsua_answer_oversized(pjsip_tpmgr *mgr, pjsip_rx_data *rdata,
                rdata->tp_info.transport->obj_name,
                (int)msg->line.req.method.name.slen, msg->line.req.method.name.ptr,
                PJSIP_MAX_PKT_LEN, rdata->pkt_info.src_name, rdata->pkt_info.src_port));
+    /* As for every request below: the response goes where the request came from. */
+    pj_strdup2(rdata->tp_info.pool, &rdata->msg_info.via->recvd_param,
+               rdata->pkt_info.src_name);
+    if (rdata->msg_info.via->rport_param == 0)
+        rdata->msg_info.via->rport_param = rdata->pkt_info.src_port;
     pj_bzero(&rdata->endpt_info, sizeof(rdata->endpt_info));
     pjsip_endpt_respond_stateless(mgr->endpt, rdata, PJSIP_SC_MESSAGE_TOO_LARGE,
                                   NULL, NULL, NULL);

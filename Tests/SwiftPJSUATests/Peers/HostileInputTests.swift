@@ -43,7 +43,7 @@ struct HostileInputTests {
     }
 
     @Test func aLegal12KBInviteOverUDPIsAnswered200WithTheWholeSDPRead() async throws {
-        // A WebRTC-style offer (98 ICE candidates, nine video codecs): 12 kB, within both builds'
+        // A WebRTC-style offer (58 ICE candidates, nine video codecs): 11.7 kB, within both builds'
         // PJSIP_MAX_PKT_LEN of 16000 (pjproject's 4000 cut it, KL-5). The scenario checks that the
         // answer declines the video section, which comes last: the whole SDP was read.
         #expect(PJSUA.buildLimits.maxPacketLength >= 16000)

@@ -94,18 +94,19 @@ private final class TCPPeer {
     let localPort: Int
 
     init(port: Int) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw ChildProcessError("socket: errno \(errno)") }
-        guard withLoopbackAddress(port: port, { Glibc.connect(fd, $0, $1) }) == 0 else {
+        let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socketFD >= 0 else { throw ChildProcessError("socket: errno \(errno)") }
+        guard withLoopbackAddress(port: port, { Glibc.connect(socketFD, $0, $1) }) == 0 else {
             let error = errno
-            Glibc.close(fd)
+            Glibc.close(socketFD)
             throw ChildProcessError("connect: errno \(error)")
         }
         var address = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socketFD, $0, &length) }
         }
+        fd = socketFD
         localPort = Int(UInt16(bigEndian: address.sin_port))
     }
 
