@@ -46,7 +46,7 @@
 #define PJSUA_MAX_CALLS                  8    /* preset: 4 */
 #define PJSUA_MAX_ACC                    8    /* preset: 4 */
 #define PJSUA_MAX_CONF_PORTS             254  /* preset: PJSUA_MAX_CALLS + 2 * PJSUA_MAX_PLAYERS */
-#define PJSIP_MAX_PKT_LEN                16000 /* pjproject default: 4000 (KL-5) */
+#define PJSIP_MAX_PKT_LEN                16000 /* pjproject default: 4000 (Linux has 16000 too) */
 #define PJMEDIA_RTP_PT_TELEPHONE_EVENTS  101  /* pjproject default: 120 */
 #define PJMEDIA_SRTP_HAS_DTLS            0    /* absent with the Apple TLS backend */
 #define PJMEDIA_HAS_VIDEO                1    /* VideoToolbox there; OpenH264 here */

@@ -34,3 +34,19 @@
 #define PJSIP_TCP_TRANSPORT_BACKLOG  256   /* pjproject default: 5 */
 #define PJSIP_TLS_TRANSPORT_BACKLOG  256   /* pjproject default: 5 (unused in 2.17, see above) */
 #define PJ_SOMAXCONN                 256   /* pjproject default: 5 (the TLS listener's backlog) */
+/* The largest SIP message received or sent, as in the iOS binary (KL-5). pjproject's 4000 cut a
+ * legal INVITE with a WebRTC-style SDP (ICE candidates of many interfaces, several video codecs:
+ * 11.7 kB in HostileInputTests) and a long Route set; UDP datagrams past it are cut by recvfrom
+ * (the input screen answers 513, KL-3), TCP messages past it answered 513 (KL-4's patch).
+ * What it sizes (pjsip 2.17): the receive buffer of every rdata, one per pending UDP read and one
+ * per TCP/TLS connection (sip_transport.h, pjsip_rx_data.pkt_info.packet); the print buffer each
+ * tx_data takes from its pool when first sent (sip_transport.c, pjsip_tx_data_encode), which lives
+ * as long as the transaction keeps the message for retransmission; the TLS socket's buffers
+ * (sip_transport_tls.c, at least this); the TCP overflow test (sip_transport.c,
+ * pjsip_tpmgr_receive_packet). Measured 2026-12-06 (release builds, 2-core VM, load ~5), 4000 ->
+ * 16000: soak --calls 1000: RSS 83.4 -> 178.8 MB right after the calls vs 87.1 -> 198.8 MB (about
+ * 16 kB more per call whose transactions still wait out their timers), 65.7 vs 65.4 MB settled;
+ * media --calls 100: 290 vs 291 kB per established PCMU call, CPU per call-second unchanged
+ * (3.29 vs 3.21 ms); load --clock-rate 8000: softphone CPU medians 0.308 vs 0.287 s for 200 calls
+ * (run-to-run noise is larger than any difference). */
+#define PJSIP_MAX_PKT_LEN            16000 /* pjproject default: 4000 */

@@ -24,6 +24,13 @@
  *   not a SIP URI, or whose SDP is one of those, reaches the transaction layer as a 502, so the
  *   call fails cleanly (the transaction ACKs it hop by hop) instead of an ACK that cannot be
  *   routed; a NOTIFY whose PIDF has a <tuple> without its id or its <status> is answered 400.
+ * - KL-3: a datagram PJSIP cut or a peer sent short is never taken for a shorter message. One that
+ *   filled PJSIP's whole receive buffer (PJSIP_MAX_PKT_LEN: recvfrom cut the rest off unnoticed)
+ *   is answered 513 Message Too Large (RFC 3261 21.5.11); one whose body is shorter than its
+ *   Content-Length is answered 400 (RFC 3261 18.3). A response so cut is dropped (18.3), an ACK
+ *   is dropped unanswered. PJSIP's parser takes whatever follows the headers as the body, so a
+ *   cut INVITE rang as an INVITE without SDP. Unpatched in every PJSIP; stream transports are
+ *   PJSIP's to frame (pjsip_find_msg waits for Content-Length bytes; KL-4 is its overflow).
  *
  * Runs on the worker thread that received the message, reads the parsed message and the raw
  * packet only, and takes no lock.
@@ -88,6 +95,24 @@ static const char *screen_body(const pjsip_rx_data *rdata, pj_size_t *len) {
         }
     }
     return NULL;
+}
+
+/* KL-3: why a datagram is not the whole message it claims to be (NULL when it is, and for stream
+ * transports), and the answer a request gets for it. */
+static const char *screen_cut_datagram(const pjsip_rx_data *rdata, int *code) {
+    const pjsip_transport *tp = rdata->tp_info.transport;
+    if (tp == NULL || (tp->flag & PJSIP_TRANSPORT_DATAGRAM) == 0) return NULL;
+    if (rdata->pkt_info.len >= (pj_ssize_t)sizeof(rdata->pkt_info.packet)) {
+        *code = PJSIP_SC_MESSAGE_TOO_LARGE;
+        return "Message Too Large";
+    }
+    const pjsip_clen_hdr *clen = rdata->msg_info.clen;
+    if (clen == NULL || clen->len <= 0) return NULL;
+    pj_size_t received = 0;
+    if (screen_body(rdata, &received) == NULL) received = 0;
+    if (received >= (pj_size_t)clen->len) return NULL;
+    *code = PJSIP_SC_BAD_REQUEST;
+    return "Body Shorter Than Content-Length";
 }
 
 static void screen_log(const pjsip_rx_data *rdata, const char *why) {
@@ -319,7 +344,11 @@ static pj_bool_t screen_on_rx_request(pjsip_rx_data *rdata) {
     int code = 0;
     const char *reason = NULL;
 
-    if (rdata->msg_info.cseq != NULL && pjsip_method_cmp(method, &rdata->msg_info.cseq->method) != 0) {
+    /* KL-3 first: the rest of the checks read a message that is all there. */
+    reason = screen_cut_datagram(rdata, &code);
+    if (reason != NULL) {
+        /* answered below */
+    } else if (rdata->msg_info.cseq != NULL && pjsip_method_cmp(method, &rdata->msg_info.cseq->method) != 0) {
         code = PJSIP_SC_BAD_REQUEST;
         reason = "CSeq Method Does Not Match";
     } else if (msg->body != NULL) {
@@ -348,6 +377,12 @@ static pj_bool_t screen_on_rx_request(pjsip_rx_data *rdata) {
 }
 
 static pj_bool_t screen_on_rx_response(pjsip_rx_data *rdata) {
+    int cut_code = 0;
+    const char *cut = screen_cut_datagram(rdata, &cut_code);
+    if (cut != NULL) {
+        screen_log(rdata, cut);  /* KL-3: RFC 3261 18.3, a response so cut is discarded */
+        return PJ_TRUE;
+    }
     if (rdata->msg_info.cseq == NULL) return PJ_FALSE;
     const pjsip_method *method = &rdata->msg_info.cseq->method;
     if (method->id == PJSIP_ACK_METHOD) {

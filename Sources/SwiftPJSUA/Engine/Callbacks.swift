@@ -75,8 +75,8 @@ func callIdentity(_ call: PJSUA.Call, _ info: UnsafePointer<pjsua_call_info>) ->
 /// The Call-ID and the printed From header URI of an INVITE, whole.
 private func identity(of rdata: UnsafeMutablePointer<pjsip_rx_data>) -> InviteIdentity? {
     guard let callID = rdata.pointee.msg_info.cid, let from = rdata.pointee.msg_info.from else { return nil }
-    // A From that fit the received message prints within PJSIP_MAX_PKT_LEN (4000 on Linux, 16000
-    // in the iOS binary); a fixed 4 kB cut longer ones to pjsua's own 256-character copy.
+    // A From that fit the received message prints within PJSIP_MAX_PKT_LEN (16000 on Linux and
+    // in the iOS binary); pjsua's own copy cuts longer ones to 256 characters.
     // The buffer is not zeroed first (pjsip_uri_print writes what it returns): every incoming
     // call prints one.
     let remote = withUnsafeTemporaryAllocation(of: CChar.self, capacity: Int(cpjsua_max_pkt_len) + 1) { out -> String? in

@@ -35,7 +35,7 @@ struct BuildProfileTests {
             ? Pinned(calls: 8, accounts: 8, players: 4, recorders: 4, conferencePorts: 254, ioqueueHandles: 64,
                      packetLength: 16000, opus: false)
             : Pinned(calls: 256, accounts: 32, players: 64, recorders: 64, conferencePorts: 1024, ioqueueHandles: 2048,
-                     packetLength: 4000, opus: true)
+                     packetLength: 16000, opus: true)
         let limits = PJSUA.buildLimits
         let linked = Pinned(calls: limits.maxCalls, accounts: limits.maxAccounts, players: limits.maxPlayers,
                             recorders: limits.maxRecorders, conferencePorts: limits.maxConferencePorts,
@@ -139,9 +139,9 @@ struct BuildProfileTests {
         #expect(try await callee.waitForExit(timeout: .seconds(10)) == 0, "\(callee.output)")
     }
 
-    /// An INVITE whose From fills most of the build's PJSIP_MAX_PKT_LEN (about 14.5 kB on the
-    /// iOS profile, past the 4 kB the engine once printed it into; 2.5 kB on Linux, past
-    /// pjsua's own 256-character copy) is reported with that From whole.
+    /// An INVITE whose From fills most of the build's PJSIP_MAX_PKT_LEN (about 14.5 kB on both
+    /// builds, past the 4 kB the engine once printed it into and past pjsua's own 256-character
+    /// copy) is reported with that From whole.
     @Test func aFromAsLongAsTheBuildsPacketsAllowArrivesWhole() async throws {
         let display = String(repeating: "Long Name ", count: (PJSUA.buildLimits.maxPacketLength - 1500) / 10)
         let run = try await runHostile("hostile-odd-identities.xml", sippArguments: ["-set", "display", display])

@@ -9,15 +9,13 @@ import Testing
 /// must leave behind: every incoming call ended with one DISCONNECTED, and a normal call to the
 /// engine's own address still works.
 ///
-/// Where PJSIP 2.17 (or the engine's use of it) gets something wrong, the test states the right
-/// behaviour inside `withKnownIssue`, naming the place in pjproject: it keeps failing quietly
-/// until the defect is fixed, then reports that the known issue is gone.
 @Suite("Hostile input: unusual and malformed SIP against a running engine", .serialized)
 struct HostileInputTests {
     @Test func hugeHeadersWithinPJSIPsPacketSizeAreServedAndAnOversizedDatagramIsDroppedUnanswered() async throws {
-        // PJSIP reads a UDP datagram into a PJSIP_MAX_PKT_LEN byte buffer (the build's: 4000 on
-        // Linux, 16000 on the iOS profile): headers 1 kB short of it fit; an OPTIONS 2 kB past it
-        // is cut at the limit, loses Call-ID and CSeq, and gets no answer (no 513).
+        // PJSIP reads a UDP datagram into a PJSIP_MAX_PKT_LEN byte buffer (16000 in both builds):
+        // headers 1 kB short of it fit; an OPTIONS 2 kB past it is cut at the limit and loses
+        // Call-ID and CSeq, so PJSIP drops it before any module sees it: no answer, not even the
+        // input screen's 513 (KL-3).
         let limit = PJSUA.buildLimits.maxPacketLength
         let run = try await runHostile("hostile-huge-header.xml",
                                        sippArguments: ["-set", "fitsBytes", "\(limit - 1000)", "-set", "tooLongBytes", "\(limit + 2000)"])
@@ -26,36 +24,44 @@ struct HostileInputTests {
     }
 
     @Test func aUDPInviteCutAtPJSIPsPacketSizeIsRejectedNotTakenAsAnInviteWithoutSDP() async throws {
-        // The SDP starts past the build's PJSIP_MAX_PKT_LEN (byte 4000 of a 4.7 kB datagram on
-        // Linux). RFC 3261 18.3: a datagram that ends before its Content-Length is an error; a
-        // request SHOULD get 400.
+        // The SDP starts past the build's PJSIP_MAX_PKT_LEN (byte 16000 of a 16.2 kB datagram).
+        // recvfrom cuts it there unnoticed and PJSIP's parser takes the rest for the body: it rang
+        // as an INVITE without SDP. The input screen answers a datagram that filled the buffer
+        // 513 Message Too Large (RFC 3261 21.5.11, KL-3).
         let run = try await runHostile("hostile-truncated-invite.xml", sippArguments: ["-set", "paddingBytes", "\(PJSUA.buildLimits.maxPacketLength + 200)"],
                                        incoming: .reject(603))
-        withKnownIssue("""
-            PJSIP 2.17 truncates UDP datagrams at PJSIP_MAX_PKT_LEN without noticing \
-            (sip_transport_udp.c, udp_on_read_complete reads into rdata->pkt_info.packet), and \
-            the parser takes the rest of a datagram as the body whatever Content-Length says \
-            (sip_parser.c, int_parse_msg): the INVITE becomes an INVITE without SDP and rings.
-            """) {
-            #expect(run.sippStatus == 0, "\(run.sippOutput)")
-            #expect(run.incomingCalls.isEmpty)
-        }
-    }
-
-    @Test func a64KBBodyOverTCPIsDiscardedUnansweredAndTheConnectionKeepsServing() async throws {
-        let run = try await runHostile("hostile-huge-body-tcp.xml", transport: .tcp)
-        // The INVITE overflowed PJSIP's PJSIP_MAX_PKT_LEN TCP buffer (at most 16000 bytes, on the
-        // iOS profile): no answer, no call, and a later OPTIONS on the same connection got its 200.
-        #expect(PJSUA.buildLimits.maxPacketLength < 64 * 1024, "the 64 kB body no longer overflows this build's buffer")
         #expect(run.sippStatus == 0, "\(run.sippOutput)")
         #expect(run.incomingCalls.isEmpty)
-        withKnownIssue("""
-            After discarding an oversized message PJSIP 2.17 keeps the tail of its body in the \
-            TCP buffer (sip_transport.c, pjsip_tpmgr_receive_packet, PJSIP_ERXOVERFLOW) and \
-            parses it together with the next message, so the next request is dropped too.
-            """) {
-            #expect(run.sippLog.contains("follow-up answered"), "sipp log: \(run.sippLog)")
-        }
+    }
+
+    @Test func aUDPInviteWhoseBodyIsShorterThanItsContentLengthIsAnswered400() async throws {
+        // RFC 3261 18.3: a datagram that ends before its Content-Length is an error, and a request
+        // SHOULD get 400. PJSIP 2.17 takes whatever follows the headers as the body (KL-3).
+        let run = try await runHostile("hostile-short-body.xml", incoming: .reject(603))
+        #expect(run.sippStatus == 0, "\(run.sippOutput)")
+        #expect(run.incomingCalls.isEmpty)
+    }
+
+    @Test func aLegal12KBInviteOverUDPIsAnswered200WithTheWholeSDPRead() async throws {
+        // A WebRTC-style offer (58 ICE candidates, nine video codecs): 11.7 kB, within both builds'
+        // PJSIP_MAX_PKT_LEN of 16000 (pjproject's 4000 cut it, KL-5). The scenario checks that the
+        // answer declines the video section, which comes last: the whole SDP was read.
+        #expect(PJSUA.buildLimits.maxPacketLength >= 16000)
+        let run = try await runHostile("large-sdp-invite.xml")
+        #expect(run.sippStatus == 0, "\(run.sippOutput)")
+        let call = try #require(run.incomingCalls.first)
+        #expect(run.states(of: call.call).contains(.confirmed))
+    }
+
+    @Test func a64KBBodyOverTCPIsAnswered513AndTheConnectionKeepsServing() async throws {
+        // The INVITE overflows PJSIP's PJSIP_MAX_PKT_LEN TCP buffer (16000 bytes) with its headers
+        // whole: our patch to sip_transport.c (KL-4) answers it 513 and skips the rest of its body,
+        // so the two OPTIONS after it on the same connection are answered. PJSIP 2.17 sent no
+        // answer and lost the next request in the body's tail.
+        #expect(PJSUA.buildLimits.maxPacketLength < 64 * 1024, "the 64 kB body no longer overflows this build's buffer")
+        let run = try await runHostile("hostile-huge-body-tcp.xml", transport: .tcp)
+        #expect(run.sippStatus == 0, "\(run.sippOutput)")
+        #expect(run.incomingCalls.isEmpty)
     }
 
     @Test func aCallWrittenInCompactHeaderFormsIsAnsweredAndEnded() async throws {

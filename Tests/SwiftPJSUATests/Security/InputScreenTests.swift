@@ -101,6 +101,36 @@ struct InputScreenTests {
         #expect(child.isRunning, "\(child.output.suffix(3000))")
     }
 
+    /// KL-3: an INVITE datagram longer than the library's receive buffer (recvfrom cuts it at
+    /// PJSIP_MAX_PKT_LEN, 4000 in this library), and one whose body is shorter than its
+    /// Content-Length: PJSIP takes each for an INVITE with what arrived of its SDP. The screen
+    /// answers 513 and 400, and a call afterwards works.
+    @Test func aCutDatagramIsAnswered513AndABodyShorterThanItsContentLength400ByTheScreen() async throws {
+        let (child, port) = try await Self.screeningSoftphone(name: "softphone-unpatched-cut")
+        defer { child.stop() }
+        let peer = try RawSIPPeer(target: port)
+        // 17.6 kB of SDP: past both builds' buffer, the cut in the body (the headers arrive whole).
+        let padding = "a=x-padding:" + String(repeating: "0123456789abcdef", count: 1100)
+        let cut = try await SDPOfferTests.offering(SDPOfferTests.offer(["m=audio 9 RTP/AVP 0", padding, "a=rtpmap:0 PCMU/8000"]), to: peer)
+        #expect(cut?.statusCode == 513, "\(cut?.startLine ?? "no answer")")
+
+        var invite = RawSIPRequest(peer: peer, method: "INVITE")
+        invite.contentType = "application/sdp"
+        invite.body = SDPOfferTests.offer(["m=audio 9 RTP/AVP 0", "a=rtpmap:0 PCMU/8000"])
+        let length = invite.body.utf8.count
+        peer.send(invite.text(via: peer.port).replacingOccurrences(of: "Content-Length: \(length)\r\n",
+                                                                   with: "Content-Length: \(length + 500)\r\n"))
+        let short = try await peer.finalResponse(to: invite)
+        #expect(short?.statusCode == 400, "\(short?.startLine ?? "no answer")")
+        if let short { peer.send(invite.ack(for: short)) }
+
+        #expect(child.isRunning, "\(child.output.suffix(3000))")
+        let call = try await peer.plainCall()
+        #expect(call.invite == 200 && call.bye == 200, "\(call)")
+        #expect(jsonLines(child.output).filter { $0["event"] as? String == "incomingCall" }.count == 1,
+                "only the plain call rang: \(child.output.suffix(3000))")
+    }
+
     /// SEC-1's answer (40 Service-Route headers) to a REGISTER: the unpatched library's softphone
     /// would write past its array of 8; the screen takes the headers out, and the account
     /// registers and unregisters.

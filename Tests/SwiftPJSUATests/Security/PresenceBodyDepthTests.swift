@@ -5,9 +5,9 @@ import Testing
 
 /// SEC-10 (scripts/pjproject-patches/sec-10-xml-depth.sh, upstream 12306eaf9): PJSIP's XML parser
 /// called itself once per nesting level with no bound, and a presence document is the notifier's.
-/// The stack it takes is bounded on our Linux build by the packet size alone (4000 bytes: 1,300
-/// levels, 125 KB), not on the iOS profile (16000 bytes: 5,200 levels, 500 KB, the whole stack of
-/// an iOS secondary thread); so what this shows is the bound itself: a document nested deeper
+/// Without the bound the stack it takes is limited by the packet size alone (16000 bytes in both
+/// builds: 5,200 levels, 500 KB, the whole stack of an iOS secondary thread); so what this shows is
+/// the bound itself: a document nested deeper
 /// than 256 levels is refused (488, PJSIP_PRES_BAD_CONTENT_RESPONSE, and no status taken from
 /// it), one nested 50 deep is read.
 @Suite("Security: XML bodies nested past the parser's bound")
