@@ -345,10 +345,18 @@ static pj_bool_t screen_on_rx_request(pjsip_rx_data *rdata) {
     const char *reason = NULL;
 
     /* KL-3 first: the rest of the checks read a message that is all there. */
-    reason = screen_cut_datagram(rdata, &code);
-    if (reason != NULL) {
-        /* answered below */
-    } else if (rdata->msg_info.cseq != NULL && pjsip_method_cmp(method, &rdata->msg_info.cseq->method) != 0) {
+    int cut_code = 0;
+    const char *cut = screen_cut_datagram(rdata, &cut_code);
+    if (cut != NULL) {
+        screen_log(rdata, cut);
+        if (!is_ack) {
+            pj_str_t text = pj_str((char *)cut);
+            pjsip_endpt_respond_stateless(pjsua_get_pjsip_endpt(), rdata, cut_code, &text, NULL, NULL);
+        }
+        return PJ_TRUE;
+    }
+
+    if (rdata->msg_info.cseq != NULL && pjsip_method_cmp(method, &rdata->msg_info.cseq->method) != 0) {
         code = PJSIP_SC_BAD_REQUEST;
         reason = "CSeq Method Does Not Match";
     } else if (msg->body != NULL) {
