@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+@_spi(Locking) import SwiftPJSUA
 
 /// SIGINT and SIGTERM as an async wait, so commands shut the engine down cleanly on either.
 ///
@@ -9,11 +10,10 @@ import Foundation
 /// shutdown the status is ``exitStatus(for:)`` too, except for a command that serves until it is
 /// stopped (`answer`), for which SIGTERM is the expected way to stop (``isStopRequest(_:)``).
 final class Signals: @unchecked Sendable {
-    // @unchecked Sendable: `received` and `waiters` are guarded by `lock`; the dispatch sources
-    // are created once in init and never released (the instance lives as long as the process).
-    private let lock = NSLock()
-    private var received: Int32?
-    private var waiters: [CheckedContinuation<Int32, Never>] = []
+    // @unchecked Sendable: the dispatch sources are created once in init and never released
+    // (the instance lives as long as the process).
+    /// The first signal received, and the tasks waiting for one.
+    private let state = LockedValueBox<(received: Int32?, waiters: [CheckedContinuation<Int32, Never>])>((nil, []))
     private var sources: [DispatchSourceSignal] = []
 
     /// The process's one instance (signal dispositions are process-wide). Commands that run until
@@ -49,12 +49,12 @@ final class Signals: @unchecked Sendable {
     }
 
     private func deliver(_ number: Int32) {
-        lock.lock()
-        let first = received
-        if first == nil { received = number }
-        let pending = waiters
-        waiters = []
-        lock.unlock()
+        let (first, pending) = state.withLockedValue { state in
+            let first = state.received
+            if first == nil { state.received = number }
+            defer { state.waiters = [] }
+            return (first, state.waiters)
+        }
         if let first {
             // Runs on a dispatch queue, not in a signal handler, so writing is safe; _exit skips
             // atexit handlers, which could wait on the very engine threads that are stuck.
@@ -66,22 +66,17 @@ final class Signals: @unchecked Sendable {
 
     /// The signal received so far, if any.
     var pending: Int32? {
-        lock.lock()
-        defer { lock.unlock() }
-        return received
+        state.withLockedValue { $0.received }
     }
 
     /// Waits for SIGINT or SIGTERM.
     func wait() async -> Int32 {
         await withCheckedContinuation { continuation in
-            lock.lock()
-            if let received {
-                lock.unlock()
-                continuation.resume(returning: received)
-            } else {
-                waiters.append(continuation)
-                lock.unlock()
+            let received: Int32? = state.withLockedValue { state in
+                if state.received == nil { state.waiters.append(continuation) }
+                return state.received
             }
+            if let received { continuation.resume(returning: received) }
         }
     }
 

@@ -24,18 +24,18 @@ import PJSIP
 /// One per run (``EngineRun/credentials``): pjsua's callback finds it through the run's anchor,
 /// ``EngineRun/current``, so a run's providers, pending challenges and refusal counts go with the
 /// run, and the next `start` begins with none.
-final class CredentialRequests: @unchecked Sendable {
-    // @unchecked Sendable: every `var` below is guarded by `lock`.
-
-    /// Guards the four tables below; never held across a pjsip call or a provider.
-    private let lock = NSLock()
-    /// The providers of the run's accounts, by account token (the account's `user_data`, known
-    /// before `pjsua_acc_add` sends its first REGISTER).
-    private var providers: [UInt: PJSUA.CredentialProvider] = [:]  // guarded by `lock`
-    private var pending: [UInt64: Pending] = [:]  // guarded by `lock`
-    /// Refused answers in a row per account, call and realm (see ``PJSUA/CredentialProvider``).
-    private var refusals: [RefusalKey: Int] = [:]  // guarded by `lock`
-    private var nextID: UInt64 = 0  // guarded by `lock`
+final class CredentialRequests: Sendable {
+    /// The four tables, under a lock never held across a pjsip call or a provider.
+    private struct Tables {
+        /// The providers of the run's accounts, by account token (the account's `user_data`,
+        /// known before `pjsua_acc_add` sends its first REGISTER).
+        var providers: [UInt: PJSUA.CredentialProvider] = [:]
+        var pending: [UInt64: Pending] = [:]
+        /// Refused answers in a row per account, call and realm (see ``PJSUA/CredentialProvider``).
+        var refusals: [RefusalKey: Int] = [:]
+        var nextID: UInt64 = 0
+    }
+    private let tables = LockedValueBox(Tables())
 
     /// How many refused answers in a row a provider is asked about (with `isRetry`).
     static let retriesAfterRefusal = 1
@@ -83,11 +83,11 @@ final class CredentialRequests: @unchecked Sendable {
 
     /// Gives the account with `token` a provider, before `pjsua_acc_add` can send a REGISTER.
     func register(_ provider: PJSUA.CredentialProvider, forAccount token: UInt) {
-        lock.withLock { providers[token] = provider }
+        tables.withLockedValue { $0.providers[token] = provider }
     }
 
     func provider(forAccount token: UInt) -> PJSUA.CredentialProvider? {
-        lock.withLock { providers[token] }
+        tables.withLockedValue { $0.providers[token] }
     }
 
     /// Called in `onAuthChallenge`: records the challenge and starts its provider and timer,
@@ -96,19 +96,20 @@ final class CredentialRequests: @unchecked Sendable {
                            token: UnsafeMutableRawPointer, challenge: PJSUA.CredentialChallenge,
                            provider: PJSUA.CredentialProvider, of run: EngineRun) {
         let key = RefusalKey(account: challenge.account.token, call: challenge.call?.slot ?? -1, realm: challenge.realm)
-        let (id, refusedAgain) = lock.withLock {
-            nextID += 1
-            pending[nextID] = Pending(session: session, token: token, captured: captured, account: key.account,
-                                      call: challenge.call, realm: challenge.realm, method: challenge.method)
+        // Unchecked: the pending entry keeps pjsip's pointers, used on the engine thread only.
+        let (id, refusedAgain) = tables.withLockedValueUnchecked { tables in
+            tables.nextID += 1
+            tables.pending[tables.nextID] = Pending(session: session, token: token, captured: captured, account: key.account,
+                                                    call: challenge.call, realm: challenge.realm, method: challenge.method)
             var refusedAgain = false
             if challenge.isRetry {
-                let count = refusals[key, default: 0] + 1
-                refusals[key] = count
+                let count = tables.refusals[key, default: 0] + 1
+                tables.refusals[key] = count
                 refusedAgain = count > Self.retriesAfterRefusal
             } else {
-                refusals[key] = nil
+                tables.refusals[key] = nil
             }
-            return (nextID, refusedAgain)
+            return (tables.nextID, refusedAgain)
         }
         if refusedAgain {
             Self.settle(id, .refusedAgain, in: run)
@@ -128,7 +129,7 @@ final class CredentialRequests: @unchecked Sendable {
             try? await Task.sleep(for: provider.timeout)
             if !Task.isCancelled, let run { Self.settle(id, .timedOut, in: run) }
         }
-        lock.withLock { pending[id]?.tasks = [work, timer] }
+        tables.withLockedValue { $0.pending[id]?.tasks = [work, timer] }
     }
 
     /// Hands an outcome to the engine's thread; nothing happens if `run` has ended (its
@@ -139,7 +140,7 @@ final class CredentialRequests: @unchecked Sendable {
 
     /// Answers or gives up challenge `id`, if nothing did so before. Engine thread only.
     private func finish(_ id: UInt64, _ outcome: Outcome, in run: EngineRun) {
-        guard var entry = lock.withLock({ pending.removeValue(forKey: id) }) else { return }
+        guard var entry = tables.withLockedValue({ $0.pending.removeValue(forKey: id) }) else { return }
         for task in entry.tasks { task.cancel() }
         if case let .answer(credential) = outcome, Self.isUsable(credential) {
             let status = entry.realm.withCString { realm in
@@ -175,10 +176,10 @@ final class CredentialRequests: @unchecked Sendable {
 
     /// Gives up every pending challenge `matching` (engine thread only); returns how many.
     @discardableResult
-    private func abandon(where matching: (Pending) -> Bool) -> Int {
-        let taken = lock.withLock {
-            let taken = pending.filter { matching($0.value) }
-            for id in taken.keys { pending[id] = nil }
+    private func abandon(where matching: @Sendable (Pending) -> Bool) -> Int {
+        let taken = tables.withLockedValue { tables in
+            let taken = tables.pending.filter { matching($0.value) }
+            for id in taken.keys { tables.pending[id] = nil }
             return taken
         }
         for var entry in taken.values {
@@ -196,9 +197,9 @@ final class CredentialRequests: @unchecked Sendable {
 
     /// Before `pjsua_acc_del`: gives up the account's challenges and forgets its provider.
     func accountRemoved(_ token: UInt) {
-        lock.withLock {
-            providers[token] = nil
-            refusals = refusals.filter { $0.key.account != token }
+        tables.withLockedValue { tables in
+            tables.providers[token] = nil
+            tables.refusals = tables.refusals.filter { $0.key.account != token }
         }
         abandon(where: { $0.account == token })
     }
@@ -219,16 +220,16 @@ final class CredentialRequests: @unchecked Sendable {
     /// Before `pjsua_destroy`: gives up every pending challenge and forgets every provider, so
     /// that a challenge arriving later falls back to pjsua's own (password-less) path.
     func close() {
-        lock.withLock {
-            providers = [:]
-            refusals = [:]
+        tables.withLockedValue { tables in
+            tables.providers = [:]
+            tables.refusals = [:]
         }
         abandonAll()
     }
 
     /// Challenges waiting for a provider (for tests).
     var pendingCount: Int {
-        lock.withLock { pending.count }
+        tables.withLockedValue { $0.pending.count }
     }
 }
 

@@ -42,17 +42,15 @@ enum AudioWiring {
     /// (`HoldAndMuteTests`). Debug builds only (SwiftPM defines `DEBUG` there, and the tests are
     /// built that way): a release build has neither the counter nor its lock on the wiring path.
     enum Probe {
-        private static let lock = NSLock()
-        nonisolated(unsafe) private static var onExecutor = 0  // guarded by `lock`
-        nonisolated(unsafe) private static var elsewhere = 0  // guarded by `lock`
+        private static let wirings = LockedValueBox((onExecutor: 0, elsewhere: 0))
 
         static func note(onExecutor here: Bool) {
-            lock.withLock { if here { onExecutor += 1 } else { elsewhere += 1 } }
+            wirings.withLockedValue { if here { $0.onExecutor += 1 } else { $0.elsewhere += 1 } }
         }
 
         /// Wirings so far: on the executor thread, and on any other thread (must stay 0).
         static var counts: (onExecutor: Int, elsewhere: Int) {
-            lock.withLock { (onExecutor, elsewhere) }
+            wirings.withLockedValue { $0 }
         }
     }
     #endif

@@ -105,7 +105,7 @@ extension PJSUA {
             throw error
         }
         let token = HandleToken.next()
-        run.withState { $0.callMedia.tones[token] = source }
+        run.withStateUnchecked { $0.callMedia.tones[token] = source }
         return TonePlayer(slot: source.slot, token: token)
     }
 

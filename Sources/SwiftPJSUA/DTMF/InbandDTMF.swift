@@ -28,7 +28,7 @@ enum InbandDTMF {
             return
         }
         guard let attachment = makePort(for: call) else { return }
-        run.withCall(call) { $0.inbandDetector = attachment }
+        run.withStateUnchecked { $0.calls[call, default: CallRecord()].inbandDetector = attachment }
         pjsua_conf_connect(source, attachment.slot)
     }
 
@@ -54,7 +54,7 @@ enum InbandDTMF {
     /// Releases the pool of a port just removed from the bridge later (at a sweep at least
     /// 500 ms from now, or with pjsua at shutdown). Tone generators use it too.
     static func retire(pool: UnsafeMutablePointer<pj_pool_t>) {
-        EngineRun.current?.withState { $0.retiredPools.append((pool, ContinuousClock.now)) }
+        EngineRun.current?.withStateUnchecked { $0.retiredPools.append((pool, ContinuousClock.now)) }
     }
 
     /// A port at the bridge's clock rate and frame size whose `put_frame` runs a detector.

@@ -38,7 +38,7 @@ extension PJSUA {
                 source = existing
             } else {
                 source = try ToneSource(name: "dtmf", call: call)
-                run.withCall(call) { $0.inbandSender = source }
+                run.withStateUnchecked { $0.calls[call, default: CallRecord()].inbandSender = source }
             }
             // The call's conference slot changes when a re-INVITE rebuilds its stream.
             try source.connect(to: port)

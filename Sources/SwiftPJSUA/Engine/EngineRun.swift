@@ -9,8 +9,7 @@ import PJSIP
 /// Two sides reach it: the actor, which holds its run, and pjsua's C callbacks, which cannot
 /// carry a context and find it through ``current`` (the one global anchor). A run is never
 /// reused: the next `start` makes a new one, so nothing of a run survives into the next.
-final class EngineRun: @unchecked Sendable {
-    // @unchecked Sendable: the `let`s are set once in `init`; `state` is guarded by `lock`.
+final class EngineRun: Sendable {
 
     /// The actor's event hub: subscriptions outlive runs (a failed start keeps them), so the
     /// actor owns the hub and the run publishes to it.
@@ -45,11 +44,11 @@ final class EngineRun: @unchecked Sendable {
         let tls: PJSUA.TLSConfiguration
     }
 
-    /// Guards `state`. Held only to read or write it: never across a call into pjsua, a
-    /// publication, a continuation or anything else that takes a lock, so it nests inside any
-    /// lock pjsua holds around a callback and never the other way round.
-    private let lock = NSLock()
-    private var state: State  // guarded by `lock`
+    /// What changes while the run goes on, under its lock. Held only to read or write it: never
+    /// across a call into pjsua, a publication, a continuation or anything else that takes a
+    /// lock, so it nests inside any lock pjsua holds around a callback and never the other way
+    /// round.
+    private let state: LockedValueBox<State>
 
     /// What changes while the run goes on.
     struct State {
@@ -114,22 +113,31 @@ final class EngineRun: @unchecked Sendable {
         settings = Settings(rtpPort: configuration.rtpPort, rtpPortCount: configuration.rtpPortCount, maxCalls: configuration.maxCalls,
                             mediaBindAddress: configuration.bindAddress,
                             unregisterTimeout: configuration.unregisterTimeout, tls: configuration.tls)
-        state = State(transferPolicy: configuration.transferPolicy)
+        state = LockedValueBox(State(transferPolicy: configuration.transferPolicy))
     }
 
-    /// Runs `body` with the run's mutable state, under `lock`. `body` only reads and writes it.
-    func withState<T>(_ body: (inout State) throws -> T) rethrows -> T {
-        try lock.withLock { try body(&state) }
+    /// Runs `body` with the run's mutable state, under its lock. `body` only reads and writes it.
+    func withState<T, E: Error>(_ body: (inout sending State) throws(E) -> sending T) throws(E) -> sending T {
+        try state.withLockedValue(body)
     }
 
-    /// Runs `body` with `call`'s record, made empty if the call had none; under `lock`.
-    func withCall<T>(_ call: PJSUA.Call, _ body: (inout CallRecord) throws -> T) rethrows -> T {
-        try lock.withLock { try body(&state.calls[call, default: CallRecord()]) }
+    /// ``withState(_:)`` for handing the state a C resource of the executor thread (a tone
+    /// source, a detector's port, a pool to release later), which the caller keeps using there.
+    func withStateUnchecked<T>(_ body: (inout State) -> T) -> T {
+        state.withLockedValueUnchecked(body)
+    }
+
+    /// Runs `body` with `call`'s record, made empty if the call had none; under the state's lock.
+    func withCall<T, E: Error>(_ call: PJSUA.Call, _ body: (inout sending CallRecord) throws(E) -> sending T) throws(E) -> sending T {
+        try state.withLockedValue { (state) throws(E) -> sending T in try body(&state.calls[call, default: CallRecord()]) }
     }
 
     /// Reads `call`'s record, if it has one, without making one.
-    func record<T>(of call: PJSUA.Call, _ read: (CallRecord) -> T) -> T? {
-        lock.withLock { state.calls[call].map(read) }
+    func record<T>(of call: PJSUA.Call, _ read: (inout sending CallRecord) -> sending T) -> sending T? {
+        state.withLockedValue { state -> sending T? in
+            guard var record = state.calls[call] else { return nil }
+            return read(&record)
+        }
     }
 
     /// `call` ended (its DISCONNECTED state, on pjsua's thread): the one place a call's record
@@ -207,24 +215,22 @@ final class EngineRun: @unchecked Sendable {
 // across runs), `FrameWakeUps` (the null clock's tick-end hook is a C function with no context
 // argument) and `AudioWiring.Probe` (a test counter, compiled into debug builds only).
 extension EngineRun {
-    /// Guards `running`.
-    private static let anchorLock = NSLock()
     /// The run pjsua's callbacks report to. The one global of engine state, because a C function
     /// pointer carries no context: set when a run begins (before `pjsua_init` installs the
     /// callbacks), cleared after `pjsua_destroy` (after which no callback fires).
-    nonisolated(unsafe) private static var running: EngineRun?  // guarded by `anchorLock`
+    private static let running = LockedValueBox<EngineRun?>(nil)
 
     /// The running engine's run, for C callbacks and the threads they hand work to; nil
     /// between runs.
     static var current: EngineRun? {
-        anchorLock.withLock { running }
+        running.withLockedValue { $0 }
     }
 
     static func begin(_ run: EngineRun) {
-        anchorLock.withLock { running = run }
+        running.withLockedValue { $0 = run }
     }
 
     static func end() {
-        anchorLock.withLock { running = nil }
+        running.withLockedValue { $0 = nil }
     }
 }

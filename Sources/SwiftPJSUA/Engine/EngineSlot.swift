@@ -9,36 +9,32 @@ enum EngineSlot {
     enum State { case free, running, tearingDown }
     enum Claim { case claimed, running, stillTearingDown }
 
-    private static let condition = NSCondition()
-    nonisolated(unsafe) private static var state = State.free  // guarded by `condition`
+    private static let state = LockedValueBox(State.free)
     /// How long a start waits for a released engine's teardown.
     static let teardownWait = Duration.seconds(10)
 
     static func claim() -> Claim {
-        condition.lock()
-        defer { condition.unlock() }
         let deadline = Date().addingTimeInterval(Double(teardownWait.components.seconds))
-        while state == .tearingDown {
-            if !condition.wait(until: deadline) { break }
-        }
-        switch state {
-        case .free:
-            state = .running
-            return .claimed
-        case .running: return .running
-        case .tearingDown: return .stillTearingDown
+        return state.withLockedValue(waitingWhile: { $0 == .tearingDown }, until: deadline) { state in
+            switch state {
+            case .free:
+                state = .running
+                return .claimed
+            case .running: return .running
+            case .tearingDown: return .stillTearingDown
+            }
         }
     }
 
     /// The running engine was released; its teardown is queued on its thread.
     static func beginTeardown() {
-        condition.withLock { state = .tearingDown }
+        state.withLockedValue { $0 = .tearingDown }
     }
 
     static func release() {
-        condition.withLock {
+        state.withLockedValue { state in
             state = .free
-            condition.broadcast()
+            self.state.broadcast()
         }
     }
 }

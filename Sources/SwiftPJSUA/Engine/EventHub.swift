@@ -7,7 +7,7 @@ import Foundation
 /// - `publishing` is held while an event is handed to every subscriber, so that two callbacks
 ///   racing on different pjsua threads are seen in the same order by all subscribers. Handing an
 ///   event over never blocks for long, so the C callbacks never block either.
-/// - `registry` guards the subscriber table and is held only briefly, never across a hand-over.
+/// - `subscribers`' lock is held only briefly, never across a hand-over.
 ///
 /// They must be separate: a reader task being cancelled ends its queue from its cancellation
 /// handler, under that task's status lock, and the queue then leaves the registry. With one
@@ -18,23 +18,20 @@ import Foundation
 /// publishes, and the standard library's stream runs unspecialized generic code for each event
 /// (metadata look-ups, value-witness copies, a deque) that cost a self-call cycle about as much
 /// as the wake-up of its reader (perf, `pjsua-bench setup`, issue 23).
-final class EventHub: @unchecked Sendable {
-    // @unchecked Sendable: `subscribers` is guarded by `registry`; `publishing` only orders
-    // publications.
-    private let publishing = NSLock()
-    private let registry = NSLock()
+final class EventHub: Sendable {
+    /// Orders publications, and holds the newest call and registration events for focused
+    /// subscriptions (``subscribe(accepting:startingAfter:)``).
+    private let publishing = LockedValueBox(LatestEvents())
     /// The current subscribers' queues. A publication takes the array as it is (a reference, no
     /// copy); subscribing and ending, rare, make a new one.
-    private var subscribers: [EventQueue] = []
-    /// The newest call and registration events, for focused subscriptions; under `publishing`.
-    private var latest = LatestEvents()
+    private let subscribers = LockedValueBox<[EventQueue]>([])
 
     /// A new subscriber, receiving every event from now on until it ends (see ``PJSUA/Events``).
     func subscribe() -> PJSUA.Events {
         // Whatever ends the queue (the engine, a cancelled reader, the subscription released)
         // removes it: the hub then holds nothing of it, and its buffer goes with its reader.
         let queue = EventQueue { [weak self] ended in self?.remove(ended) }
-        registry.withLock { subscribers.append(queue) }
+        subscribers.withLockedValue { $0.append(queue) }
         return PJSUA.Events(subscription: Subscription(queue))
     }
 
@@ -47,47 +44,47 @@ final class EventHub: @unchecked Sendable {
         startingAfter start: (LatestEvents) -> LatestEvents.Start = { _ in .after([]) }
     ) -> Subscription {
         let queue = EventQueue(accepting: accepts) { [weak self] ended in self?.remove(ended) }
-        publishing.withLock {
+        publishing.withLockedValue { latest in
             switch start(latest) {
             case .ended:
                 queue.end()
             case let .after(events):
                 events.forEach(queue.push)
-                registry.withLock { subscribers.append(queue) }
+                subscribers.withLockedValue { $0.append(queue) }
             }
         }
         return Subscription(queue)
     }
 
     private func remove(_ queue: EventQueue) {
-        registry.withLock { subscribers.removeAll { $0 === queue } }
+        subscribers.withLockedValue { $0.removeAll { $0 === queue } }
     }
 
     func publish(_ event: PJSUA.Event) {
-        publishing.lock()
-        defer { publishing.unlock() }
-        latest.record(event)
-        let current = registry.withLock { subscribers }
-        for queue in current {
-            queue.push(event)
+        publishing.withLockedValue { latest in
+            latest.record(event)
+            let current = subscribers.withLockedValue { $0 }
+            for queue in current {
+                queue.push(event)
+            }
         }
     }
 
     /// Ends every current subscription (their `for await` loops finish after the buffered events).
     func finishAll() {
-        publishing.lock()
-        defer { publishing.unlock() }
-        let current = registry.withLock {
-            defer { subscribers = [] }
-            return subscribers
-        }
-        for queue in current {
-            queue.end()
+        publishing.withLockedValue { _ in
+            let current = subscribers.withLockedValue { subscribers in
+                defer { subscribers = [] }
+                return subscribers
+            }
+            for queue in current {
+                queue.end()
+            }
         }
     }
 
     var subscriberCount: Int {
-        registry.withLock { subscribers.count }
+        subscribers.withLockedValue { $0.count }
     }
 }
 
@@ -95,58 +92,72 @@ final class EventHub: @unchecked Sendable {
 ///
 /// Once ended it takes nothing more; what it holds can still be read, then it reads as ended.
 /// A reader whose task is cancelled ends it. Ending calls `onEnd` once, with the queue.
-final class EventQueue: @unchecked Sendable {
-    // @unchecked Sendable: `buffer`, `head`, `readers`, `ended` and `onEnd` are guarded by `lock`.
-    private let lock = NSLock()
-    /// Events not read yet are `buffer[head...]`; read slots are emptied at once.
-    private var buffer: [PJSUA.Event?] = []
-    private var head = 0
-    /// Readers waiting, oldest first (one, unless an app reads one sequence from two tasks).
-    private var readers: [UnsafeContinuation<PJSUA.Event?, Never>] = []
-    private var ended = false
-    private var onEnd: (@Sendable (EventQueue) -> Void)?
+final class EventQueue: Sendable {
+    private struct State {
+        /// Events not read yet are `buffer[head...]`; read slots are emptied at once.
+        var buffer: [PJSUA.Event?] = []
+        var head = 0
+        /// Readers waiting, oldest first (one, unless an app reads one sequence from two tasks).
+        var readers: [UnsafeContinuation<PJSUA.Event?, Never>] = []
+        var ended = false
+        var onEnd: (@Sendable (EventQueue) -> Void)?
+
+        /// The oldest buffered event, if any.
+        mutating func take() -> PJSUA.Event? {
+            guard head < buffer.count else { return nil }
+            let event = buffer[head]
+            buffer[head] = nil
+            head += 1
+            if head == buffer.count {
+                // A reader that fell far behind and caught up does not keep its backlog's memory.
+                buffer.removeAll(keepingCapacity: buffer.count <= 1024)
+                head = 0
+            } else if head >= 256, head * 2 >= buffer.count {
+                buffer.removeFirst(head)
+                head = 0
+            }
+            return event
+        }
+    }
+    private let state: LockedValueBox<State>
     /// Which events the queue takes (all, for ``PJSUA/events``); asked without the lock.
     private let accepts: (@Sendable (PJSUA.Event) -> Bool)?
 
     init(accepting accepts: (@Sendable (PJSUA.Event) -> Bool)? = nil, onEnd: @escaping @Sendable (EventQueue) -> Void) {
         self.accepts = accepts
-        self.onEnd = onEnd
+        state = LockedValueBox(State(onEnd: onEnd))
     }
 
     /// Hands `event` to the waiting reader, or buffers it; does nothing once ended, or for an
     /// event the queue does not take.
     func push(_ event: PJSUA.Event) {
         if let accepts, !accepts(event) { return }
-        lock.lock()
-        guard !ended else {
-            lock.unlock()
-            return
+        let reader: UnsafeContinuation<PJSUA.Event?, Never>? = state.withLockedValue { state in
+            guard !state.ended else { return nil }
+            guard !state.readers.isEmpty else {
+                state.buffer.append(event)
+                return nil
+            }
+            return state.readers.removeFirst()
         }
-        guard !readers.isEmpty else {
-            buffer.append(event)
-            lock.unlock()
-            return
-        }
-        let reader = readers.removeFirst()
-        lock.unlock()
-        reader.resume(returning: event)
+        reader?.resume(returning: event)
     }
 
     /// Takes nothing more, and wakes every waiting reader with the end.
     func end() {
-        lock.lock()
-        guard !ended else {
-            lock.unlock()
-            return
-        }
-        ended = true
-        let waiting = readers
-        readers = []
-        let callback = onEnd
-        onEnd = nil
-        lock.unlock()
-        for reader in waiting { reader.resume(returning: nil) }
-        callback?(self)
+        let ending: (waiting: [UnsafeContinuation<PJSUA.Event?, Never>], callback: (@Sendable (EventQueue) -> Void)?)? =
+            state.withLockedValue { state in
+                guard !state.ended else { return nil }
+                state.ended = true
+                defer {
+                    state.readers = []
+                    state.onEnd = nil
+                }
+                return (state.readers, state.onEnd)
+            }
+        guard let ending else { return }
+        for reader in ending.waiting { reader.resume(returning: nil) }
+        ending.callback?(self)
     }
 
     /// The next event, waiting for one; nil once ended and read out. Runs on the caller's
@@ -178,29 +189,12 @@ final class EventQueue: @unchecked Sendable {
 
     /// The oldest buffered event, or the end; otherwise `reader` (if any) is left waiting.
     private func take(orWait reader: UnsafeContinuation<PJSUA.Event?, Never>?) -> Taken {
-        lock.withLock {
-            if let event = takeLocked() { return .event(event) }
-            if ended { return .ended }
-            if let reader { readers.append(reader) }
+        state.withLockedValue { state in
+            if let event = state.take() { return .event(event) }
+            if state.ended { return .ended }
+            if let reader { state.readers.append(reader) }
             return .waiting
         }
-    }
-
-    /// The oldest buffered event, if any; under `lock`.
-    private func takeLocked() -> PJSUA.Event? {
-        guard head < buffer.count else { return nil }
-        let event = buffer[head]
-        buffer[head] = nil
-        head += 1
-        if head == buffer.count {
-            // A reader that fell far behind and caught up does not keep its backlog's memory.
-            buffer.removeAll(keepingCapacity: buffer.count <= 1024)
-            head = 0
-        } else if head >= 256, head * 2 >= buffer.count {
-            buffer.removeFirst(head)
-            head = 0
-        }
-        return event
     }
 }
 

@@ -6,14 +6,14 @@ import Foundation
 /// the slot's user data (or in the engine's tables), so a stale handle is detected instead of
 /// acting on whatever now occupies the slot.
 enum HandleToken {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var last: UInt = 0  // guarded by `lock`
+    /// The last token handed out.
+    private static let last = LockedValueBox<UInt>(0)
 
     static func next() -> UInt {
-        lock.lock()
-        defer { lock.unlock() }
-        last += 1
-        return last
+        last.withLockedValue { last in
+            last += 1
+            return last
+        }
     }
 
     static func pointer(_ token: UInt) -> UnsafeMutableRawPointer? {

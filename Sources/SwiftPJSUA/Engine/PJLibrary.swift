@@ -9,14 +9,13 @@ import PJSIP
 /// `pjsua_destroy2()` inside. Every one of those calls goes through this lock, so an engine
 /// created or dropped while another starts or stops cannot shut PJLIB down early.
 enum PJLibrary {
-    private static let lock = NSLock()
-    /// How many PJLIB initialisations this process holds (executors plus a created pjsua);
-    /// guarded by `lock`.
-    nonisolated(unsafe) private static var holders = 0
+    /// How many PJLIB initialisations this process holds (executors plus a created pjsua), and
+    /// the lock every PJLIB initialisation and shutdown goes through.
+    private static let holders = LockedValueBox(0)
 
     /// Initialises PJLIB for an executor thread.
     static func acquire() {
-        lock.withLock {
+        holders.withLockedValue { holders in
             // PJLIB logs to stdout from its first pj_init() until a pjsua_init() installs the
             // engine's log configuration: keep that first one quiet. Later calls leave the level
             // alone, or they would silence the log of an engine that is running.
@@ -29,20 +28,20 @@ enum PJLibrary {
 
     /// Releases an executor thread's PJLIB initialisation.
     static func release() {
-        lock.withLock {
+        holders.withLockedValue { holders in
             pj_shutdown()
             holders -= 1
         }
     }
 
     /// Runs `body` under the lock: no engine initialises or shuts PJLIB down meanwhile.
-    static func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        try lock.withLock(body)
+    static func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        try holders.withLockedValueUnchecked { (_) throws(E) -> T in try body() }
     }
 
     /// `pjsua_create()` under the lock (it calls `pj_init()`).
     static func createPJSUA() -> pj_status_t {
-        lock.withLock {
+        holders.withLockedValue { holders in
             if holders == 0 { pj_log_set_level(0) }
             let status = pjsua_create()
             if status == pjSuccess { holders += 1 }
@@ -53,7 +52,7 @@ enum PJLibrary {
     /// `pjsua_destroy2()` under the lock (it calls `pj_shutdown()`). Callers pass flags that do
     /// not wait for responses, so the lock is held briefly.
     static func destroyPJSUA(flags: pjsua_destroy_flag) {
-        lock.withLock {
+        holders.withLockedValue { holders in
             // Our null device clocks pjsua's bridge: it stops before the bridge is destroyed.
             cpjsua_null_clock_stop()
             pjsua_destroy2(UInt32(flags.rawValue))

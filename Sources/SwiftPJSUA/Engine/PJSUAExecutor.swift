@@ -15,36 +15,48 @@ import PJSIP
 /// Not public: only an engine creates one, and its deinit stops it, so no job can be enqueued
 /// after shutdown through the public API and no executor thread outlives its engine's teardown.
 final class PJSUAExecutor: SerialExecutor, @unchecked Sendable {
-    // @unchecked Sendable: `jobs`, `head`, `stopping`, `sleeping`, `joined` are guarded by `mutex` (with `condition`
-    // to wake the thread); `thread` is written once in init, before any job can be enqueued, and
-    // freed in deinit; `descriptor` is touched only by the executor thread itself.
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let condition: UnsafeMutablePointer<pthread_cond_t>
+    // @unchecked Sendable: the queue is in a `LockedValueBox`; `thread` is written once in init,
+    // before any job can be enqueued, and freed in deinit; `descriptor` is touched only by the
+    // executor thread itself.
     private enum Work {
         case job(UnownedJob)
         case block(@Sendable () -> Void)
     }
-    private var jobs: [Work] = []
-    private var head = 0
-    private var stopping = false
-    /// Whether the thread waits (or is about to wait) on `condition`; guarded by `mutex`.
-    private var sleeping = false
-    private var joined = false
+    /// The jobs not run yet and the thread's state, under the lock whose condition the thread
+    /// sleeps on.
+    private struct Queue {
+        var jobs: [Work] = []
+        var head = 0
+        var stopping = false
+        /// Whether the thread waits (or is about to wait) on the condition.
+        var sleeping = false
+        var joined = false
+        /// Whether the thread registered with PJLIB; nil until it tried.
+        var registered: Bool?
+
+        /// Jobs are taken from `head`; the consumed prefix is dropped once it is both large and
+        /// at least half of the array (so each job is moved at most once on average), and a
+        /// drained queue gives back a burst's memory.
+        mutating func compact() {
+            if head == jobs.count {
+                jobs.removeAll(keepingCapacity: jobs.capacity <= PJSUAExecutor.retainedCapacity)
+                head = 0
+            } else if head >= PJSUAExecutor.retainedCapacity && head * 2 >= jobs.count {
+                jobs.removeSubrange(0..<head)
+                head = 0
+            }
+        }
+    }
+    private let queue = LockedValueBox(Queue())
     /// The thread, started and joined by CPJSUASupport (the POSIX thread type differs per platform).
     private var thread: OpaquePointer?
     /// The `pj_thread_desc` (an array of `long`) PJLIB keeps a pointer to while the thread runs.
     private let descriptor: UnsafeMutablePointer<Int>
     private static let descriptorCount = MemoryLayout<pj_thread_desc>.size / MemoryLayout<Int>.stride
-    /// The `pj_thread_t` PJLIB created for the executor thread, or nil if registration failed.
-    private var pjThread: OpaquePointer?
 
     /// Creates the executor and starts its thread; the thread is registered with PJLIB before
     /// this initializer returns.
     init(name: String = "pjsua-executor") {
-        mutex = .allocate(capacity: 1)
-        pthread_mutex_init(mutex, nil)
-        condition = .allocate(capacity: 1)
-        pthread_cond_init(condition, nil)
         descriptor = .allocate(capacity: Self.descriptorCount)
         descriptor.initialize(repeating: 0, count: Self.descriptorCount)
 
@@ -57,24 +69,14 @@ final class PJSUAExecutor: SerialExecutor, @unchecked Sendable {
         }, box.toOpaque())
         // Only resource exhaustion (EAGAIN) fails here; an engine without its thread cannot exist.
         precondition(rc == 0, "cannot start the PJSUA executor thread: \(String(cString: strerror(rc)))")
-        pthread_mutex_lock(mutex)
         thread = created
         // Wait until the thread has registered with PJLIB, so that callers can rely on it.
-        while pjThread == nil && !registrationFailed {
-            pthread_cond_wait(condition, mutex)
-        }
-        pthread_mutex_unlock(mutex)
+        queue.withLockedValue(waitingWhile: { $0.registered == nil }) { _ in }
     }
-
-    private var registrationFailed = false
 
     // The thread holds a strong reference to the executor until it exits, so deinit runs only
     // after the thread has stopped touching it.
     deinit {
-        pthread_cond_destroy(condition)
-        condition.deallocate()
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
         descriptor.deallocate()
         cpjsua_thread_free(thread)
     }
@@ -101,17 +103,18 @@ final class PJSUAExecutor: SerialExecutor, @unchecked Sendable {
     }
 
     private func submit(_ unowned: Work) -> Bool {
-        pthread_mutex_lock(mutex)
-        let accepted = !stopping
         // Wake the thread only if it sleeps, and signal after unlocking, so that it does not
-        // wake up straight into a held mutex.
-        let wake = accepted && sleeping
-        if accepted {
-            jobs.append(unowned)
-            if wake { sleeping = false }
+        // wake up straight into a held lock.
+        let (accepted, wake) = queue.withLockedValue { queue in
+            let accepted = !queue.stopping
+            let wake = accepted && queue.sleeping
+            if accepted {
+                queue.jobs.append(unowned)
+                if wake { queue.sleeping = false }
+            }
+            return (accepted, wake)
         }
-        pthread_mutex_unlock(mutex)
-        if wake { pthread_cond_signal(condition) }
+        if wake { queue.signal() }
         return accepted
     }
 
@@ -134,17 +137,15 @@ final class PJSUAExecutor: SerialExecutor, @unchecked Sendable {
     /// drained (an engine dropped while running: its teardown job must not block the releasing
     /// thread, which may be the main thread or a pjsua worker inside a callback).
     func shutdown(wait: Bool = true) {
-        pthread_mutex_lock(mutex)
-        if joined {
-            pthread_mutex_unlock(mutex)
-            return
+        let wake: Bool? = queue.withLockedValue { queue in
+            if queue.joined { return nil }
+            queue.stopping = true
+            queue.joined = true
+            defer { queue.sleeping = false }
+            return queue.sleeping
         }
-        stopping = true
-        joined = true
-        let wake = sleeping
-        sleeping = false
-        pthread_mutex_unlock(mutex)
-        if wake { pthread_cond_signal(condition) }
+        guard let wake else { return }
+        if wake { queue.signal() }
         guard let thread else { return }
         if wait && !isCurrent {
             cpjsua_thread_join(thread)
@@ -155,22 +156,7 @@ final class PJSUAExecutor: SerialExecutor, @unchecked Sendable {
 
     /// The queue's current capacity in jobs (tests check that it shrinks after a burst).
     var queueCapacity: Int {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return jobs.capacity
-    }
-
-    /// Jobs are taken from `head`; the consumed prefix is dropped once it is both large and at
-    /// least half of the array (so each job is moved at most once on average), and a drained
-    /// queue gives back a burst's memory. Called with `mutex` held.
-    private func compactQueue() {
-        if head == jobs.count {
-            jobs.removeAll(keepingCapacity: jobs.capacity <= Self.retainedCapacity)
-            head = 0
-        } else if head >= Self.retainedCapacity && head * 2 >= jobs.count {
-            jobs.removeSubrange(0..<head)
-            head = 0
-        }
+        queue.withLockedValue { $0.jobs.capacity }
     }
 
     /// The queue capacity kept across idle periods.
@@ -187,29 +173,27 @@ final class PJSUAExecutor: SerialExecutor, @unchecked Sendable {
             let status = name.withCString { pj_thread_register($0, descriptor, &registered) }
             if status != pjSuccess { registered = nil }
         }
-        pthread_mutex_lock(mutex)
-        pjThread = registered
-        registrationFailed = registered == nil
-        pthread_cond_broadcast(condition)
-        pthread_mutex_unlock(mutex)
+        queue.withLockedValue { queue in
+            queue.registered = registered != nil
+            self.queue.broadcast()
+        }
         precondition(registered != nil, "the PJSUA executor thread could not register with PJLIB")
 
         let executor = asUnownedSerialExecutor()
         while true {
-            pthread_mutex_lock(mutex)
-            while head == jobs.count && !stopping {
-                sleeping = true
-                pthread_cond_wait(condition, mutex)
+            let next: Work? = queue.withLockedValue(waitingWhile: { queue in
+                let idle = queue.head == queue.jobs.count && !queue.stopping
+                if idle { queue.sleeping = true }
+                return idle
+            }) { queue in
+                queue.sleeping = false
+                if queue.head == queue.jobs.count { return nil }
+                let job = queue.jobs[queue.head]
+                queue.head += 1
+                queue.compact()
+                return job
             }
-            sleeping = false
-            if head == jobs.count {
-                pthread_mutex_unlock(mutex)
-                break
-            }
-            let job = jobs[head]
-            head += 1
-            compactQueue()
-            pthread_mutex_unlock(mutex)
+            guard let job = next else { break }
             switch job {
             case .job(let job): job.runSynchronously(on: executor)
             case .block(let block): block()

@@ -9,14 +9,14 @@ import PJSIP
 /// notify function, after the C side released its mutex. From there this class only copies
 /// samples into an array, queues it in ``received`` (bounded, drops the oldest, never blocks;
 /// ``ReceivedFrames`` says how the app's task is woken), yields writer events to an
-/// `AsyncStream` continuation (bounded too) and resumes waiting writers under `lock`,
-/// which is held for a few instructions and never across a call out. Nothing on the clock thread
+/// `AsyncStream` continuation (bounded too) and resumes waiting writers woken under `state`'s
+/// lock, which is held for a few instructions and never across a call out. Nothing on the clock thread
 /// awaits, hops to an actor or enters PJSIP. Attaching and detaching the port enter PJSIP and run
 /// on the engine's executor thread only.
 final class FrameChannel: @unchecked Sendable {
     // @unchecked Sendable: `buffer` is only used through CPJSUASupport's buffer functions, which
     // take the buffer's own mutex (attach/detach run on the executor thread only); the mutable
-    // Swift state below is guarded by `lock`; the rest is immutable after init.
+    // Swift state is in `state`; the rest is immutable after init.
     enum Direction { case receive, send }
 
     let call: PJSUA.Call
@@ -30,16 +30,18 @@ final class FrameChannel: @unchecked Sendable {
     let events: AsyncStream<PJSUA.AudioFrameWriter.Event>
     private let eventsContinuation: AsyncStream<PJSUA.AudioFrameWriter.Event>.Continuation
 
-    private let lock = NSLock()
-    private var spaceWaiters: [CheckedContinuation<Void, Never>] = []  // guarded by `lock`
-    private var spaceSignalled = false  // guarded by `lock`
-    private var isClosed = false  // guarded by `lock`
-    private var lastMark: UInt64 = 0  // guarded by `lock`
-    /// Marks placed and not yet played or flushed.
-    private var pendingMarks: Set<UInt64> = []  // guarded by `lock`
-    /// How the most recent marks ended: milliseconds played, nil when flushed.
-    private var markOutcomes: [UInt64: Int?] = [:]  // guarded by `lock`
-    private var markWaiters: [UInt64: [CheckedContinuation<Int?, Never>]] = [:]  // guarded by `lock`
+    private struct State {
+        var spaceWaiters: [CheckedContinuation<Void, Never>] = []
+        var spaceSignalled = false
+        var isClosed = false
+        var lastMark: UInt64 = 0
+        /// Marks placed and not yet played or flushed.
+        var pendingMarks: Set<UInt64> = []
+        /// How the most recent marks ended: milliseconds played, nil when flushed.
+        var markOutcomes: [UInt64: Int?] = [:]
+        var markWaiters: [UInt64: [CheckedContinuation<Int?, Never>]] = [:]
+    }
+    private let state = LockedValueBox(State())
     private static let keptMarkOutcomes = 1024
 
     init?(call: PJSUA.Call, format: PJSUA.AudioFormat, direction: Direction, capacityFrames: Int, executor: PJSUAExecutor) {
@@ -88,13 +90,13 @@ final class FrameChannel: @unchecked Sendable {
     func close() {
         guard let buffer else { return }
         cpjsua_frame_buffer_close(buffer)
-        let (waiters, markWaiting) = lock.withLock {
-            isClosed = true
-            let waiters = spaceWaiters
-            spaceWaiters = []
-            let markWaiting = markWaiters.values.flatMap { $0 }
-            markWaiters = [:]
-            pendingMarks = []
+        let (waiters, markWaiting) = state.withLockedValue { state in
+            state.isClosed = true
+            let waiters = state.spaceWaiters
+            state.spaceWaiters = []
+            let markWaiting = state.markWaiters.values.flatMap { $0 }
+            state.markWaiters = [:]
+            state.pendingMarks = []
             return (waiters, markWaiting)
         }
         waiters.forEach { $0.resume() }
@@ -103,7 +105,7 @@ final class FrameChannel: @unchecked Sendable {
         eventsContinuation.finish()
     }
 
-    var closed: Bool { lock.withLock { isClosed } }
+    var closed: Bool { state.withLockedValue { $0.isClosed } }
 
     var droppedFrames: Int { received.droppedFrames }
 
@@ -138,12 +140,12 @@ final class FrameChannel: @unchecked Sendable {
             default: throw PJSUAError(.staleHandle, "the frame writer of \(call) is closed (the call ended or the writer was stopped)")
             }
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let resumeNow = lock.withLock {
-                    if spaceSignalled || isClosed {
-                        spaceSignalled = false
+                let resumeNow = state.withLockedValue { state in
+                    if state.spaceSignalled || state.isClosed {
+                        state.spaceSignalled = false
                         return true
                     }
-                    spaceWaiters.append(continuation)
+                    state.spaceWaiters.append(continuation)
                     return false
                 }
                 if resumeNow { continuation.resume() }
@@ -159,13 +161,13 @@ final class FrameChannel: @unchecked Sendable {
 
     func mark() throws(PJSUAError) -> UInt64 {
         guard let buffer else { throw PJSUAError(.staleHandle, "the frame writer of \(call) is closed") }
-        let id = lock.withLock {
-            lastMark += 1
-            pendingMarks.insert(lastMark)
-            return lastMark
+        let id = state.withLockedValue { state in
+            state.lastMark += 1
+            state.pendingMarks.insert(state.lastMark)
+            return state.lastMark
         }
         let result = cpjsua_frame_buffer_mark(buffer, id)
-        if result != 0 { _ = lock.withLock { pendingMarks.remove(id) } }
+        if result != 0 { _ = state.withLockedValue { $0.pendingMarks.remove(id) } }
         switch result {
         case 0: return id
         case -2: throw PJSUAError(.tooMany, "\(CPJSUA_FRAME_MAX_MARKS) marks are already waiting to be played")
@@ -177,10 +179,10 @@ final class FrameChannel: @unchecked Sendable {
     /// closed first, or the mark is unknown (or too old to be remembered).
     func waitUntilPlayed(_ id: UInt64) async -> Int? {
         await withCheckedContinuation { (continuation: CheckedContinuation<Int?, Never>) in
-            let outcome: Int?? = lock.withLock {
-                if let outcome = markOutcomes[id] { return .some(outcome) }
-                guard pendingMarks.contains(id), !isClosed else { return .some(nil) }
-                markWaiters[id, default: []].append(continuation)
+            let outcome: Int?? = state.withLockedValue { state in
+                if let outcome = state.markOutcomes[id] { return .some(outcome) }
+                guard state.pendingMarks.contains(id), !state.isClosed else { return .some(nil) }
+                state.markWaiters[id, default: []].append(continuation)
                 return .none
             }
             if case let .some(value) = outcome { continuation.resume(returning: value) }
@@ -189,13 +191,13 @@ final class FrameChannel: @unchecked Sendable {
 
     /// Records how a mark ended and wakes its waiters.
     private func resolveMark(_ id: UInt64, played milliseconds: Int?) {
-        let waiters = lock.withLock {
-            pendingMarks.remove(id)
-            markOutcomes[id] = .some(milliseconds)
-            if markOutcomes.count > Self.keptMarkOutcomes, let oldest = markOutcomes.keys.min() {
-                markOutcomes[oldest] = nil
+        let waiters = state.withLockedValue { state in
+            state.pendingMarks.remove(id)
+            state.markOutcomes[id] = .some(milliseconds)
+            if state.markOutcomes.count > Self.keptMarkOutcomes, let oldest = state.markOutcomes.keys.min() {
+                state.markOutcomes[oldest] = nil
             }
-            return markWaiters.removeValue(forKey: id) ?? []
+            return state.markWaiters.removeValue(forKey: id) ?? []
         }
         waiters.forEach { $0.resume(returning: milliseconds) }
     }
@@ -218,10 +220,10 @@ final class FrameChannel: @unchecked Sendable {
         case CPJSUA_FRAME_EVENT_UNDERRUN:
             eventsContinuation.yield(.underrun(played: format.duration(ofSamples: played)))
         case CPJSUA_FRAME_EVENT_SPACE:
-            let waiters = lock.withLock {
-                let waiters = spaceWaiters
-                spaceWaiters = []
-                spaceSignalled = waiters.isEmpty
+            let waiters = state.withLockedValue { state in
+                let waiters = state.spaceWaiters
+                state.spaceWaiters = []
+                state.spaceSignalled = waiters.isEmpty
                 return waiters
             }
             waiters.forEach { $0.resume() }

@@ -11,20 +11,19 @@ import Foundation
 /// on the global executor that resumes every reader with a frame waiting; while it runs, later
 /// ticks' readers join its list instead of starting another.
 enum FrameWakeUps {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var pending: [ReceivedFrames] = []  // guarded by `lock`
-    nonisolated(unsafe) private static var running = false  // guarded by `lock`
+    /// The readers to wake, and whether the job that wakes them runs.
+    private static let state = LockedValueBox<(pending: [ReceivedFrames], running: Bool)>(([], false))
 
     /// Adds a reader to wake when the tick ends (clock thread; once per reader until woken).
     static func schedule(_ reader: ReceivedFrames) {
-        lock.withLock { pending.append(reader) }
+        state.withLockedValue { $0.pending.append(reader) }
     }
 
     /// The null clock's hook, at the end of every tick: starts the job unless it runs already.
     static let tickEnded: cpjsua_tick_hook = {
-        let start = lock.withLock {
-            guard !pending.isEmpty, !running else { return false }
-            running = true
+        let start = state.withLockedValue { state in
+            guard !state.pending.isEmpty, !state.running else { return false }
+            state.running = true
             return true
         }
         if start { Task.detached { wakeUpPending() } }
@@ -32,10 +31,10 @@ enum FrameWakeUps {
 
     private static func wakeUpPending() {
         while true {
-            let readers = lock.withLock {
-                defer { pending.removeAll(keepingCapacity: true) }
-                if pending.isEmpty { running = false }
-                return pending
+            let readers = state.withLockedValue { state in
+                defer { state.pending.removeAll(keepingCapacity: true) }
+                if state.pending.isEmpty { state.running = false }
+                return state.pending
             }
             if readers.isEmpty { return }
             for reader in readers { reader.wakeUp() }

@@ -107,27 +107,24 @@ enum HostLookup {
 
     /// One lookup's meeting point: the first of the lookup thread and the deadline to finish
     /// resumes the waiter; the other is dropped.
-    final class Lookup: @unchecked Sendable {
-        // @unchecked Sendable: `waiter` and `outcome` are guarded by `lock`.
-        private let lock = NSLock()
-        private var waiter: CheckedContinuation<Outcome, Never>?
-        private var outcome: Outcome?
+    final class Lookup: Sendable {
+        private let state = LockedValueBox<(waiter: CheckedContinuation<Outcome, Never>?, outcome: Outcome?)>((nil, nil))
 
         func wait(_ continuation: CheckedContinuation<Outcome, Never>) {
-            let early: Outcome? = lock.withLock {
-                if let outcome { return outcome }
-                waiter = continuation
+            let early: Outcome? = state.withLockedValue { state in
+                if let outcome = state.outcome { return outcome }
+                state.waiter = continuation
                 return nil
             }
             if let early { continuation.resume(returning: early) }
         }
 
         func finish(_ result: Outcome) {
-            let waiting: CheckedContinuation<Outcome, Never>? = lock.withLock {
-                guard outcome == nil else { return nil }
-                outcome = result
-                defer { waiter = nil }
-                return waiter
+            let waiting: CheckedContinuation<Outcome, Never>? = state.withLockedValue { state in
+                guard state.outcome == nil else { return nil }
+                state.outcome = result
+                defer { state.waiter = nil }
+                return state.waiter
             }
             waiting?.resume(returning: result)
         }

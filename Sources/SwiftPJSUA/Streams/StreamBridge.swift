@@ -10,11 +10,11 @@ import PJSIP
 /// Threads: the WebSocket client's callbacks (pjsua's worker threads, one at a time) bring the agent's messages here;
 /// the writer port's notify (the bridge's clock thread, or the thread of a `clear`) reports marks
 /// played or flushed; DTMF arrives on pjsua's callback threads. Each of them only copies, takes
-/// `lock` briefly and sends through the link, which never blocks. Opening, wiring and ending run
+/// `state`'s lock briefly and sends through the link, which never blocks. Opening, wiring and ending run
 /// on the engine's executor thread. Every one of those threads is registered with PJLIB.
 final class StreamBridge: @unchecked Sendable {
-    // @unchecked Sendable: the mutable state below is guarded by `lock`; `readerSlot`,
-    // `writerSlot` and `agentLoss`'s continuation are used on the executor thread only (and
+    // @unchecked Sendable: the mutable state is in `state`; `writer` is the C port's own
+    // (thread-safe) queue; `readerSlot`, `writerSlot` and `agentLoss`'s continuation are used on the executor thread only (and
     // the continuation is itself thread-safe); the rest is immutable after init.
     typealias Stream = PJSUA.MediaStream
 
@@ -41,27 +41,31 @@ final class StreamBridge: @unchecked Sendable {
     private var readerSlot: Int32 = -1  // executor thread only
     private var writerSlot: Int32 = -1  // executor thread only
 
-    private let lock = NSLock()
-    private var link: OpaquePointer?  // guarded by `lock`; nil before open and after the link is destroyed
-    private var phase = Phase.connecting  // guarded by `lock`
-    private var connectOutcome: Result<Void, PJSUAError>?  // guarded by `lock`
-    private var connectWaiter: CheckedContinuation<Void, Error>?  // guarded by `lock`
-    private var markNames: [UInt64: String] = [:]  // guarded by `lock`
-    private var lastMark: UInt64 = 0  // guarded by `lock`
-    private var invalidMessages = 0  // guarded by `lock`
-    private var flushedInClear = 0  // guarded by `lock`
-    private var clearedSamples: UInt64 = 0  // guarded by `lock`
-    /// The link's counters when it went, so that a stream's statistics outlive it.
-    private var finalWire = cpjsua_ws_stats()  // guarded by `lock`
-    private var pace = cpjsua_pace_stats()  // guarded by `lock`: the counters of paces left (re-INVITEs, the end)
-    /// OpenAI Realtime: the answer audio written to the queue so far (samples: the queue's
-    /// stream position after the last write), and where each answer item's audio starts and
-    /// ends in it, newest last; the items the caller interrupted (their late deltas are dropped);
-    /// whether a response is under way.
-    private var writtenSamples: UInt64 = 0  // guarded by `lock`
-    private var answerItems: [(id: String, start: UInt64, end: UInt64)] = []  // guarded by `lock`
-    private var interruptedItems: Set<String> = []  // guarded by `lock`
-    private var responding = false  // guarded by `lock`
+    private struct State {
+        /// Nil before open and after the link is destroyed.
+        var link: OpaquePointer?
+        var phase = Phase.connecting
+        var connectOutcome: Result<Void, PJSUAError>?
+        var connectWaiter: CheckedContinuation<Void, Error>?
+        var markNames: [UInt64: String] = [:]
+        var lastMark: UInt64 = 0
+        var invalidMessages = 0
+        var flushedInClear = 0
+        var clearedSamples: UInt64 = 0
+        /// The link's counters when it went, so that a stream's statistics outlive it.
+        var finalWire = cpjsua_ws_stats()
+        /// The counters of paces left (re-INVITEs, the end).
+        var pace = cpjsua_pace_stats()
+        /// OpenAI Realtime: the answer audio written to the queue so far (samples: the queue's
+        /// stream position after the last write), and where each answer item's audio starts
+        /// and ends in it, newest last; the items the caller interrupted (their late deltas are
+        /// dropped); whether a response is under way.
+        var writtenSamples: UInt64 = 0
+        var answerItems: [(id: String, start: UInt64, end: UInt64)] = []
+        var interruptedItems: Set<String> = []
+        var responding = false
+    }
+    private let state = LockedValueBox(State())
 
     init?(call: PJSUA.Call, url: String, streamProtocol: Stream.StreamProtocol, callSID: String, options: Stream.Options,
           trust: Trust = Trust(PJSUA.TLSConfiguration())) {
@@ -136,7 +140,8 @@ final class StreamBridge: @unchecked Sendable {
         // The agent's `media` is read and queued in C from now on (WebSocketLink.c play_media);
         // what that reader does not take still comes here as text.
         if !isRealtime { cpjsua_ws_link_set_player(opened, writer, UInt32(capacitySamples)) }
-        lock.withLock { link = opened }
+        // Unchecked: the link is the C client's handle, which this bridge keeps until destroyLink.
+        state.withLockedValueUnchecked { $0.link = opened }
         var slot: Int32 = -1
         var attach = cpjsua_ws_link_attach_reader(opened, &slot)
         if attach == pjSuccess {
@@ -159,7 +164,7 @@ final class StreamBridge: @unchecked Sendable {
     /// the call: its ticks only keep the stream going with silence while no packet comes.
     func wire(callSlot: Int32) {
         if readerSlot >= 0 {
-            let link = lock.withLock { self.link }
+            let link = state.withLockedValue { $0.link }
             if let link, options.passesCallerAudioThrough, cpjsua_ws_link_tap(link, call.slot, callSlot) == 1 {
                 pjsua_conf_disconnect(callSlot, readerSlot)
             } else {
@@ -171,7 +176,7 @@ final class StreamBridge: @unchecked Sendable {
             // Sent as it arrives (``Stream/Options/sendsAgentAudioOnArrival``), the agent's audio
             // goes into the call's stream without the bridge: the writer port stays on it off the
             // call, and the bridge skips it at every tick.
-            let link = lock.withLock { self.link }
+            let link = state.withLockedValue { $0.link }
             if let link, options.sendsAgentAudioOnArrival, cpjsua_ws_link_pace(link, call.slot, callSlot) == 1 {
                 pjsua_conf_disconnect(writerSlot, callSlot)
             } else {
@@ -186,9 +191,9 @@ final class StreamBridge: @unchecked Sendable {
         var left = cpjsua_pace_stats()
         cpjsua_ws_link_pace_stats(link, &left)
         cpjsua_ws_link_unpace(link)
-        lock.withLock {
-            pace.on_arrival += left.on_arrival
-            pace.held_back += left.held_back
+        state.withLockedValue { state in
+            state.pace.on_arrival += left.on_arrival
+            state.pace.held_back += left.held_back
         }
     }
 
@@ -200,9 +205,9 @@ final class StreamBridge: @unchecked Sendable {
         }
         defer { timer.cancel() }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
-            let outcome: Result<Void, PJSUAError>? = lock.withLock {
-                if let outcome = connectOutcome { return outcome }
-                connectWaiter = continuation
+            let outcome: Result<Void, PJSUAError>? = state.withLockedValue { state in
+                if let outcome = state.connectOutcome { return outcome }
+                state.connectWaiter = continuation
                 return nil
             }
             if let outcome { continuation.resume(with: outcome.mapError { $0 as Error }) }
@@ -214,24 +219,24 @@ final class StreamBridge: @unchecked Sendable {
     /// the agent's close echo arrives or a second later (``finishClosing(after:)``).
     /// Idempotent.
     func end(_ reason: Stream.EndReason, action: Stream.AgentLossPolicy?, graceful: Bool) {
-        let ending: (wasStreaming: Bool, link: OpaquePointer?, waiter: CheckedContinuation<Void, Error>?)? = lock.withLock {
-            let previous = phase
+        let ending: (wasStreaming: Bool, link: OpaquePointer?, waiter: CheckedContinuation<Void, Error>?)? = state.withLockedValue { state in
+            let previous = state.phase
             guard previous == .connecting || previous == .streaming else { return nil }
-            phase = .ending
-            if connectOutcome == nil {
+            state.phase = .ending
+            if state.connectOutcome == nil {
                 if case let .connectFailed(error) = reason {
-                    connectOutcome = .failure(error)
+                    state.connectOutcome = .failure(error)
                 } else {
-                    connectOutcome = .failure(PJSUAError(.staleHandle, "the stream ended before the agent answered"))
+                    state.connectOutcome = .failure(PJSUAError(.staleHandle, "the stream ended before the agent answered"))
                 }
             }
-            defer { connectWaiter = nil }
-            return (previous == .streaming, self.link, connectWaiter)
+            defer { state.connectWaiter = nil }
+            return (previous == .streaming, state.link, state.connectWaiter)
         }
         guard let (wasStreaming, link, waiter) = ending else { return }
         guard let link else {
             finishEnded(reason, action: action, waiter: waiter)
-            lock.withLock { phase = .ended }
+            state.withLockedValue { $0.phase = .ended }
             return
         }
         // No `media` after `stop`: the caller's audio stops going out before it is sent.
@@ -239,7 +244,7 @@ final class StreamBridge: @unchecked Sendable {
         if wasStreaming && graceful {
             // OpenAI Realtime has no `stop`: the close frame ends the session.
             if !isRealtime {
-                _ = lock.withLock { send(TwilioMediaStreams.stop(streamSID: streamSID, callSID: callSID, accountSID: options.accountSID), on: link) }
+                _ = state.withLockedValue { _ in send(TwilioMediaStreams.stop(streamSID: streamSID, callSID: callSID, accountSID: options.accountSID), on: link) }
             }
             cpjsua_ws_link_close(link, 1000)
         }
@@ -255,34 +260,34 @@ final class StreamBridge: @unchecked Sendable {
     }
 
     private func finishEnded(_ reason: Stream.EndReason, action: Stream.AgentLossPolicy?, waiter: CheckedContinuation<Void, Error>?) {
-        if let waiter, case let .failure(error)? = lock.withLock({ connectOutcome }) { waiter.resume(throwing: error) }
+        if let waiter, case let .failure(error)? = state.withLockedValue({ $0.connectOutcome }) { waiter.resume(throwing: error) }
         eventsContinuation.yield(.ended(.init(reason: reason, action: action)))
         eventsContinuation.finish()
         agentLossContinuation.finish()
     }
 
     /// Whether the link still waits for the agent's close echo.
-    var isClosing: Bool { lock.withLock { phase == .ending && link != nil } }
+    var isClosing: Bool { state.withLockedValue { $0.phase == .ending && $0.link != nil } }
 
     /// Drops the connection. Executor thread; idempotent.
     func destroyLink() {
-        let link = lock.withLock {
+        let link = state.withLockedValue { state in
             defer {
-                if let link = self.link { finalWire = cpjsua_ws_link_stats(link) }
-                self.link = nil
-                phase = .ended
+                if let link = state.link { state.finalWire = cpjsua_ws_link_stats(link) }
+                state.link = nil
+                state.phase = .ended
             }
-            return self.link
+            return state.link
         }
         if let link { cpjsua_ws_link_destroy(link) }
     }
 
     // MARK: Any registered thread
 
-    var hasEnded: Bool { lock.withLock { phase == .ending || phase == .ended } }
+    var hasEnded: Bool { state.withLockedValue { $0.phase == .ending || $0.phase == .ended } }
 
     var statistics: Stream.Statistics {
-        let (link, invalid, cleared, final, paceLeft) = lock.withLock { (self.link, invalidMessages, clearedSamples, finalWire, pace) }
+        let (link, invalid, cleared, final, paceLeft) = state.withLockedValue { ($0.link, $0.invalidMessages, $0.clearedSamples, $0.finalWire, $0.pace) }
         let wire = link.map { cpjsua_ws_link_stats($0) } ?? final
         var paced = cpjsua_pace_stats()
         let isPaced = link.map { cpjsua_ws_link_pace_stats($0, &paced) != 0 } ?? false
@@ -304,14 +309,14 @@ final class StreamBridge: @unchecked Sendable {
     /// Realtime has no message for digits: none is sent.
     func sendDTMF(_ digit: PJSUA.DTMFDigit) {
         guard !isRealtime else { return }
-        let sent = lock.withLock { () -> Bool in
-            guard phase == .streaming, let link else { return false }
+        let sent = state.withLockedValue { (state) -> Bool in
+            guard state.phase == .streaming, let link = state.link else { return false }
             return send(TwilioMediaStreams.dtmf(streamSID: streamSID, digit: digit.digit), on: link) == 0
         }
         if sent { eventsContinuation.yield(.dtmfSent(digit)) }
     }
 
-    /// Sends a message through `link`. Under `lock` (which keeps the link from being destroyed
+    /// Sends a message through `link`. Under `state`'s lock (which keeps the link from being destroyed
     /// meanwhile) or from the link's own callback.
     @discardableResult
     private func send(_ message: TwilioMediaStreams.Outgoing, on link: OpaquePointer) -> Int32 {
@@ -323,7 +328,7 @@ final class StreamBridge: @unchecked Sendable {
         }
     }
 
-    /// Sends a whole text message (OpenAI Realtime's) through `link`. Under `lock` or from the
+    /// Sends a whole text message (OpenAI Realtime's) through `link`. Under `state`'s lock or from the
     /// link's own callback, as ``send(_:on:)``.
     @discardableResult
     private func send(text: String, on link: OpaquePointer) -> Int32 {
@@ -335,9 +340,9 @@ final class StreamBridge: @unchecked Sendable {
     fileprivate func linkEvent(_ link: OpaquePointer, _ event: Int32, _ status: Int32, _ data: UnsafeRawBufferPointer) {
         switch Int(event) {
         case CPJSUA_WS_EVENT_OPEN:
-            let streaming = lock.withLock { () -> Bool in
-                guard phase == .connecting else { return false }
-                phase = .streaming
+            let streaming = state.withLockedValue { (state) -> Bool in
+                guard state.phase == .connecting else { return false }
+                state.phase = .streaming
                 return true
             }
             guard streaming else { return }
@@ -359,17 +364,17 @@ final class StreamBridge: @unchecked Sendable {
             connectFinished(.failure(problems.error(remote: "the agent at \(Validation.quoted(url))")))
 
         case CPJSUA_WS_EVENT_TEXT:
-            guard lock.withLock({ phase == .streaming }) else { return }
+            guard state.withLockedValue({ $0.phase == .streaming }) else { return }
             if isRealtime {
                 handle(OpenAIRealtime.parse(data), on: link)
             } else {
                 handle(TwilioMediaStreams.parse(data))
             }
         case CPJSUA_WS_EVENT_BINARY:
-            guard lock.withLock({ phase == .streaming }) else { return }
+            guard state.withLockedValue({ $0.phase == .streaming }) else { return }
             handle(.invalid(.binaryMessage, detail: "a binary message of \(data.count) bytes"))
         case CPJSUA_WS_EVENT_CLOSED:
-            let previous = lock.withLock { phase }
+            let previous = state.withLockedValue { $0.phase }
             switch previous {
             case .connecting:
                 connectFinished(.failure(PJSUAError(.pjsip, "the agent at \(Validation.quoted(url)) closed the connection during the handshake")))
@@ -389,17 +394,17 @@ final class StreamBridge: @unchecked Sendable {
 
     /// A message over ``Stream/Options/maximumMessageSize`` that the client skipped.
     fileprivate func oversized(length: UInt64, binary: Bool) {
-        guard lock.withLock({ phase == .streaming }) else { return }
+        guard state.withLockedValue({ $0.phase == .streaming }) else { return }
         handle(.invalid(.tooLarge, detail: "a \(binary ? "binary" : "text") message of \(length) bytes, over \(options.maximumMessageSize)"))
     }
 
     /// The connection attempt ended: wakes ``waitUntilConnected(timeout:)``.
     private func connectFinished(_ outcome: Result<Void, PJSUAError>) {
-        let waiter = lock.withLock { () -> CheckedContinuation<Void, Error>? in
-            guard connectOutcome == nil else { return nil }
-            connectOutcome = outcome
-            defer { connectWaiter = nil }
-            return connectWaiter
+        let waiter = state.withLockedValue { (state) -> CheckedContinuation<Void, Error>? in
+            guard state.connectOutcome == nil else { return nil }
+            state.connectOutcome = outcome
+            defer { state.connectWaiter = nil }
+            return state.connectWaiter
         }
         waiter?.resume(with: outcome.mapError { $0 as Error })
     }
@@ -409,26 +414,26 @@ final class StreamBridge: @unchecked Sendable {
         case let .media(payload):
             play(payload)
         case let .mark(name):
-            let outcome: Int32 = lock.withLock {
-                lastMark += 1
-                markNames[lastMark] = name
-                let result = cpjsua_frame_buffer_mark(writer, lastMark)
-                if result != 0 { markNames[lastMark] = nil }
+            let outcome: Int32 = state.withLockedValue { state in
+                state.lastMark += 1
+                state.markNames[state.lastMark] = name
+                let result = cpjsua_frame_buffer_mark(writer, state.lastMark)
+                if result != 0 { state.markNames[state.lastMark] = nil }
                 return result
             }
             if outcome == -2 { handle(.invalid(.tooManyMarks, detail: "mark \"\(name.prefix(64))\" with \(CPJSUA_FRAME_MAX_MARKS) waiting")) }
         case .clear:
-            lock.withLock { flushedInClear = 0 }
+            state.withLockedValue { $0.flushedInClear = 0 }
             let discarded = cpjsua_frame_buffer_flush(writer)
-            let marks = lock.withLock {
-                clearedSamples += discarded
-                return flushedInClear
+            let marks = state.withLockedValue { state in
+                state.clearedSamples += discarded
+                return state.flushedInClear
             }
             eventsContinuation.yield(.cleared(.init(discardedMilliseconds: Int(discarded / 8), marksCleared: marks)))
         case let .invalid(reason, detail):
-            let count = lock.withLock {
-                invalidMessages += 1
-                return invalidMessages
+            let count = state.withLockedValue { state in
+                state.invalidMessages += 1
+                return state.invalidMessages
             }
             eventsContinuation.yield(.invalidMessage(.init(reason: reason, detail: detail, count: count)))
         }
@@ -438,7 +443,7 @@ final class StreamBridge: @unchecked Sendable {
     private func handle(_ message: OpenAIRealtime.ServiceMessage, on link: OpaquePointer) {
         switch message {
         case let .audio(item, payload):
-            guard !lock.withLock({ interruptedItems.contains(item) }) else { return }
+            guard !state.withLockedValue({ $0.interruptedItems.contains(item) }) else { return }
             play(payload, item: item)
         case let .transcript(text):
             eventsContinuation.yield(.realtime(.transcript(text)))
@@ -448,10 +453,10 @@ final class StreamBridge: @unchecked Sendable {
         case .speechStopped:
             eventsContinuation.yield(.realtime(.speechStopped))
         case .responseStarted:
-            lock.withLock { responding = true }
+            state.withLockedValue { $0.responding = true }
             eventsContinuation.yield(.realtime(.responseStarted))
         case .responseDone:
-            lock.withLock { responding = false }
+            state.withLockedValue { $0.responding = false }
             eventsContinuation.yield(.realtime(.responseDone))
         case let .error(error):
             eventsContinuation.yield(.realtime(.error(error)))
@@ -467,13 +472,13 @@ final class StreamBridge: @unchecked Sendable {
     /// so that its conversation holds only that.
     private func bargeIn(on link: OpaquePointer) {
         let discarded = cpjsua_frame_buffer_flush(writer)
-        let truncation: (item: String, milliseconds: Int)? = lock.withLock {
-            clearedSamples += discarded
+        let truncation: (item: String, milliseconds: Int)? = state.withLockedValue { state in
+            state.clearedSamples += discarded
             // The queue's position when it was flushed: everything written, less what went.
-            let reached = writtenSamples - discarded
-            guard discarded > 0 || responding, let current = answerItems.last(where: { $0.start <= reached }) else { return nil }
-            interruptedItems.insert(current.id)
-            answerItems.removeAll()
+            let reached = state.writtenSamples - discarded
+            guard discarded > 0 || state.responding, let current = state.answerItems.last(where: { $0.start <= reached }) else { return nil }
+            state.interruptedItems.insert(current.id)
+            state.answerItems.removeAll()
             let heard = min(reached, current.end) - current.start
             return (current.id, Int(heard / samplesPerMillisecond))
         }
@@ -489,17 +494,17 @@ final class StreamBridge: @unchecked Sendable {
     private func play(_ payload: Substring, item: String) {
         let (bytes, decoded) = decodeAudio(payload, samplesPerFourCharacters: 1.5, cpjsua_pcm16_base64_decode) { samples, count in
             let kept = min(count, capacitySamples)
-            lock.withLock {
-                // Under `lock` with the write, so that positions follow the queue's order.
+            state.withLockedValue { state in
+                // Under the lock with the write, so that positions follow the queue's order.
                 guard cpjsua_frame_buffer_write(writer, samples + (count - kept), UInt32(kept), 1) == 1 else { return }
-                let start = writtenSamples
-                writtenSamples += UInt64(kept)
-                clearedSamples += UInt64(count - kept)
-                if let last = answerItems.last, last.id == item {
-                    answerItems[answerItems.count - 1].end = writtenSamples
+                let start = state.writtenSamples
+                state.writtenSamples += UInt64(kept)
+                state.clearedSamples += UInt64(count - kept)
+                if let last = state.answerItems.last, last.id == item {
+                    state.answerItems[state.answerItems.count - 1].end = state.writtenSamples
                 } else {
-                    answerItems.append((item, start, writtenSamples))
-                    if answerItems.count > 64 { answerItems.removeFirst() }
+                    state.answerItems.append((item, start, state.writtenSamples))
+                    if state.answerItems.count > 64 { state.answerItems.removeFirst() }
                 }
             }
         }
@@ -512,7 +517,7 @@ final class StreamBridge: @unchecked Sendable {
         let (bytes, decoded) = decodeAudio(payload, samplesPerFourCharacters: 3, cpjsua_ulaw_base64_decode) { samples, count in
             let kept = min(count, capacitySamples)
             _ = cpjsua_frame_buffer_write(writer, samples + (count - kept), UInt32(kept), 1)
-            if kept < count { lock.withLock { clearedSamples += UInt64(count - kept) } }
+            if kept < count { state.withLockedValue { $0.clearedSamples += UInt64(count - kept) } }
         }
         if decoded < 0 { handle(.invalid(.badPayload, detail: "a media payload that is not base64 (\(bytes) bytes)")) }
     }
@@ -552,10 +557,10 @@ final class StreamBridge: @unchecked Sendable {
         case CPJSUA_FRAME_EVENT_MARK_FLUSHED: cleared = true
         default: return
         }
-        let name: String? = lock.withLock {
-            guard let name = markNames.removeValue(forKey: id) else { return nil }
-            if cleared { flushedInClear += 1 }
-            if let link, phase == .streaming {
+        let name: String? = state.withLockedValue { state in
+            guard let name = state.markNames.removeValue(forKey: id) else { return nil }
+            if cleared { state.flushedInClear += 1 }
+            if let link = state.link, state.phase == .streaming {
                 send(TwilioMediaStreams.mark(streamSID: streamSID, name: name, cleared: cleared), on: link)
             }
             return name

@@ -5,20 +5,23 @@
 import AVFoundation
 import CallKit
 import Foundation
+@_spi(Locking) import SwiftPJSUA
 
 /// The CallKit adapter: reports to a `CXProvider`, requests calls through a `CXCallController`,
 /// and forwards provider actions to a ``CallActionHandling`` (a ``CallOrchestrator``).
 ///
 /// It decides nothing: every action is fulfilled when the core succeeds and failed when it throws.
 public final class CallKitProvider: NSObject, CallProvider, CXProviderDelegate, @unchecked Sendable {
-    // @unchecked Sendable: `handler`, `outstanding` and `answerVideo` are guarded by `lock`;
-    // `provider` and `controller` are immutable references to CallKit objects that CallKit
-    // documents as usable from any thread.
-    private let lock = NSLock()
-    private var handler: (any CallActionHandling)?
-    private var outstanding: [UUID: CXAction] = [:]
-    /// The video choice of answers the app requested (``requestAnswer(of:video:)``), by call.
-    private var answerVideo: [UUID: Bool] = [:]
+    // @unchecked Sendable: `provider` and `controller` are immutable references to CallKit
+    // objects that CallKit documents as usable from any thread.
+    private struct State {
+        var handler: (any CallActionHandling)?
+        /// The actions the core works on, fulfilled or failed when it is done.
+        var outstanding: [UUID: CXAction] = [:]
+        /// The video choice of answers the app requested (``requestAnswer(of:video:)``), by call.
+        var answerVideo: [UUID: Bool] = [:]
+    }
+    private let state = LockedValueBox(State())
     /// Audio-session, hold and mute events, delivered to the core in CallKit's order.
     private let ordered = OrderedWork()
 
@@ -46,7 +49,7 @@ public final class CallKitProvider: NSObject, CallProvider, CXProviderDelegate, 
 
     /// Sets where provider actions go (normally the app's ``CallOrchestrator``).
     public func setActionHandler(_ handler: any CallActionHandling) {
-        lock.withLock { self.handler = handler }
+        state.withLockedValue { $0.handler = handler }
     }
 
     /// Asks CallKit to start an outgoing call to `destination` (a SIP URI), a video call with
@@ -68,11 +71,11 @@ public final class CallKitProvider: NSObject, CallProvider, CXProviderDelegate, 
     /// answer from the system's call UI carries none (nil: the core's
     /// ``OrchestratorConfiguration/answersWithVideo`` decides).
     public func requestAnswer(of uuid: UUID, video: Bool) async throws {
-        lock.withLock { answerVideo[uuid] = video }
+        state.withLockedValue { $0.answerVideo[uuid] = video }
         do {
             try await controller.request(CXTransaction(action: CXAnswerCallAction(call: uuid)))
         } catch {
-            _ = lock.withLock { answerVideo.removeValue(forKey: uuid) }
+            _ = state.withLockedValue { $0.answerVideo.removeValue(forKey: uuid) }
             throw error
         }
     }
@@ -129,14 +132,14 @@ public final class CallKitProvider: NSObject, CallProvider, CXProviderDelegate, 
     /// when the app requested it.
     public func provider(_ provider: CXProvider, perform action: CXAnswerCallAction) {
         let uuid = action.callUUID
-        let video = lock.withLock { answerVideo.removeValue(forKey: uuid) }
+        let video = state.withLockedValue { $0.answerVideo.removeValue(forKey: uuid) }
         run(action) { handler in try await handler.answerCall(uuid: uuid, video: video) }
     }
 
     /// Forwards an end action to the core.
     public func provider(_ provider: CXProvider, perform action: CXEndCallAction) {
         let uuid = action.callUUID
-        lock.withLock { answerVideo[uuid] = nil }
+        state.withLockedValue { $0.answerVideo[uuid] = nil }
         run(action) { handler in try await handler.endCall(uuid: uuid) }
     }
 
@@ -189,7 +192,7 @@ public final class CallKitProvider: NSObject, CallProvider, CXProviderDelegate, 
     // MARK: Helpers
 
     private func currentHandler() -> (any CallActionHandling)? {
-        lock.withLock { handler }
+        state.withLockedValue { $0.handler }
     }
 
     /// Keeps `action` under the lock while the core works, then fulfills or fails it; with
@@ -201,7 +204,8 @@ public final class CallKitProvider: NSObject, CallProvider, CXProviderDelegate, 
             return
         }
         let id = action.uuid
-        lock.withLock { outstanding[id] = action }
+        // Unchecked: CallKit's actions are not Sendable, but CallKit lets any thread fulfill them.
+        state.withLockedValueUnchecked { $0.outstanding[id] = action }
         let job: @Sendable () async -> Void = { [weak self] in
             var succeeded = true
             do {
@@ -215,7 +219,7 @@ public final class CallKitProvider: NSObject, CallProvider, CXProviderDelegate, 
     }
 
     private func finish(_ id: UUID, succeeded: Bool) {
-        guard let action = lock.withLock({ outstanding.removeValue(forKey: id) }) else { return }
+        guard let action = state.withLockedValue({ $0.outstanding.removeValue(forKey: id) }) else { return }
         if succeeded { action.fulfill() } else { action.fail() }
     }
 

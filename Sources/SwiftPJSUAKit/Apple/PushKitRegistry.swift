@@ -4,17 +4,16 @@
 #if canImport(PushKit) && (os(iOS) || SWIFTPJSUA_APPLE_STANDINS)
 import Foundation
 import PushKit
+@_spi(Locking) import SwiftPJSUA
 
 /// The PushKit adapter: registers for VoIP pushes, hands every push to a ``CallActionHandling``
 /// (a ``CallOrchestrator``, which reports it to CallKit), and passes token changes to the app.
 ///
 /// It decides nothing: the payload is parsed by ``VoIPPushPayload`` and everything else is the core's.
 public final class PushKitRegistry: NSObject, PKPushRegistryDelegate, @unchecked Sendable {
-    // @unchecked Sendable: `handler` and `tokenHandler` are guarded by `lock`; `registry` is an
-    // immutable reference only configured in `init`.
-    private let lock = NSLock()
-    private var handler: (any CallActionHandling)?
-    private var tokenHandler: (@Sendable (Data?) -> Void)?
+    // @unchecked Sendable: `registry` is an immutable reference only configured in `init`.
+    /// Where pushes and token changes go, once ``start(handler:onToken:)`` set them.
+    private let handlers = LockedValueBox<(push: (any CallActionHandling)?, token: (@Sendable (Data?) -> Void)?)>((nil, nil))
     private let registry: PKPushRegistry
 
     /// Creates the registry; delegate callbacks arrive on `queue` (the main queue when nil).
@@ -28,10 +27,7 @@ public final class PushKitRegistry: NSObject, PKPushRegistryDelegate, @unchecked
     /// to the SIP server with ``SwiftPJSUA/PJSUA/PushParameters/apns(teamID:bundleID:token:)``),
     /// and nil when the token is invalidated.
     public func start(handler: any CallActionHandling, onToken: @escaping @Sendable (Data?) -> Void) {
-        lock.withLock {
-            self.handler = handler
-            self.tokenHandler = onToken
-        }
+        handlers.withLockedValue { $0 = (handler, onToken) }
         registry.desiredPushTypes = [.voIP]
     }
 
@@ -42,13 +38,13 @@ public final class PushKitRegistry: NSObject, PKPushRegistryDelegate, @unchecked
     public func pushRegistry(_ registry: PKPushRegistry, didUpdate pushCredentials: PKPushCredentials, for type: PKPushType) {
         guard type == .voIP else { return }
         let token = pushCredentials.token
-        lock.withLock { tokenHandler }?(token)
+        handlers.withLockedValue { $0.token }?(token)
     }
 
     /// Tells the app its token is no longer valid.
     public func pushRegistry(_ registry: PKPushRegistry, didInvalidatePushTokenFor type: PKPushType) {
         guard type == .voIP else { return }
-        lock.withLock { tokenHandler }?(nil)
+        handlers.withLockedValue { $0.token }?(nil)
     }
 
     /// Parses the push and hands it to the core, which reports it to CallKit; PushKit's completion
@@ -58,7 +54,7 @@ public final class PushKitRegistry: NSObject, PKPushRegistryDelegate, @unchecked
     /// A push that arrives before ``start(handler:onToken:)`` cannot be reported: call it at launch.
     public func pushRegistry(_ registry: PKPushRegistry, didReceiveIncomingPushWith payload: PKPushPayload,
                              for type: PKPushType, completion: @escaping @Sendable () -> Void) {
-        guard type == .voIP, let handler = lock.withLock({ handler }) else {
+        guard type == .voIP, let handler = handlers.withLockedValue({ $0.push }) else {
             completion()
             return
         }

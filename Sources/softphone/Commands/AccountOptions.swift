@@ -1,5 +1,5 @@
 import Foundation
-import SwiftPJSUA
+@_spi(Locking) import SwiftPJSUA
 
 /// `--account <sip-uri> --registrar <sip-uri> --username U --password-env VAR` (or
 /// `--password-stdin`): passwords never come from argv. `--ip-change-calls keep|hangup`: what a
@@ -56,11 +56,9 @@ extension AccountOptions {
 }
 
 /// Collects a command's events so it can wait for the ones it needs, and prints each one.
-final class Watcher: @unchecked Sendable {
-    // @unchecked Sendable: `events` and `finished` are guarded by `lock`.
-    private let lock = NSLock()
-    private var events: [PJSUA.Event] = []
-    private var finished = false
+final class Watcher: Sendable {
+    /// The events seen so far, and whether the engine's events ended.
+    private let state = LockedValueBox<(events: [PJSUA.Event], finished: Bool)>(([], false))
 
     init(_ phone: PJSUA, output: Output) {
         let sequence = phone.events
@@ -73,10 +71,10 @@ final class Watcher: @unchecked Sendable {
         }
     }
 
-    private func append(_ event: PJSUA.Event) { lock.lock(); events.append(event); lock.unlock() }
-    private func finish() { lock.lock(); finished = true; lock.unlock() }
+    private func append(_ event: PJSUA.Event) { state.withLockedValue { $0.events.append(event) } }
+    private func finish() { state.withLockedValue { $0.finished = true } }
 
-    var all: [PJSUA.Event] { lock.lock(); defer { lock.unlock() }; return events }
+    var all: [PJSUA.Event] { state.withLockedValue { $0.events } }
 
     /// Waits until `match` gives a value for an event seen so far, or `seconds` pass (nil).
     func first<T>(within seconds: Double, signals: Signals? = nil, _ match: (PJSUA.Event) -> T?) async -> T? {

@@ -1,5 +1,5 @@
 import Foundation
-import SwiftPJSUA
+@_spi(Locking) import SwiftPJSUA
 
 /// `softphone demo`: a real SIP call over loopback, no server needed. This process calls a second
 /// `softphone answer` process it starts and stops; the caller plays a 1 kHz tone, the callee
@@ -85,13 +85,11 @@ enum DemoCommand {
 
 /// The second process of the demo: `softphone answer`, whose JSON lines we read.
 final class Callee: @unchecked Sendable {
-    // @unchecked Sendable: `buffer` and `closed` are guarded by `lock`; `process` and `pipe` are
-    // set once in init.
+    // @unchecked Sendable: `process` and `pipe` are set once in init.
     private let process = Process()
     private let pipe = Pipe()
-    private let lock = NSLock()
-    private var buffer = ""
-    private var closed = false
+    /// What the callee printed so far, and whether its output closed.
+    private let output = LockedValueBox((buffer: "", closed: false))
 
     /// Starts `softphone` with `arguments`; `environment` adds to (or overrides) ours.
     init(arguments: [String], environment: [String: String] = [:]) throws {
@@ -108,16 +106,16 @@ final class Callee: @unchecked Sendable {
         Thread.detachNewThread { [self] in
             while true {
                 let data = handle.availableData
-                lock.lock()
-                if data.isEmpty { closed = true } else { buffer += String(decoding: data, as: UTF8.self) }
-                lock.unlock()
+                output.withLockedValue { output in
+                    if data.isEmpty { output.closed = true } else { output.buffer += String(decoding: data, as: UTF8.self) }
+                }
                 if data.isEmpty { break }
             }
         }
     }
 
-    var transcript: String { lock.lock(); defer { lock.unlock() }; return buffer }
-    private var isClosed: Bool { lock.lock(); defer { lock.unlock() }; return closed }
+    var transcript: String { output.withLockedValue { $0.buffer } }
+    private var isClosed: Bool { output.withLockedValue { $0.closed } }
 
     /// The SIP URI from the callee's "listening" line.
     func listeningURI(within seconds: Double) async -> String? {
