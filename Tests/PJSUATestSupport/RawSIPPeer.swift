@@ -132,6 +132,28 @@ public final class RawSIPPeer: @unchecked Sendable {
         try await first(timeout: timeout) { $0.method == method }
     }
 
+    /// A NOTIFY of the presence subscription `subscribe` (received from the target) opened, from
+    /// the notifier's side: to its Contact, in its dialog (`tag` is the notifier's, the one its
+    /// 200 gave), carrying `pidf` as `application/pidf+xml`.
+    public func presenceNotify(in subscribe: RawSIPMessage, tag: String, cseq: Int,
+                               state: String = "active;expires=60", pidf: String) -> String {
+        let target = subscribe.header("contact").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "<>")) } ?? ""
+        return [
+            "NOTIFY \(target) SIP/2.0",
+            "Via: SIP/2.0/UDP 127.0.0.1:\(port);branch=\(newBranch())",
+            "From: \(subscribe.header("to") ?? "");tag=\(tag)",
+            "To: \(subscribe.header("from") ?? "")",
+            "Call-ID: \(subscribe.callID ?? "")",
+            "CSeq: \(cseq) NOTIFY",
+            "Contact: <\(uri)>",
+            "Max-Forwards: 70",
+            "Event: presence",
+            "Subscription-State: \(state)",
+            "Content-Type: application/pidf+xml",
+            "Content-Length: \(pidf.utf8.count)",
+        ].joined(separator: "\r\n") + "\r\n\r\n" + pidf
+    }
+
     /// A response to `request` (received from the target), carrying its Via headers, From, To,
     /// Call-ID and CSeq. `toTag` is added to a To without one; `cseqMethod` and `branch` replace
     /// the request's, for responses that do not fit the request they answer. `sdp` adds

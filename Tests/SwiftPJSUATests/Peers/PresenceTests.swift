@@ -231,7 +231,6 @@ private func accepted(_ subscribe: RawSIPMessage, by server: RawSIPPeer, tag: St
 
 /// A NOTIFY of the presence subscription `subscribe` opened, from the notifier's side.
 private func notify(for subscribe: RawSIPMessage, by server: RawSIPPeer, tag: String, cseq: Int, state: String, basic: String) -> String {
-    let target = subscribe.header("contact").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "<>")) } ?? ""
     let body = """
     <?xml version="1.0" encoding="UTF-8"?>
     <presence xmlns="urn:ietf:params:xml:ns:pidf" entity="\(server.uri)">
@@ -239,20 +238,7 @@ private func notify(for subscribe: RawSIPMessage, by server: RawSIPPeer, tag: St
     </presence>
 
     """.replacingOccurrences(of: "\n", with: "\r\n")
-    return [
-        "NOTIFY \(target) SIP/2.0",
-        "Via: SIP/2.0/UDP 127.0.0.1:\(server.port);branch=\(server.newBranch())",
-        "From: \(subscribe.header("to") ?? "");tag=\(tag)",
-        "To: \(subscribe.header("from") ?? "")",
-        "Call-ID: \(subscribe.callID ?? "")",
-        "CSeq: \(cseq) NOTIFY",
-        "Contact: <\(server.uri)>",
-        "Max-Forwards: 70",
-        "Event: presence",
-        "Subscription-State: \(state)",
-        "Content-Type: application/pidf+xml",
-        "Content-Length: \(body.utf8.count)",
-    ].joined(separator: "\r\n") + "\r\n\r\n" + body
+    return server.presenceNotify(in: subscribe, tag: tag, cseq: cseq, state: state, pidf: body)
 }
 
 /// Two engines through kamailio as presence server: a `softphone answer` child (bob) publishes

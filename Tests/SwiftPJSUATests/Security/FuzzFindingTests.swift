@@ -158,22 +158,8 @@ struct FuzzFindingTests {
         let tag = server.unique("tag")
         server.send(server.response(to: subscribe, 200, reason: "OK", toTag: tag)
             .replacingOccurrences(of: "Content-Length: 0", with: "Expires: 60\r\nContent-Length: 0"), toPort: port)
-        let target = subscribe.header("contact").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "<>")) } ?? ""
         let body = try finding("xml_bodies/kl53-pidf-tuple-without-id")
-        let notify = [
-            "NOTIFY \(target) SIP/2.0",
-            "Via: SIP/2.0/UDP 127.0.0.1:\(server.port);branch=\(server.newBranch())",
-            "From: \(subscribe.header("to") ?? "");tag=\(tag)",
-            "To: \(subscribe.header("from") ?? "")",
-            "Call-ID: \(subscribe.callID ?? "")",
-            "CSeq: 1 NOTIFY",
-            "Contact: <\(server.uri)>",
-            "Max-Forwards: 70",
-            "Event: presence",
-            "Subscription-State: active;expires=60",
-            "Content-Type: application/pidf+xml",
-            "Content-Length: \(body.utf8.count)",
-        ].joined(separator: "\r\n") + "\r\n\r\n" + body
+        let notify = server.presenceNotify(in: subscribe, tag: tag, cseq: 1, pidf: body)
         server.send(notify, toPort: port)
         return try await server.first(timeout: .seconds(5)) { $0.statusCode != nil && $0.cseq?.method == "NOTIFY" }
     }

@@ -52,24 +52,10 @@ struct PresenceBodyDepthTests {
     /// its status, an element nested `nestedLevels` deep.
     private func notify(for subscribe: RawSIPMessage, by server: RawSIPPeer, tag: String, cseq: Int, basic: String,
                         nestedLevels: Int) -> String {
-        let target = subscribe.header("contact").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "<>")) } ?? ""
         let nest = String(repeating: "<e>", count: nestedLevels) + String(repeating: "</e>", count: nestedLevels)
         let body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\r\n"
             + "<presence xmlns=\"urn:ietf:params:xml:ns:pidf\" entity=\"\(server.uri)\">"
             + "<tuple id=\"t1\"><status><basic>\(basic)</basic></status>\(nest)</tuple></presence>\r\n"
-        return [
-            "NOTIFY \(target) SIP/2.0",
-            "Via: SIP/2.0/UDP 127.0.0.1:\(server.port);branch=\(server.newBranch())",
-            "From: \(subscribe.header("to") ?? "");tag=\(tag)",
-            "To: \(subscribe.header("from") ?? "")",
-            "Call-ID: \(subscribe.callID ?? "")",
-            "CSeq: \(cseq) NOTIFY",
-            "Contact: <\(server.uri)>",
-            "Max-Forwards: 70",
-            "Event: presence",
-            "Subscription-State: active;expires=60",
-            "Content-Type: application/pidf+xml",
-            "Content-Length: \(body.utf8.count)",
-        ].joined(separator: "\r\n") + "\r\n\r\n" + body
+        return server.presenceNotify(in: subscribe, tag: tag, cseq: cseq, pidf: body)
     }
 }
