@@ -1,7 +1,7 @@
 import Foundation
 import PJSIP
 
-// pjsua's presence, BLF and MWI callbacks. Like the others (Callbacks.swift), file-private
+// pjsua's presence, BLF and MWI callbacks. Like the others (Engine/Callbacks.swift), file-private
 // free functions that hold no reference to the actor, never re-enter it and never block: they
 // read pjsua's state, update the run's ``PresenceState`` under its lock, publish and return.
 // Anything that calls back into pjsua (stopping pjsua's own re-subscription, a retry) is handed
