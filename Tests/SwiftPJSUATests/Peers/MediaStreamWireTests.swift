@@ -110,7 +110,8 @@ extension MediaStreamTests {
     /// inheriting every descriptor not marked close-on-exec) must not hold the agent's
     /// connection: once the engine closes it, the agent sees it end. Before the client's sockets
     /// were close-on-exec the child's copy kept it open, and the agent waited for our FIN until
-    /// the child exited (a stream agent spawned by a concurrent test did that for 30 s).
+    /// the child exited (a stream agent spawned by a concurrent test did that for 30 s). Only
+    /// ws:// showed it: over TLS the agent's library closes the TCP connection itself.
     @Test(arguments: [false, true])
     func aProcessStartedWhileStreamingDoesNotKeepTheAgentsConnectionOpen(secure: Bool) async throws {
         let certificates = try await TestCertificates.make()
