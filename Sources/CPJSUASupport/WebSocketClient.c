@@ -1147,7 +1147,10 @@ static pj_status_t start_connect(cpjsua_wsc *c, const pj_sockaddr *address)
     pj_status_t status;
     if (!c->secure) {
         pj_sock_t sock;
-        status = pj_sock_socket(af, pj_SOCK_STREAM(), 0, &sock);
+        /* Close-on-exec (both schemes): a process the app starts meanwhile would otherwise hold
+         * a copy of the connection, which then outlives our close, and the agent never sees it
+         * end (its close handshake waits for our side's FIN). */
+        status = pj_sock_socket(af, pj_SOCK_STREAM() | pj_SOCK_CLOEXEC(), 0, &sock);
         if (status != PJ_SUCCESS) return status;
         int one = 1;  /* 20 ms media frames: no Nagle delay */
         pj_sock_setsockopt(sock, pj_SOL_TCP(), pj_TCP_NODELAY(), &one, sizeof one);
@@ -1182,6 +1185,7 @@ static pj_status_t start_connect(cpjsua_wsc *c, const pj_sockaddr *address)
     pj_ssl_sock_param_default(&param);
     param.grp_lock = c->grp;
     param.sock_af = af;
+    param.sock_cloexec = PJ_TRUE;  /* see the ws:// socket */
     param.ioqueue = c->ioqueue;
     param.timer_heap = c->timer_heap;
     param.cb.on_connect_complete = &ssock_on_connect;

@@ -41,6 +41,12 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else of ours: PJSIP makes its sockets without close-on-exec, and a child that
+        // holds a copy of the engine's connection (say a stream agent's, spawned by a test running
+        // alongside) keeps it open past the engine's close: that agent never saw `closed`.
+        // (glibc 2.34's posix_spawn_file_actions_addclosefrom_np, which Swift's Glibc module does
+        // not declare.)
+        if let closeFrom = Self.closeFrom { _ = closeFrom(&actions, 3) }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -75,6 +81,9 @@ public final class ChildProcess: @unchecked Sendable {
         pid = child
         reaper = Reaper(pid: child, holding: ports)
     }
+
+    private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    private static let closeFrom: CloseFrom? = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np").map { unsafeBitCast($0, to: CloseFrom.self) }
 
     /// The log stays (``ChildLogs``): a failure found after the object is gone, or read from the
     /// test's output later, can still be explained from the child's whole log.
