@@ -223,7 +223,11 @@ public final class RawSIPPeer: @unchecked Sendable {
 
     /// A whole call with no surprises (INVITE with a PCMU offer, 200, ACK, BYE, 200): the proof
     /// that the target still serves calls. Returns the INVITE's and the BYE's final status codes.
-    public func plainCall(timeout: Duration = .seconds(5)) async throws -> (invite: Int?, bye: Int?) {
+    /// The wait is for a call's setup by the target, which may be the instrumented pjsua app
+    /// (AddressSanitizer and coverage) inside make test's ASan pass, beside every other test's
+    /// children: that app was seen taking 1.7 and 8 s to create a call's media there
+    /// (DNSForgeryTests' logs, 2026-12-06), and answering in 1.5 s alone; 5 s missed it twice.
+    public func plainCall(timeout: Duration = .seconds(15)) async throws -> (invite: Int?, bye: Int?) {
         let (invite, reply) = try await invite(timeout: timeout)
         guard let answer = reply, let code = answer.statusCode else { return (nil, nil) }
         guard code / 100 == 2 else { return (code, nil) }
