@@ -6,13 +6,19 @@
 # Usage: Fuzz/run.sh [SECONDS] [TARGET...]   (default 30 s each, every target)
 #   ASAN_PREFIX  the instrumented PJSIP (default /opt/pjproject-asan)
 #   FUZZ_WORK    where binaries, corpora, artifacts and logs go (default .build/fuzz)
+#   FUZZ_SEED    libFuzzer's -seed (default: a new one each run)
+#   FUZZ_RUNS=smoke  a fixed number of inputs per target (runs_of below) instead of SECONDS, from
+#                the committed seeds only (the corpus learned by earlier runs is emptied first):
+#                with FUZZ_SEED, a run gets as far on a busy machine as on a quiet one, and runs
+#                differ only by libFuzzer's own scheduling; SECONDS is then only a safety net
 # Prints one line per target (executions, rate, coverage, result) and exits non-zero when any
 # target crashed, aborted, leaked, timed out or ran out of memory; its reproducer is kept in
 # FUZZ_WORK/artifacts/TARGET/ and its log in FUZZ_WORK/logs/TARGET.log (replay: the binary in
 # FUZZ_WORK/bin with the artifact as its argument).
 #
 # Corpora: Fuzz/corpus/TARGET/ holds the committed seeds (read only); what a run learns goes to
-# FUZZ_WORK/corpus/TARGET/ and is kept for the next run. Fuzz/PJSIP/*.dict are the dictionaries.
+# FUZZ_WORK/corpus/TARGET/ and is kept for the next run (a smoke's, FUZZ_RUNS=smoke, goes to
+# FUZZ_WORK/smoke-corpus/TARGET/ and is not). Fuzz/PJSIP/*.dict are the dictionaries.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -113,6 +119,18 @@ max_len_of() {
         stun) echo 3000 ;;          # PJ_TURN_MAX_PKT_LEN
     esac
 }
+# The smoke's inputs per target: about 8 s each on a quiet 2-core machine (the rates of
+# make fuzz-smoke's table), enough to get past the seeds' first mutations.
+runs_of() {
+    case "$1" in
+        push_payload) echo 400000 ;;
+        sip_parser|sip_endpoint) echo 25000 ;;
+        sdp) echo 16000 ;;
+        multipart) echo 80000 ;;
+        xml_bodies) echo 30000 ;;
+        stun) echo 250000 ;;
+    esac
+}
 dict_of() {
     case "$1" in
         sip_parser|sip_endpoint|multipart) echo "$here/PJSIP/sip.dict" ;;
@@ -125,12 +143,19 @@ dict_of() {
 failed=0
 printf '%-13s %10s %8s %7s %7s  %s\n' target execs exec/s cov ft result
 for t in "${targets[@]}"; do
-    mkdir -p "$work/corpus/$t" "$work/artifacts/$t"
-    corpora=("$work/corpus/$t")
+    learned="$work/corpus/$t"
+    if [ "${FUZZ_RUNS:-}" = smoke ]; then
+        learned="$work/smoke-corpus/$t"   # emptied: the smoke starts from the committed seeds only
+        rm -rf "$learned"
+    fi
+    mkdir -p "$learned" "$work/artifacts/$t"
+    corpora=("$learned")
     [ -d "$here/corpus/$t" ] && corpora+=("$here/corpus/$t")
     dict=$(dict_of "$t")
     options=(-max_total_time="$seconds" -max_len="$(max_len_of "$t")" -timeout=10 -rss_limit_mb=2560
              -print_final_stats=1 -artifact_prefix="$work/artifacts/$t/")
+    if [ "${FUZZ_RUNS:-}" = smoke ]; then options+=(-runs="$(runs_of "$t")"); fi
+    if [ -n "${FUZZ_SEED:-}" ]; then options+=(-seed="$FUZZ_SEED"); fi
     # FUZZ_REPLAY_ONLY="t1 t2": those targets replay their committed seeds once, without mutating
     # them: make test's smoke for a target with an open finding (Fuzz/findings/README.md), which a
     # few seconds of fuzzing would find again; the seeds keep every fixed advisory's and finding's
