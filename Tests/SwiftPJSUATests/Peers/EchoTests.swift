@@ -22,11 +22,12 @@ struct EchoTests {
                                                                  name: "softphone-echo-\(delay)")
             defer { child.stop() }
             try await child.waitForOutput("\"event\":\"echo\"")
-            // Recorder first, then player, the same way in both calls: the difference of the two
-            // onsets is the echo's own delay (measured: 68 ms round trip with --echo 0, exactly
-            // 200 ms more with --echo 200).
-            let recorder = try await phone.record(call, to: directory + "/echo.wav")
-            _ = try await phone.play(burst, into: call)
+            // The recorder and the player start on the same bridge tick, the same way in both
+            // calls: the difference of the two onsets is the echo's own delay (measured: 68 ms
+            // round trip with --echo 0, exactly 200 ms more with --echo 200). Started by two
+            // awaits, the player began whenever the test's task next ran after the recorder: 420
+            // ms later in one call of a loaded ASan pass (echo 200 measured as 620).
+            let recorder = try await phone.startRecordingAndPlaying(burst, call: call, to: directory + "/echo.wav")
             try await Task.sleep(for: .milliseconds(2500))
             try await phone.stop(recorder)
             try await phone.hangUp(call)
@@ -99,5 +100,18 @@ struct EchoTests {
         #expect(result.status == 2)
         let lines = result.output.split(separator: "\n")
         #expect(lines.count == 1 && lines[0].contains("--echo"), "\(result.output)")
+    }
+}
+
+extension PJSUA {
+    /// Records `call` into `path` and plays `burst` into it from the same bridge tick: the player
+    /// is opened unconnected (the bridge reads no frame from a port without listeners, so it stays
+    /// at its start), then both connections are queued in one turn of the actor, microseconds
+    /// apart, and the bridge applies its queue at the start of its next tick.
+    fileprivate func startRecordingAndPlaying(_ burst: String, call: Call, to path: String) throws -> Recorder {
+        let player = try makePlayer(burst, loop: false)
+        let recorder = try record(call, to: path)
+        try connect(player, to: call)
+        return recorder
     }
 }
