@@ -6,8 +6,12 @@ SWIFT_FLAGS ?=
 
 all: build
 
+# After each install, the build directories made against that prefix are dropped when they were
+# built against another PJSIP (KL-55: Clang keeps a system module's old struct layouts).
+TRIPLE := $(shell uname -m)-unknown-linux-gnu
 deps:
 	@bash scripts/install-pjproject.sh
+	@bash scripts/fresh-scratch.sh /usr/local .build/$(TRIPLE) .build/tsan
 
 peers:
 	@bash scripts/install-peers.sh
@@ -18,6 +22,7 @@ peers:
 IOS_PREFIX ?= /opt/pjproject-ios
 deps-ios-profile:
 	@PJPROJECT_PROFILE=ios PJPROJECT_PREFIX=$(IOS_PREFIX) bash scripts/install-pjproject.sh
+	@bash scripts/fresh-scratch.sh $(IOS_PREFIX) .build/ios-profile
 
 ## make deps-asan: PJSIP instrumented with AddressSanitizer (and UBSan's bounds and null checks),
 ## built by the Swift toolchain's clang from the same tree, patches and configuration as /usr/local's,
@@ -26,6 +31,7 @@ deps-ios-profile:
 ASAN_PREFIX ?= /opt/pjproject-asan
 deps-asan:
 	@PJPROJECT_PROFILE=asan PJPROJECT_PREFIX=$(ASAN_PREFIX) bash scripts/install-pjproject.sh
+	@bash scripts/fresh-scratch.sh $(ASAN_PREFIX) .build/asan
 
 ## make deps-unpatched: the same tree and configuration without any of our patches
 ## (PJPROJECT_PATCHES=none), in its own prefix: the state of a PJSIP an app cannot patch (the iOS
