@@ -52,6 +52,7 @@ struct cpjsua_frame_buffer {
     uint32_t window_min, window_max, window_first;  /* queued samples at those frames */
     int stalled;              /* an underrun's silence is playing (it ran dry while playing) */
     uint64_t stall_silence;   /* silence underruns inserted and no trim has taken back */
+    uint64_t stall_silence_total;  /* silence underruns inserted, all of it */
     uint64_t trimmed;         /* samples skipped by trims */
     uint32_t space_wanted;    /* a writer waits for this much room (0: none) */
     uint32_t external;        /* paced sources taking the frames (MediaPace.c): the port sends none */
@@ -221,6 +222,7 @@ cpjsua_frame_stats cpjsua_frame_buffer_stats(cpjsua_frame_buffer *b)
     stats.dropped = b->dropped;
     stats.position = b->consumed;
     stats.trimmed = b->trimmed;
+    stats.stall_silence = b->stall_silence_total;
     pthread_mutex_unlock(&b->lock);
     return stats;
 }
@@ -329,7 +331,10 @@ static int32_t take_frame(cpjsua_frame_buffer *b, int16_t *out, int audio_only, 
             }
             /* Silence inserted while the agent's audio is late (from an underrun until audio
              * flows again): what a trim may take back later. */
-            if (b->stalled) b->stall_silence += spf - n;
+            if (b->stalled) {
+                b->stall_silence += spf - n;
+                b->stall_silence_total += spf - n;
+            }
             b->playing = 0;
         } else {
             b->playing = 1;

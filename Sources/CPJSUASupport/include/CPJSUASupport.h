@@ -142,6 +142,7 @@ typedef struct cpjsua_frame_stats {
     uint64_t dropped;        /* samples dropped to make room (drop-oldest) */
     uint64_t position;       /* stream position (reader: samples delivered) */
     uint64_t trimmed;        /* samples skipped by the standing-queue trim */
+    uint64_t stall_silence;  /* samples of silence sent from an underrun until audio flowed again */
 } cpjsua_frame_stats;
 
 /* NULL when the sizes are out of range (at most 960 samples per frame) or memory is short. */

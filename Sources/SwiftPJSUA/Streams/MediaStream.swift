@@ -199,6 +199,12 @@ extension PJSUA.MediaStream {
         public var droppedMilliseconds: Int
         /// Times the agent's audio ran dry while it was playing.
         public var underruns: Int
+        /// The silence played from each underrun until the agent's audio flowed again. The
+        /// engine cannot tell audio that came late from the end of what the agent had to say, so
+        /// the pauses between its utterances count too; during a continuous utterance this is
+        /// what its lateness cost the caller. With ``Options/trimsStandingQueue`` the trim takes
+        /// back at most this much (``trimmedMilliseconds``).
+        public var underrunSilenceMilliseconds: Int
         /// The agent's audio skipped to shorten a standing queue after stalls
         /// (``Options/trimsStandingQueue``); 0 when that is off.
         public var trimmedMilliseconds: Int

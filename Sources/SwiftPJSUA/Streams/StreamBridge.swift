@@ -298,6 +298,7 @@ final class StreamBridge: @unchecked Sendable {
                                  queuedMilliseconds: Int(UInt64(audio.queued) / samplesPerMillisecond),
                                  droppedMilliseconds: Int((audio.dropped + cleared + wire.audio_skipped) / samplesPerMillisecond),
                                  underruns: Int(audio.underruns),
+                                 underrunSilenceMilliseconds: Int(audio.stall_silence / samplesPerMillisecond),
                                  trimmedMilliseconds: Int(audio.trimmed / samplesPerMillisecond),
                                  passesCallerAudioThrough: wire.passing_through != 0, passedThroughPackets: Int(wire.passed_packets),
                                  latePackets: Int(wire.late_packets), concealedMilliseconds: Int(wire.concealed_samples / 8),
