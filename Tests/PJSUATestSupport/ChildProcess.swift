@@ -376,6 +376,13 @@ public final class LoopbackSocket {
             if fd >= 0 { close(fd) }
             throw ChildProcessError("cannot bind a loopback socket: errno \(errno)")
         }
+        if udp {
+            // The kernel stamps each datagram on arrival (SO_TIMESTAMPNS, 35 on Linux's generic
+            // socket options): receiveStampedBytesNow reads it, so a test timing packets is not
+            // timing when its own task got to read them.
+            var on: Int32 = 1
+            _ = setsockopt(fd, SOL_SOCKET, 35, &on, socklen_t(MemoryLayout<Int32>.size))
+        }
         descriptor = fd
         port = Int(UInt16(bigEndian: address.sin_port))
     }
@@ -430,6 +437,16 @@ public final class LoopbackSocket {
         let count = recv(descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT))
         guard count > 0 else { return nil }
         return Array(buffer.prefix(count))
+    }
+
+    /// The next datagram waiting to be read and when the kernel received it (CLOCK_REALTIME,
+    /// seconds: `SIOCGSTAMPNS`, 0x8907, the stamp of the datagram just read); nil if none is.
+    public func receiveStampedBytesNow() -> (bytes: [UInt8], arrival: Double)? {
+        guard let bytes = receiveBytesNow() else { return nil }
+        var stamp = timespec()
+        let stamped = withUnsafeMutablePointer(to: &stamp) { ioctl(descriptor, 0x8907, $0) }
+        if stamped != 0 { clock_gettime(CLOCK_REALTIME, &stamp) }  // not stamped: read now
+        return (bytes, Double(stamp.tv_sec) + Double(stamp.tv_nsec) / 1e9)
     }
 
     /// Binds `port` on 127.0.0.1 (UDP) for as long as the result lives.
