@@ -24,6 +24,10 @@ import Foundation
 /// setup,hop` runs read 1.80-3.46, on 47e4098 (before EventQueue) too. The
 /// baseline is now the engine's design with nothing of ours (HopBenchmark.PlainThreadExecutor):
 /// 0.88-1.03 on the same quiet machine (2026-12-02), the queue still reported beside it.
+/// 2026-12-06: a CI run on a machine loaded by stress-ng and a concurrent build read 5.02 (23.0 vs
+/// 4.6 µs): the four were measured in blocks of a fifth of the run each, and a load that came and
+/// went between blocks fell on the engine's. They now alternate call by call: 0.76-0.79 quiet (3
+/// runs), 0.76-1.10 with one core kept busy, 0.98-1.02 with two, 1.00-1.01 with three.
 ///
 /// (load: one more run of each kind read 0.45 and one failed calls, while the pjsua app's
 /// start-up was still counted or its port not yet bound; the bench now waits for the port.

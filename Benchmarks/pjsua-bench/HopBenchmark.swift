@@ -94,15 +94,21 @@ enum HopBenchmark {
         }
     }
 
-    static func measure(_ iterations: Int, _ body: () async -> Void) async -> Percentiles {
-        for _ in 0..<min(iterations, 2000) { await body() }  // warm-up
-        var samples = [Double](repeating: 0, count: iterations)
+    /// Times `iterations` rounds of the bodies, one call of each per round in turn, so that a
+    /// burst of machine load falls on all of them alike (in blocks of a fifth of the run each,
+    /// a load that came and went between blocks once read the engine at 5x the plain thread);
+    /// returns each body's percentiles, in order.
+    static func measure(_ iterations: Int, _ bodies: [() async -> Void]) async -> [Percentiles] {
+        for _ in 0..<min(iterations, 2000) { for body in bodies { await body() } }  // warm-up
+        var samples = [[Double]](repeating: [Double](repeating: 0, count: iterations), count: bodies.count)
         for index in 0..<iterations {
-            let start = nanoseconds()
-            await body()
-            samples[index] = Double(nanoseconds() - start)
+            for (which, body) in bodies.enumerated() {
+                let start = nanoseconds()
+                await body()
+                samples[which][index] = Double(nanoseconds() - start)
+            }
         }
-        return Percentiles(samples)
+        return samples.map(Percentiles.init)
     }
 
     static func run(iterations: Int) async throws {
@@ -115,16 +121,10 @@ enum HopBenchmark {
         let plain = PlainThreadActor()
         let actor = DefaultActor()
         let wrapper = QueueWrapper()
-        // Interleave the four so machine noise hits them alike.
-        var engine: [Double] = [], plainThread: [Double] = [], defaultActor: [Double] = [], dispatch: [Double] = []
-        let rounds = 5
-        for _ in 0..<rounds {
-            engine += await measure(iterations / rounds) { _ = await phone.isRunning }.sorted
-            plainThread += await measure(iterations / rounds) { _ = await plain.read() }.sorted
-            defaultActor += await measure(iterations / rounds) { _ = await actor.read() }.sorted
-            dispatch += await measure(iterations / rounds) { _ = await wrapper.read() }.sorted
-        }
-        let e = Percentiles(engine), t = Percentiles(plainThread), a = Percentiles(defaultActor), d = Percentiles(dispatch)
+        // Interleaved call by call, so that machine noise hits the four alike.
+        let measured = await measure(iterations, [{ _ = await phone.isRunning }, { _ = await plain.read() },
+                                                  { _ = await actor.read() }, { _ = await wrapper.read() }])
+        let e = measured[0], t = measured[1], a = measured[2], d = measured[3]
         progress("hop round trip, \(iterations) iterations (ns): engine p50 \(Int(e.p50)) p99 \(Int(e.p99)); plain thread p50 \(Int(t.p50)) p99 \(Int(t.p99)); default actor p50 \(Int(a.p50)) p99 \(Int(a.p99)); DispatchQueue+continuation p50 \(Int(d.p50)) p99 \(Int(d.p99))")
         return ["engine_ns_p50": e.p50, "engine_ns_p99": e.p99, "plain_thread_ns_p50": t.p50, "plain_thread_ns_p99": t.p99,
                 "default_actor_ns_p50": a.p50, "default_actor_ns_p99": a.p99,
