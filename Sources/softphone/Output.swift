@@ -139,8 +139,16 @@ struct Output: Sendable {
             "lostSent": quality.sent.packetsLost, "lostReceived": quality.received.packetsLost,
             "jitterMs": milliseconds(quality.received.meanJitter), "rttMs": milliseconds(quality.roundTripTime),
             "rFactor": (quality.rFactor * 10).rounded() / 10, "mos": mos]
-        emit("stats", fields: fields.map { ($0.key, $0.value) } + videoFields(quality.video),
+        emit("stats", fields: fields.map { ($0.key, $0.value) } + jitterBufferFields(quality.jitterBuffer) + videoFields(quality.video),
              human: "\(call) codec \(quality.codec), RTP sent \(quality.sent.packets) (lost \(quality.sent.packetsLost)), received \(quality.received.packets) (lost \(quality.received.packetsLost)), jitter \(milliseconds(quality.received.meanJitter)) ms, RTT \(quality.roundTripTime == nil ? "n/a" : "\(milliseconds(quality.roundTripTime)) ms"), MOS \(mos)\(videoSummary(quality.video))")
+    }
+
+    /// The receiving jitter buffer's figures of a stats line (none when unknown).
+    private func jitterBufferFields(_ buffer: PJSUA.JitterBufferStatistics?) -> [(String, any Sendable)] {
+        guard let buffer else { return [] }
+        let milliseconds: (Duration?) -> Int = { $0.map { Int($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) } ?? -1 }
+        return [("jbEmptyReads", buffer.emptyReads), ("jbLostMs", milliseconds(buffer.lost)), ("jbDiscardedMs", milliseconds(buffer.discarded)),
+                ("jbAverageDelayMs", milliseconds(buffer.averageDelay)), ("jbMaxDelayMs", milliseconds(buffer.maxDelay))]
     }
 
     private static let lock = NSLock()

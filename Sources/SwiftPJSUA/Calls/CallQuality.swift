@@ -39,6 +39,38 @@ extension PJSUA {
         }
     }
 
+    /// The receiving jitter buffer of a call's audio (`pjmedia_jb_state`): how long it holds
+    /// the audio, and what it had to make up for. Figures are since the stream started.
+    public struct JitterBufferStatistics: Sendable, Hashable {
+        /// The audio waiting in it now.
+        public let buffered: Duration
+        /// The mean time audio waited in it, nil before any did.
+        public let averageDelay: Duration?
+        /// The longest time audio waited in it, nil before any did.
+        public let maxDelay: Duration?
+        /// Times the call's audio was asked of it (once per 20 ms tick of the bridge) while it was
+        /// empty: the codec's loss concealment (or silence) went to the call instead, and what
+        /// arrived late was played after. A stalled sender or network shows here first.
+        public let emptyReads: Int
+        /// Audio that never arrived, known lost because later audio was already waiting when
+        /// its turn came (concealed). Audio that simply had not come yet is an empty read.
+        public let lost: Duration
+        /// Audio dropped: arrived too late to play, or taken out to shorten a buffer that had
+        /// grown past what the jitter needs.
+        public let discarded: Duration
+
+        /// Creates the figures of a jitter buffer.
+        public init(buffered: Duration, averageDelay: Duration?, maxDelay: Duration?, emptyReads: Int, lost: Duration,
+                    discarded: Duration) {
+            self.buffered = buffered
+            self.averageDelay = averageDelay
+            self.maxDelay = maxDelay
+            self.emptyReads = emptyReads
+            self.lost = lost
+            self.discarded = discarded
+        }
+    }
+
     /// The quality of a call's audio: RTP both ways, RTCP round-trip time, and an estimated
     /// mean opinion score.
     public struct CallQuality: Sendable, Hashable {
@@ -67,6 +99,9 @@ extension PJSUA {
         /// The call's video figures, when it has an active video stream (nil for audio-only
         /// calls). Set by ``PJSUA/quality(of:)`` and the periodic ``PJSUA/Event/stats(call:quality:)``.
         public var video: VideoStatistics?
+        /// The receiving jitter buffer of the call's audio. Set by ``PJSUA/quality(of:)`` and the
+        /// periodic ``PJSUA/Event/stats(call:quality:)``.
+        public var jitterBuffer: JitterBufferStatistics?
 
         /// Computes R and the MOS from measured figures (see ``mos`` for the formula).
         public init(codec: String, sent: RTPStatistics, received: RTPStatistics, roundTripTime: Duration?,

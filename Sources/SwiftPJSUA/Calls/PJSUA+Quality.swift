@@ -24,6 +24,8 @@ extension PJSUA {
             sent: RTPStatistics(stat.rtcp.tx), received: RTPStatistics(stat.rtcp.rx),
             roundTripTime: rtt.n > 0 ? .microseconds(Int(rtt.mean)) : nil,
             lastRoundTripTime: rtt.n > 0 ? .microseconds(Int(rtt.last)) : nil)
+        let codec = stream.info.aud.param?.pointee.info
+        quality.jitterBuffer = JitterBufferStatistics(stat.jbuf, framePtime: codec.map { Double($0.frm_ptime) / Double(max(1, $0.frm_ptime_denum)) } ?? 20)
         if Self.supportsVideo, withCallInfo(slot, { hasActiveVideo($0) }) == true {
             quality.video = try? videoStatistics(of: call)
         }
@@ -71,6 +73,20 @@ extension PJSUA {
             guard active, let quality = try? quality(of: call) else { continue }
             hub.publish(.stats(call: call, quality: quality))
         }
+    }
+}
+
+extension PJSUA.JitterBufferStatistics {
+    /// The figures of `pjmedia_jb_state`, whose frames are the decoder's (`framePtime`
+    /// milliseconds each: 10 for G.711, whose 20 ms packets hold two) and whose delays are in
+    /// milliseconds (0 before a frame waited).
+    init(_ state: pjmedia_jb_state, framePtime: Double) {
+        let frames = { (count: UInt32) in Duration.microseconds(Int((Double(count) * framePtime * 1000).rounded())) }
+        let waited = state.max_delay > 0
+        self.init(buffered: frames(state.size),
+                  averageDelay: waited ? .milliseconds(Int(state.avg_delay)) : nil,
+                  maxDelay: waited ? .milliseconds(Int(state.max_delay)) : nil,
+                  emptyReads: Int(state.empty), lost: frames(state.lost), discarded: frames(state.discard))
     }
 }
 

@@ -64,6 +64,46 @@ struct QualityTests {
         }
     }
 
+    /// A raw caller sends PCMU at 20 ms a packet with three sequence numbers missing, then stops:
+    /// the engine's jitter buffer counts their 60 ms as lost and, once it ran dry, an empty read
+    /// per tick of the bridge (one per 20 ms) for as long as nothing comes.
+    @Test func theJitterBufferCountsLostAudioAndTheTicksItRanDry() async throws {
+        try await withEngine { phone, transport, log in
+            let raw = try await rawCall(to: phone, transport: transport, log: log, payloadType: 0)
+            func packet(_ seq: Int) -> [UInt8] {
+                let timestamp = UInt32(8000 + seq * 160)
+                return [0x80, 0, UInt8(seq >> 8), UInt8(seq & 0xFF)] + [24, 16, 8, 0].map { UInt8((timestamp >> UInt32($0)) & 0xFF) }
+                    + [0x51, 0x57, 0x4A, 0x54] + [UInt8](repeating: 0xFF, count: 160)
+            }
+            let before = try #require(try await phone.quality(of: raw.call).jitterBuffer)
+            // Paced, but 23 sent with 19: it is waiting when 20 is due, so 20-22 are known lost
+            // (paced, a missing packet's turn finds the buffer empty: an empty frame instead).
+            let clock = ContinuousClock(), start = clock.now
+            for seq in 1...60 where !(20...23).contains(seq) {
+                try await clock.sleep(until: start.advanced(by: .milliseconds(20 * seq)))
+                for seq in seq == 19 ? [19, 23] : [seq] { #expect(raw.rtp.send(bytes: packet(seq), toPort: raw.engineRTPPort)) }
+            }
+            try await Task.sleep(for: .milliseconds(300))  // the buffer plays out what it held
+            let t0 = clock.now
+            let flowed = try #require(try await phone.quality(of: raw.call).jitterBuffer)
+            let t1 = clock.now
+            try await Task.sleep(for: .milliseconds(600))
+            let t2 = clock.now
+            let dry = try #require(try await phone.quality(of: raw.call).jitterBuffer)
+            let t3 = clock.now
+            try await phone.hangUp(raw.call)
+            #expect(flowed.lost - before.lost == .milliseconds(60), "\(before) -> \(flowed)")
+            #expect(flowed.averageDelay != nil && flowed.maxDelay != nil, "\(flowed)")
+            // An empty frame per bridge tick between the two readings: at most the ticks of the
+            // span around them, and at least half of those between them (a stalled clock
+            // thread catches up later; this counts ticks, not the clock's punctuality).
+            let ticks = { (span: Duration) in Int(span / .milliseconds(20)) }
+            let empty = dry.emptyReads - flowed.emptyReads
+            #expect(empty <= ticks(t3 - t0) + 1 && empty >= ticks(t2 - t1) / 2, "\(empty) in \(t2 - t1)...\(t3 - t0): \(flowed) -> \(dry)")
+            #expect(dry.buffered == .zero && dry.discarded == .zero, "\(dry)")
+        }
+    }
+
     @Test func statsStopWhenSwitchedOffAndBadIntervalsAreRejected() async throws {
         var configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null)
         configuration.statisticsInterval = .milliseconds(200)
