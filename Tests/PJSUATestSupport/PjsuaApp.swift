@@ -73,7 +73,12 @@ public final class PjsuaApp: @unchecked Sendable {
         // The installed app finds its libraries through the linker cache (/usr/local's), not its prefix.
         if let build { environment["LD_LIBRARY_PATH"] = build.libraries }
         if steps.isEmpty {
-            process = try ChildProcess(stdbuf, ["-oL", pjsua] + base + ["--use-cli", "--no-cli-console", "--cli-telnet-port=0"] + arguments,
+            // Its CLI sends the log to the CLI's front ends once they start, none of which is
+            // stdout: the SIP traffic that explains a failed call goes to a file of its own,
+            // kept beside the process's log.
+            let sipLog = ChildLogs.directory + "/\(name)-sip-\(UUID().uuidString.prefix(8)).log"
+            process = try ChildProcess(stdbuf, ["-oL", pjsua] + base + ["--use-cli", "--no-cli-console", "--cli-telnet-port=0",
+                                                                       "--log-file=\(sipLog)"] + arguments,
                                        name: name, environment: environment)
         } else {
             // The legacy console reads stdin line by line; a shell feeds it the steps in time.
@@ -93,6 +98,12 @@ public final class PjsuaApp: @unchecked Sendable {
                 port = Self.sipPort(in: log)
                 return port != nil
             }
+            // The port is bound before pjsua_start(): until the app is running, pjsua answers an
+            // INVITE 503 ("Error initializing media channel: Object is busy", PJ_EBUSY), which a
+            // loaded machine made a test's call meet.
+            try await process.waitForOutput("start (PJSUA state RUNNING)", timeout: ChildProcess.startTimeout) { log in
+                log.contains(Self.running)
+            }
         } catch {
             process.stop()
             throw error
@@ -100,6 +111,9 @@ public final class PjsuaApp: @unchecked Sendable {
         guard let port else { throw ChildProcessError(process.explain("logged no SIP port")) }
         self.port = port
     }
+
+    /// What pjsua logs (at log level 4) once pjsua_start() has run: from then on it takes calls.
+    private static let running = "PJSUA state changed: STARTING --> RUNNING"
 
     /// What the app logs (at log level 4) once its SIP UDP transport is bound, before the address.
     private static let transportStarted = "SIP UDP transport started, published address is "
