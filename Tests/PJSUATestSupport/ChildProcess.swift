@@ -220,10 +220,9 @@ public final class ChildProcess: @unchecked Sendable {
         return failureWords.contains { lowered.contains($0) }
     }
 
-    /// Sends a signal to the child's process group.
+    /// Sends a signal to the child's process group (nothing once the child has been reaped).
     public func signal(_ number: Int32) {
-        reaper.noteSignal()
-        kill(-pid, number)
+        reaper.signalGroup(number)
     }
 
     /// Ends the process group without blocking the caller (safe in `defer` and deinit): SIGTERM
@@ -269,19 +268,36 @@ private final class Reaper: Sendable {
         state = Mutex(State(ports: ports))
     }
 
-    func noteSignal() { state.withLock { $0.signalled = true } }
+    /// Signals the child's process group, under the lock that reaping takes: only while the
+    /// leader is not reaped. Once it is, its pid (the group's id) is free, and this machine reuses
+    /// pids within minutes (pid_max 32768): a later child of this suite, a process group leader
+    /// too, could be given it, and a signal to the old group would end that one. (Three pjsua apps
+    /// of a loaded CI run stopped answering so, 4 minutes after they started.)
+    func signalGroup(_ number: Int32, noting: Bool = true) {
+        state.withLock { state in
+            guard state.exitStatus == nil else { return }
+            if noting { state.signalled = true }
+            kill(-pid, number)
+        }
+    }
 
-    /// The exit status, reaping the child if it has just exited; nil while it runs.
+    /// The exit status, reaping the child if it has just exited; nil while it runs. A child
+    /// being stopped has what it forked killed first, while its leader, a zombie, still holds
+    /// the group's id.
     func status() -> Int32? {
         state.withLock { state in
             if let exitStatus = state.exitStatus { return exitStatus }
-            var status: Int32 = 0
-            if waitpid(pid, &status, WNOHANG) == pid {
-                let signal = status & 0x7f
-                state.exitStatus = signal == 0 ? (status >> 8) & 0xff : 128 + signal
-                state.endingSignal = signal == 0 ? nil : signal
-                state.ports = nil
+            var info = siginfo_t()
+            guard waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0, info.si_signo == SIGCHLD else {
+                return nil
             }
+            if state.stopping { kill(-pid, SIGKILL) }  // stragglers the leader forked
+            var status: Int32 = 0
+            guard waitpid(pid, &status, 0) == pid else { return nil }
+            let signal = status & 0x7f
+            state.exitStatus = signal == 0 ? (status >> 8) & 0xff : 128 + signal
+            state.endingSignal = signal == 0 ? nil : signal
+            state.ports = nil
             return state.exitStatus
         }
     }
@@ -299,25 +315,25 @@ private final class Reaper: Sendable {
     }
 
     /// SIGTERM to the group now; the first call starts the thread that reaps and, after two
-    /// seconds, kills. Later calls only signal again.
+    /// seconds, kills. Later calls only signal again. Nothing once the child has been reaped
+    /// (see ``signalGroup(_:noting:)``): what it forked was killed when it was, if it was being
+    /// stopped then; what a child that exited by itself left behind, bounded.sh ends.
     func stop() {
-        guard status() == nil else {
-            kill(-pid, SIGKILL)  // stragglers the leader forked
-            return
-        }
-        let first = state.withLock { state in
+        let first = state.withLock { state -> Bool? in
+            guard state.exitStatus == nil else { return nil }
             defer { state.stopping = true }
             return !state.stopping
         }
-        kill(-pid, SIGTERM)
+        guard let first else { return }
+        signalGroup(SIGTERM, noting: false)
         guard first else { return }
-        PendingStops.shared.add(pid)
+        PendingStops.shared.add(self)
         let thread = Thread { [self] in
             // A dedicated thread, not the cooperative pool: this wait blocks.
             for _ in 0..<100 where status() == nil { usleep(20_000) }
-            kill(-pid, SIGKILL)
+            signalGroup(SIGKILL, noting: false)
             for _ in 0..<100 where status() == nil { usleep(20_000) }
-            PendingStops.shared.remove(pid)
+            PendingStops.shared.remove(self)
         }
         thread.name = "stop \(pid)"
         thread.start()
@@ -327,21 +343,19 @@ private final class Reaper: Sendable {
 /// The process groups whose stop is still in its grace period: if the test process exits before
 /// their threads finish, an exit handler kills them, so no peer that ignores SIGTERM outlives
 /// the run.
-private final class PendingStops: @unchecked Sendable {
-    // @unchecked Sendable: `groups` is guarded by `lock`.
+private final class PendingStops: Sendable {
     static let shared: PendingStops = {
         atexit { PendingStops.shared.killAll() }
         return PendingStops()
     }()
 
-    private let lock = NSLock()
-    private var groups = Set<pid_t>()
+    private let reapers = Mutex<[ObjectIdentifier: Reaper]>([:])
 
-    func add(_ pid: pid_t) { lock.withLock { _ = groups.insert(pid) } }
-    func remove(_ pid: pid_t) { lock.withLock { _ = groups.remove(pid) } }
+    func add(_ reaper: Reaper) { reapers.withLock { $0[ObjectIdentifier(reaper)] = reaper } }
+    func remove(_ reaper: Reaper) { reapers.withLock { $0[ObjectIdentifier(reaper)] = nil } }
 
     private func killAll() {
-        for pid in lock.withLock({ groups }) { kill(-pid, SIGKILL) }
+        for reaper in reapers.withLock({ Array($0.values) }) { reaper.signalGroup(SIGKILL, noting: false) }
     }
 }
 
