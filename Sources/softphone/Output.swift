@@ -45,7 +45,7 @@ struct Output: Sendable {
                  human: "\(account) \(state)")
         case let .dtmf(call, digit):
             emit("dtmf", ["call": call.description, "digit": String(digit.digit), "method": digit.method.rawValue,
-                          "durationMs": digit.duration.map { Int($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) } ?? -1],
+                          "durationMs": Self.wholeMilliseconds(digit.duration)],
                  human: "\(call) DTMF \(digit)")
         case let .transferStatus(progress):
             emit("transfer", ["kind": "status", "call": progress.call.description, "code": progress.status.code.rawValue,
@@ -146,9 +146,14 @@ struct Output: Sendable {
     /// The receiving jitter buffer's figures of a stats line (none when unknown).
     private func jitterBufferFields(_ buffer: PJSUA.JitterBufferStatistics?) -> [(String, any Sendable)] {
         guard let buffer else { return [] }
-        let milliseconds: (Duration?) -> Int = { $0.map { Int($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) } ?? -1 }
-        return [("jbEmptyReads", buffer.emptyReads), ("jbLostMs", milliseconds(buffer.lost)), ("jbDiscardedMs", milliseconds(buffer.discarded)),
-                ("jbAverageDelayMs", milliseconds(buffer.averageDelay)), ("jbMaxDelayMs", milliseconds(buffer.maxDelay))]
+        return [("jbEmptyReads", buffer.emptyReads), ("jbLostMs", Self.wholeMilliseconds(buffer.lost)),
+                ("jbDiscardedMs", Self.wholeMilliseconds(buffer.discarded)),
+                ("jbAverageDelayMs", Self.wholeMilliseconds(buffer.averageDelay)), ("jbMaxDelayMs", Self.wholeMilliseconds(buffer.maxDelay))]
+    }
+
+    /// A duration in whole milliseconds for a JSON field, -1 when unknown.
+    private static func wholeMilliseconds(_ duration: Duration?) -> Int {
+        duration.map { Int($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) } ?? -1
     }
 
     private static let lock = NSLock()

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The loop a test's own UDP server runs (FakeDNSServer, FakeSTUNServer): every 2 ms it hands
 /// each datagram that came to the server's handler, which answers at once itself or returns an
@@ -10,10 +11,8 @@ import Foundation
 /// turn there answers as late as the busiest other test makes it. (A DNSForgeryTests call once
 /// reached no callee within 15 s of its query during a loaded ASan pass, the answer due 300 ms
 /// after the query; that the pool held the answer back is likely, not proven.)
-final class DatagramServingLoop: @unchecked Sendable {
-    // @unchecked Sendable: `stopped` is guarded by `lock`.
-    private let lock = NSLock()
-    private var stopped = false
+final class DatagramServingLoop: Sendable {
+    private let stopped = Mutex(false)
 
     /// An answer a handler holds back: `bytes` to 127.0.0.1:`port` once `after` has passed.
     struct Held {
@@ -22,7 +21,7 @@ final class DatagramServingLoop: @unchecked Sendable {
         let after: Duration
     }
 
-    private var isStopped: Bool { lock.withLock { stopped } }
+    private var isStopped: Bool { stopped.withLock { $0 } }
 
     /// Serves `socket` for `server` with `handle`.
     func start<Server: AnyObject & Sendable>(_ socket: DatagramSocket, for server: Server,
@@ -47,6 +46,6 @@ final class DatagramServingLoop: @unchecked Sendable {
 
     /// Stops serving (the thread ends within 2 ms).
     func stop() {
-        lock.withLock { stopped = true }
+        stopped.withLock { $0 = true }
     }
 }

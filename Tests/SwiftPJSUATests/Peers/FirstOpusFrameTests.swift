@@ -35,12 +35,9 @@ struct FirstOpusFrameTests {
             let ssrc: UInt32 = 0x4F50_5553
             let start = ContinuousClock.now
             for index in 0..<50 {
-                let sequence = UInt16(100 + index)
-                let timestamp = UInt32(48_000 + index * 960)
-                var packet: [UInt8] = [0x80, UInt8(96 | (index == 0 ? 0x80 : 0)), UInt8(sequence >> 8), UInt8(sequence & 0xFF)]
-                packet += [24, 16, 8, 0].map { UInt8((timestamp >> UInt32($0)) & 0xFF) }
-                packet += [24, 16, 8, 0].map { UInt8((ssrc >> UInt32($0)) & 0xFF) }
-                #expect(raw.rtp.send(bytes: packet + [0xF8, 0xFF, 0xFE], toPort: raw.engineRTPPort))
+                let packet = rtpPacket(payloadType: 96, sequence: 100 + index, timestamp: UInt32(48_000 + index * 960), ssrc: ssrc,
+                                       marker: index == 0, payload: [0xF8, 0xFF, 0xFE])
+                #expect(raw.rtp.send(bytes: packet, toPort: raw.engineRTPPort))
                 try await Task.sleep(until: start.advanced(by: .milliseconds(20 * (index + 1))), clock: .continuous)
             }
             // What was kept, then 300 ms more (the jitter buffer's last packets, and silence).

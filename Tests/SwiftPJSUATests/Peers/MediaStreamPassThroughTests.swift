@@ -29,11 +29,7 @@ struct MediaStreamPassThroughTests {
             let ssrc: UInt32 = 0x5157_4A53
             func payload(_ seq: Int) -> [UInt8] { (0..<160).map { UInt8(0x80 + (seq * 13 + $0) % 100) } }
             func packet(_ seq: Int) -> [UInt8] {
-                let timestamp = UInt32(1000 + (seq - 1) * 160)
-                var bytes: [UInt8] = [0x80, UInt8(payloadType), UInt8(seq >> 8), UInt8(seq & 0xFF)]
-                bytes += [24, 16, 8, 0].map { UInt8((timestamp >> UInt32($0)) & 0xFF) }
-                bytes += [24, 16, 8, 0].map { UInt8((ssrc >> UInt32($0)) & 0xFF) }
-                return bytes + payload(seq)
+                rtpPacket(payloadType: payloadType, sequence: seq, timestamp: UInt32(1000 + (seq - 1) * 160), ssrc: ssrc, payload: payload(seq))
             }
             let order = Array(1...25) + [27, 28, 30, 29, 30] + Array(31...40)
             for seq in order { #expect(rtp.send(bytes: packet(seq), toPort: engineRTPPort)) }

@@ -86,11 +86,14 @@ func toneSpan(_ file: WAVFile, level: Double = 0.05) -> (frequency: Double, mill
     return ((try? joined.dominantFrequency(in: 200...3000, step: 5)) ?? 0, loud.count * 20)
 }
 
+/// A far end's receiving jitter buffer, as softphone's stats line reports it.
+typealias FarEndJitterBuffer = (emptyReads: Int, lostMs: Int, discardedMs: Int)
+
 /// What a softphone child's receiving jitter buffer did over its call so far, from its last
 /// `stats` line (`--stats-interval`): read once it printed `after` more lines than it had when
 /// this was called, at most `timeout` later (nil if none came).
 func farEndJitterBuffer(_ child: ChildProcess, after lines: Int = 2,
-                        timeout: Duration = .seconds(10)) async throws -> (emptyReads: Int, lostMs: Int, discardedMs: Int)? {
+                        timeout: Duration = .seconds(10)) async throws -> FarEndJitterBuffer? {
     let stats = { jsonLines(child.output).filter { $0["event"] as? String == "stats" } }
     let wanted = stats().count + lines
     let deadline = ContinuousClock.now.advanced(by: timeout)
@@ -104,7 +107,7 @@ func farEndJitterBuffer(_ child: ChildProcess, after lines: Int = 2,
 /// give or take a frame at each edge, when its jitter buffer did what `farEnd` says: audio lost
 /// or discarded is not heard, and each empty read may have played a loud frame of concealment
 /// before the late audio (a busy machine's stalls on either side show there).
-func heardTone(_ expected: Int, farEnd: (emptyReads: Int, lostMs: Int, discardedMs: Int)) -> ClosedRange<Int> {
+func heardTone(_ expected: Int, farEnd: FarEndJitterBuffer) -> ClosedRange<Int> {
     (expected - 40 - farEnd.lostMs - farEnd.discardedMs)...(expected + 40 + 20 * farEnd.emptyReads)
 }
 
@@ -162,7 +165,7 @@ struct MediaStreamTests {
         let script = #"[{"tone":{"hz":1000,"ms":1000,"chunkMs":100}},{"mark":"one"},{"tone":{"hz":1000,"ms":500,"chunkMs":20}},{"mark":"two"},{"sleep":2}]"#
         let agent = try await StreamAgent(name: "stream-agent-marks", script: script)
         defer { agent.stop() }
-        var farEnd: (emptyReads: Int, lostMs: Int, discardedMs: Int)?
+        var farEnd: FarEndJitterBuffer?
         try await withEngine { phone, _, log in
             let (child, call) = try await callSoftphonePlayingTone(phone, log, ["--record-dir", directory, "--exit-after", "1",
                                                                                 "--stats-interval", "0.2"],

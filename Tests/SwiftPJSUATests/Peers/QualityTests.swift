@@ -71,9 +71,8 @@ struct QualityTests {
         try await withEngine { phone, transport, log in
             let raw = try await rawCall(to: phone, transport: transport, log: log, payloadType: 0)
             func packet(_ seq: Int) -> [UInt8] {
-                let timestamp = UInt32(8000 + seq * 160)
-                return [0x80, 0, UInt8(seq >> 8), UInt8(seq & 0xFF)] + [24, 16, 8, 0].map { UInt8((timestamp >> UInt32($0)) & 0xFF) }
-                    + [0x51, 0x57, 0x4A, 0x54] + [UInt8](repeating: 0xFF, count: 160)
+                rtpPacket(payloadType: 0, sequence: seq, timestamp: UInt32(8000 + seq * 160), ssrc: 0x5157_4A54,
+                          payload: [UInt8](repeating: 0xFF, count: 160))
             }
             let before = try #require(try await phone.quality(of: raw.call).jitterBuffer)
             // Paced, but 23 sent with 19: it is waiting when 20 is due, so 20-22 are known lost

@@ -24,6 +24,14 @@ func rawOffer(rtpPort: Int, payloadType: Int, version: Int = 1) -> String {
         + "m=audio \(rtpPort) RTP/AVP \(payloadType)\r\na=rtpmap:\(payloadType) \(names[payloadType] ?? "")\r\n"
 }
 
+/// An RTP packet (RFC 3550, version 2, no CSRC or extension) as a raw caller sends it.
+func rtpPacket(payloadType: Int, sequence: Int, timestamp: UInt32, ssrc: UInt32, marker: Bool = false,
+               payload: [UInt8]) -> [UInt8] {
+    let bigEndian = { (value: UInt32) in [24, 16, 8, 0].map { UInt8((value >> UInt32($0)) & 0xFF) } }
+    return [0x80, UInt8(payloadType | (marker ? 0x80 : 0)), UInt8((sequence >> 8) & 0xFF), UInt8(sequence & 0xFF)]
+        + bigEndian(timestamp) + bigEndian(ssrc) + payload
+}
+
 func rawCall(to phone: PJSUA, transport: PJSUA.Transport, log: EventLog, payloadType: Int) async throws -> RawCall {
     let rtp = try LoopbackSocket(udp: true)
     let peer = try RawSIPPeer(target: transport.port)

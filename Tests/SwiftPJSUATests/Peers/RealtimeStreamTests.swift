@@ -13,7 +13,7 @@ extension MediaStreamTests {
         let script = #"[{"afterAudio": 1000}, {"heard": 500}, {"answer": {"hz": 1000, "ms": 300, "chunkMs": 100, "item": "item_a"}}, {"sleep": 1}]"#
         let agent = try await StreamAgent(name: "stream-agent-realtime", script: script, realtime: true)
         defer { agent.stop() }
-        var farEnd: (emptyReads: Int, lostMs: Int, discardedMs: Int)?
+        var farEnd: FarEndJitterBuffer?
         try await withEngine { phone, _, log in
             let (child, call) = try await callSoftphonePlayingTone(phone, log, ["--record-dir", directory, "--exit-after", "1",
                                                                                 "--stats-interval", "0.2"],
