@@ -188,14 +188,14 @@ test-stress: deps deps-ios-profile peers
 ## checked-in baseline in api/; fails with the difference. The API is a file: a change of public
 ## spelling changes api/*.txt in the same commit (make api-baseline rewrites them), so every
 ## such change is a visible diff in review.
-API_MODULES = SwiftPJSUA SwiftPJSUAKit
+API_MODULES = SwiftPJSUA SwiftPJSUAKit SwiftPJSUAStreams
 SYMBOL_GRAPHS = $$($(SWIFT) build --show-bin-path)/../symbolgraph
 api-check: deps
-	$(SWIFT) package dump-symbol-graph --skip-synthesized-members >/dev/null
+	$(SWIFT) package dump-symbol-graph --skip-synthesized-members --emit-extension-block-symbols >/dev/null
 	python3 scripts/api-digest.py $(SYMBOL_GRAPHS) --check api $(API_MODULES)
 
 api-baseline: deps
-	$(SWIFT) package dump-symbol-graph --skip-synthesized-members >/dev/null
+	$(SWIFT) package dump-symbol-graph --skip-synthesized-members --emit-extension-block-symbols >/dev/null
 	python3 scripts/api-digest.py $(SYMBOL_GRAPHS) --write api $(API_MODULES)
 
 ## make docs (part of make test): the DocC catalogs of SwiftPJSUA and SwiftPJSUAKit, built by the

@@ -61,6 +61,7 @@ let package = Package(
     products: [
         .library(name: "SwiftPJSUA", targets: ["SwiftPJSUA"]),
         .library(name: "SwiftPJSUAKit", targets: ["SwiftPJSUAKit"]),
+        .library(name: "SwiftPJSUAStreams", targets: ["SwiftPJSUAStreams"]),
         .executable(name: "softphone", targets: ["softphone"]),
         .executable(name: "pjsua-bench", targets: ["pjsua-bench"]),
         .executable(name: "stream-echo-agent", targets: ["stream-echo-agent"]),
@@ -74,18 +75,25 @@ let package = Package(
             resources: [.copy("PrivacyInfo.xcprivacy")],
             linkerSettings: pjsipLinkerSettings
         ),
+        // The voice-agent bridge, its own product: a call's audio to a WebSocket agent (Twilio
+        // Media Streams, OpenAI Realtime). Its C half (the WebSocket client, the link, the media
+        // tap and pace) plugs into the engine through the engine's MediaHooks SPI, only in an
+        // engine started with media streams enabled; an app that imports only SwiftPJSUA links
+        // none of it.
+        .target(name: "CPJSUAStreams", dependencies: [pjsip, "CPJSUASupport"]),
+        .target(name: "SwiftPJSUAStreams", dependencies: ["SwiftPJSUA", "CPJSUAStreams", "CPJSUASupport", pjsip]),
         .target(
             name: "SwiftPJSUAKit",
             dependencies: ["SwiftPJSUA"],
             linkerSettings: ["CallKit", "PushKit", "AVFAudio", "Network"].map { .linkedFramework($0, .when(platforms: [.iOS])) }
         ),
-        .executableTarget(name: "softphone", dependencies: ["SwiftPJSUA"]),
+        .executableTarget(name: "softphone", dependencies: ["SwiftPJSUA", "SwiftPJSUAStreams"]),
         // Examples: small programs built on the public API (`swift run echo-bot`).
         .executableTarget(name: "echo-bot", dependencies: ["SwiftPJSUA"], path: "Examples/EchoBot"),
         // Benchmarks: the Swift engine against a plain-C loop over the same library and against
         // the reference pjsua app (`make bench`).
         .target(name: "CPJSUABaseline", dependencies: [pjsip], path: "Benchmarks/CPJSUABaseline"),
-        .executableTarget(name: "pjsua-bench", dependencies: ["SwiftPJSUA", "CPJSUABaseline", "PJSUATestSupport"],
+        .executableTarget(name: "pjsua-bench", dependencies: ["SwiftPJSUA", "SwiftPJSUAStreams", "CPJSUABaseline", "PJSUATestSupport"],
                          path: "Benchmarks/pjsua-bench"),
         // The WebSocket agent `pjsua-bench stream` streams calls to: plain C and epoll, so that
         // the agent is not what limits the streams measured (the Python one falls behind first).
@@ -93,7 +101,10 @@ let package = Package(
         // Shared by the test targets (which all run in one process, one pjsua engine at a time)
         // and the benchmarks: engine turns, peer processes, free ports.
         .target(name: "PJSUATestSupport", dependencies: ["SwiftPJSUA"], path: "Tests/PJSUATestSupport"),
-        .testTarget(name: "SwiftPJSUATests", dependencies: ["SwiftPJSUA", "CPJSUASupport", "PJSUATestSupport"]),
+        // The engine's suites and the voice-agent bridge's (Streams/), which run on the same engine
+        // turns: one test process, one pjsua engine at a time.
+        .testTarget(name: "SwiftPJSUATests",
+                    dependencies: ["SwiftPJSUA", "CPJSUASupport", "SwiftPJSUAStreams", "CPJSUAStreams", "PJSUATestSupport"]),
         .testTarget(name: "SwiftPJSUAKitTests", dependencies: ["SwiftPJSUAKit", "SwiftPJSUA", "PJSUATestSupport"]),
         .testTarget(name: "softphoneTests", dependencies: ["softphone"]),
     ],

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make docs: build the DocC catalogs of SwiftPJSUA and SwiftPJSUAKit with the toolchain's `docc`,
+# make docs: build the DocC catalogs of SwiftPJSUA, SwiftPJSUAKit and SwiftPJSUAStreams with the toolchain's `docc`,
 # from the symbol graphs of the current build, warnings as errors (a broken ``Symbol`` link, a
 # link to an internal type, a missing <doc:Article> all fail). Writes under .build/docs only.
 # Usage: scripts/build-docs.sh (dumps the symbol graphs, building what changed, then converts).
@@ -10,7 +10,7 @@ SWIFT=${SWIFT:-swift}
 DOCC=${DOCC:-$(dirname "$(command -v "$SWIFT")")/docc}
 [ -x "$DOCC" ] || DOCC=$(command -v docc) || { echo "build-docs: no docc next to $SWIFT or on PATH" >&2; exit 1; }
 OUT=.build/docs
-MODULES=(SwiftPJSUA SwiftPJSUAKit)
+MODULES=(SwiftPJSUA SwiftPJSUAKit SwiftPJSUAStreams)
 mkdir -p "$OUT"
 
 # The same dump as make api-check. It also dumps the test bundles' modules, which exist only after
@@ -19,7 +19,7 @@ mkdir -p "$OUT"
 GRAPHS=$("$SWIFT" build --show-bin-path)/../symbolgraph
 stamp="$OUT/.dump-started"
 touch "$stamp"
-if ! "$SWIFT" package dump-symbol-graph --skip-synthesized-members >"$OUT/dump-symbol-graph.log" 2>&1; then
+if ! "$SWIFT" package dump-symbol-graph --skip-synthesized-members --emit-extension-block-symbols >"$OUT/dump-symbol-graph.log" 2>&1; then
     if grep "error:" "$OUT/dump-symbol-graph.log" \
         | grep -Ev "Failed to emit symbol graph for 'swift_pjsuaPackage(Discovered)?Tests'" >&2; then
         echo "build-docs: swift package dump-symbol-graph failed (full output: $OUT/dump-symbol-graph.log)" >&2

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Benchmarks) import SwiftPJSUA
+import SwiftPJSUAStreams
 import Synchronization
 
 /// The server side of `pjsua-bench frames`, run as a child process
@@ -58,6 +59,9 @@ enum FramesAgent {
         configuration.media.clockRate = clockRate
         configuration.media.jitterBufferMax = value("jb-max").flatMap(Int.init).map { .milliseconds($0) }
         configuration.media.resamplerQuality = value("resampler").flatMap(PJSUA.ResamplerQuality.init(rawValue:)) ?? .high
+        // The tap and the pace only where calls are streamed: the echo and the player, which the
+        // stream is compared with, run as an app that does not stream.
+        configuration.enablesMediaStreams = mode == .stream
         let events = phone.events
         _ = try await phone.start(configuration)
         try await phone.useCodecs(["PCMU"])

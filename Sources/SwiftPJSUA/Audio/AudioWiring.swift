@@ -31,6 +31,7 @@ enum AudioWiring {
                     }
                 }
                 FrameTaps.wire(call, callSlot: slot)
+                for attachment in run.attachments(of: call) { attachment.callAudioWired(slot: slot) }
             }
         }
         // A member of the local conference gets its links to the other members back.

@@ -29,13 +29,14 @@ struct CallRecord {
     var inbandSender: ToneSource?
     /// The app's frame ports on the bridge (readers and writers), by channel.
     var frameChannels: [ObjectIdentifier: (channel: FrameChannel, slot: Int32)] = [:]
-    /// The call's media stream to a WebSocket agent (``StreamWiring``).
-    var mediaStream: StreamBridge?
+    /// What packages built on the engine keep for the call, one per type
+    /// (``PJSUA/CallMediaAttachment``: SwiftPJSUAStreams' media stream).
+    var attachments: [ObjectIdentifier: any PJSUA.CallMediaAttachment] = [:]
 
-    /// Takes what the record put on the bridge off it: the detector, the DTMF sender, frame
-    /// ports and video taps. Executor thread only, while pjsua exists.
+    /// Takes what the record put on the bridge off it: attachments' ports, the detector, the
+    /// DTMF sender, frame ports and video taps. Executor thread only, while pjsua exists.
     func releaseMedia() {
-        if let mediaStream { StreamWiring.end(mediaStream, .callEnded) }
+        for attachment in attachments.values { attachment.callEnded() }
         if let detector = inbandDetector { InbandDTMF.retire(detector) }
         inbandSender?.destroy()
         for (channel, _) in frameChannels.values {

@@ -23,15 +23,31 @@ extension PJSUA {
         config.cb.on_transport_state = onTransportState
         config.cb.on_dtmf_event = onDTMFEvent
         config.cb.on_call_redirected = onCallRedirected
-        // Every call's media transport gets a tap (MediaTap.c): media streams pass the caller's
-        // RTP through to their agent from it.
-        withUnsafeMutablePointer(to: &config) { cpjsua_media_tap_install($0) }
-        // Every call's audio stream port gets a paced wrapper (MediaPace.c): media streams send
-        // their agent's audio into the call through it as it arrives.
-        withUnsafeMutablePointer(to: &config) { cpjsua_media_pace_install($0) }
         CredentialRequests.install(into: &config)
         Self.installPresenceCallbacks(into: &config)
         logging.cb = onLog
+    }
+}
+
+extension PJSUA {
+    /// Installs the configuration's media hooks after the engine's callbacks: a hook that
+    /// replaced one of the engine's is refused (the run would lose events).
+    static func installMediaHooks(_ hooks: [MediaHooks], into config: inout pjsua_config) throws(PJSUAError) {
+        for hook in hooks {
+            let before = callbackWords(config.cb)
+            hook.install(&config)
+            let after = callbackWords(config.cb)
+            guard zip(before, after).allSatisfy({ $0 == 0 || $0 == $1 }) else {
+                throw PJSUAError(.invalidArgument, "the media hooks \(Validation.quoted(hook.name)) replace a callback the engine installs")
+            }
+        }
+    }
+
+    /// pjsua's callback table as words: it holds function pointers only.
+    private static func callbackWords(_ callbacks: pjsua_callback) -> [UInt] {
+        withUnsafeBytes(of: callbacks) { bytes in
+            (0..<bytes.count / MemoryLayout<UInt>.size).map { bytes.loadUnaligned(fromByteOffset: $0 * MemoryLayout<UInt>.size, as: UInt.self) }
+        }
     }
 }
 

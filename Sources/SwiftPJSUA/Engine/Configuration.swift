@@ -176,6 +176,10 @@ extension PJSUA {
         /// How often a ``Event/stats(call:quality:)`` event is published for each call with
         /// active audio; nil (the default) publishes none. See ``PJSUA/setStatisticsInterval(_:)``.
         public var statisticsInterval: Duration?
+        /// What packages built on the engine install into pjsua when it starts (SwiftPJSUAStreams'
+        /// ``PJSUA/MediaHooks``, set by its `enablesMediaStreams`); empty by default, so that no
+        /// call's media passes through code the app did not ask for.
+        @_spi(MediaHooks) public var mediaHooks: [MediaHooks] = []
 
         /// Whether `code` can be an ``autoAnswerCode``: 180, 183, 200, or a final error status.
         public static func canAutoAnswer(with code: SIPResponseCode) -> Bool {

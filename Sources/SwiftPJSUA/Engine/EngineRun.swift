@@ -28,6 +28,9 @@ final class EngineRun: Sendable {
     let wiresCallsToSlotZero: Bool
     /// What the actor's methods read of the configuration while the run lasts.
     let settings: Settings
+    /// The media hooks installed into pjsua for the run (``PJSUA/Configuration/mediaHooks``).
+    let mediaHooks: [PJSUA.MediaHooks]
+    var mediaHookNames: Set<String> { Set(mediaHooks.map(\.name)) }
     /// The credential providers of the run's accounts and their pending challenges.
     let credentials = CredentialRequests()
 
@@ -95,9 +98,9 @@ final class EngineRun: Sendable {
         var certificateFailureReason: String?
         /// Buddies, subscription policies and message-waiting accounts (``PresenceState``).
         var presence = PresenceState()
-        /// Media streams that sent their close frame and wait for the agent's echo
-        /// (``StreamWiring``); the teardown drops what is left.
-        var closingStreams: [ObjectIdentifier: StreamBridge] = [:]
+        /// Attachments kept past their call (``PJSUA/MediaHookContext/holdUntilStop(_:)``: a
+        /// media stream's connection waiting for the agent's close); the teardown stops them.
+        var heldAttachments: [ObjectIdentifier: any PJSUA.CallMediaAttachment] = [:]
     }
 
     init(_ configuration: PJSUA.Configuration, hub: EventHub, executor: PJSUAExecutor) {
@@ -113,6 +116,7 @@ final class EngineRun: Sendable {
         settings = Settings(rtpPort: configuration.rtpPort, rtpPortCount: configuration.rtpPortCount, maxCalls: configuration.maxCalls,
                             mediaBindAddress: configuration.bindAddress,
                             unregisterTimeout: configuration.unregisterTimeout, tls: configuration.tls)
+        mediaHooks = configuration.mediaHooks
         state = LockedValueBox(State(transferPolicy: configuration.transferPolicy))
     }
 
@@ -162,6 +166,21 @@ final class EngineRun: Sendable {
         }
     }
 
+    /// What packages keep for `call` (``PJSUA/CallMediaAttachment``).
+    func attachments(of call: PJSUA.Call) -> [any PJSUA.CallMediaAttachment] {
+        record(of: call) { Array($0.attachments.values) } ?? []
+    }
+
+    /// The engine stops: every attachment, of a call or held past one, is told so (executor
+    /// thread, from the teardown, while pjsua exists).
+    func stopAttachments() {
+        let all = withState { state in
+            defer { state.heldAttachments = [:] }
+            return state.calls.values.flatMap { $0.attachments.values } + Array(state.heldAttachments.values)
+        }
+        for attachment in all { attachment.engineStopping() }
+    }
+
     /// Every call's record, taken at teardown (executor thread, before pjsua_destroy).
     func takeAllCalls() -> [CallRecord] {
         withState { state in
@@ -171,7 +190,9 @@ final class EngineRun: Sendable {
     }
 
     func publish(_ event: PJSUA.Event) {
-        if case let .dtmf(call, digit) = event { StreamWiring.dtmf(digit, of: call) }
+        if case let .dtmf(call, digit) = event {
+            for attachment in attachments(of: call) { attachment.callKeyed(digit) }
+        }
         hub.publish(event)
     }
 

@@ -230,15 +230,14 @@ public actor PJSUA {
         owned.0.statisticsTask?.cancel()
         for retry in run.withState({ $0.presence.takeRetries() }) { retry.cancel() }
         for source in owned.0.tones.values { source.destroy() }
-        StreamWiring.endAll(run)  // `stop` to every agent, connections dropped while pjsua exists
+        run.stopAttachments()  // e.g. `stop` to every media stream's agent, connections dropped while pjsua exists
         for record in run.takeAllCalls() { record.releaseMedia() }
         for id in owned.1.keys { pjsua_player_destroy(id) }
         for id in owned.2.keys { pjsua_recorder_destroy(id) }
         run.credentials.close()  // challenges still pending are dropped before pjsua goes
         DelayedVideoStarts.letPendingStartsFire(in: run)  // they hold their streams (KL-41)
         PJLibrary.destroyPJSUA(flags: flags)
-        cpjsua_media_tap_release_all()  // media taps whose transport's group lock outlived pjsua
-        cpjsua_media_pace_release_all()  // paced wrappers whose group lock outlived pjsua
+        for hooks in run.mediaHooks { hooks.releaseAll() }  // wrappers whose group lock outlived pjsua
         EngineRun.end()
         if endingSubscriptions { run.hub.finishAll() }
         EngineSlot.release()
@@ -257,6 +256,9 @@ public actor PJSUA {
     }
 
     private static func validate(_ configuration: Configuration) throws(PJSUAError) {
+        guard Set(configuration.mediaHooks.map(\.name)).count == configuration.mediaHooks.count else {
+            throw PJSUAError(.invalidArgument, "mediaHooks lists the same hooks twice")
+        }
         guard (0...65535).contains(configuration.port) else {
             throw PJSUAError(.invalidArgument, "port \(configuration.port) is out of range 0...65535")
         }
@@ -307,6 +309,7 @@ public actor PJSUA {
             logging.msg_logging = configuration.logSIPMessages ? 1 : 0
             logging.decor = UInt32(PJ_LOG_HAS_SENDER.rawValue | PJ_LOG_HAS_THREAD_ID.rawValue)
             installCallbacks(into: &config, logging: &logging)
+            try Self.installMediaHooks(configuration.mediaHooks, into: &config)
             Self.apply(configuration.srtp, to: &config)
 
             var media = pjsua_media_config()

@@ -106,7 +106,7 @@ public struct PJSUAError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// Wraps a PJSIP status returned by `operation`; `as` overrides the code the status maps to
     /// (a failing file port is a ``Code/file`` error whatever PJSIP's status says).
-    init(status: pj_status_t, operation: String, as override: Code? = nil) {
+    @_spi(MediaHooks) public init(status: pj_status_t, operation: String, as override: Code? = nil) {
         var code: Code
         switch status {
         case cpjsua_status_etoomany: code = .tooMany

@@ -2,7 +2,9 @@ import Foundation
 import PJSIP
 
 /// Checks on user input made before any of it reaches PJSIP, so that errors name the bad input.
-enum Validation {
+/// The checks SwiftPJSUAStreams shares are SPI (MediaHooks).
+@_spi(MediaHooks)
+public enum Validation {
     /// The longest URI accepted (PJSIP's `PJSIP_MAX_URL_SIZE` buffers are 256 bytes).
     static let maxURILength = 255
 
@@ -76,7 +78,7 @@ enum Validation {
     }
 
     /// Rejects values that would break a SIP header (line breaks, NUL) or are absurdly long.
-    static func headerValue(_ value: String, what: String, maxLength: Int = 1024) throws(PJSUAError) {
+    public static func headerValue(_ value: String, what: String, maxLength: Int = 1024) throws(PJSUAError) {
         guard value.utf8.count <= maxLength else {
             throw PJSUAError(.invalidArgument, "\(what) is longer than \(maxLength) bytes")
         }
@@ -86,7 +88,7 @@ enum Validation {
     }
 
     /// The value in quotes, shortened and with control characters escaped, for error messages.
-    static func quoted(_ value: String) -> String {
+    public static func quoted(_ value: String) -> String {
         let clipped = value.count > 80 ? String(value.prefix(77)) + "..." : value
         var out = ""
         for scalar in clipped.unicodeScalars {
@@ -118,7 +120,7 @@ extension Validation {
 extension Validation {
     /// Rejects a duration outside `range` (compared as durations, so a huge one cannot overflow
     /// on its way to the check).
-    static func duration(_ value: Duration, in range: ClosedRange<Duration>, what: String) throws(PJSUAError) {
+    public static func duration(_ value: Duration, in range: ClosedRange<Duration>, what: String) throws(PJSUAError) {
         guard range.contains(value) else {
             throw PJSUAError(.invalidArgument, "\(what) \(value) is out of range \(range.lowerBound)...\(range.upperBound)")
         }
@@ -129,7 +131,7 @@ extension Duration {
     /// Whole milliseconds, rounded toward zero, saturating at `Int`'s bounds instead of
     /// trapping: what C's millisecond fields get, once ``Validation/duration(_:in:what:)`` has
     /// bounded the value.
-    var wholeMilliseconds: Int {
+    @_spi(MediaHooks) public var wholeMilliseconds: Int {
         let (seconds, attoseconds) = components
         let (milliseconds, overflow) = Int(seconds).multipliedReportingOverflow(by: 1000)
         guard !overflow else { return seconds < 0 ? .min : .max }

@@ -26,7 +26,6 @@ enum FrameTaps {
     /// Connects `call`'s frame ports to the call's conference slot (after a re-INVITE gave the
     /// call a new one). Executor thread only.
     static func wire(_ call: PJSUA.Call, callSlot: Int32) {
-        StreamWiring.wire(call, callSlot: callSlot)
         for (direction, slot) in slots(of: call) {
             switch direction {
             case .receive: pjsua_conf_connect(callSlot, slot)

@@ -18,4 +18,4 @@ func check(_ status: pj_status_t, _ operation: @autoclosure () -> String) throws
 }
 
 /// `PJ_SUCCESS`, typed as `pj_status_t` (the C enum constant imports with another type).
-let pjSuccess: pj_status_t = 0
+@_spi(MediaHooks) public let pjSuccess: pj_status_t = 0

@@ -48,7 +48,7 @@ extension PJSUA {
         /// The error a refused certificate with these problems is reported as: the most
         /// fundamental problem names it (an untrusted certificate is that, whatever its name or
         /// dates say).
-        func error(remote: String) -> PJSUAError {
+        @_spi(MediaHooks) public func error(remote: String) -> PJSUAError {
             let code: PJSUAError.Code
             if !intersection([.untrusted, .issuerNotFound, .issuerMismatch]).isEmpty {
                 code = .certificateUntrusted

@@ -1,5 +1,6 @@
 import Foundation
 import SwiftPJSUA
+import SwiftPJSUAStreams
 
 /// `softphone answer`: a user agent that answers calls until SIGINT/SIGTERM (or --exit-after).
 enum AnswerCommand {
@@ -111,6 +112,7 @@ enum AnswerCommand {
         if let maxCPS { configuration.admission.maxNewCallsPerSecond = Double(maxCPS) }
         media.apply(to: &configuration)
         configuration.unsolicitedNotifyEvents = acceptedNotify
+        configuration.enablesMediaStreams = stream != nil
         // Answering at once needs no decision from Swift: the engine answers in its callback
         // (for the codes it takes there; others go through the agent).
         // (The engine's own answer is audio-only: --video answers through the agent.)

@@ -1,5 +1,6 @@
 import Foundation
 import SwiftPJSUA
+import SwiftPJSUAStreams
 
 /// `softphone call <sip-uri>`: places one call, optionally plays, records and sends DTMF.
 enum CallCommand {
@@ -75,6 +76,7 @@ enum CallCommand {
         configuration.transferPolicy = transferOptions.policy
         let security = try SecurityOptions(arguments, listen: listen)
         security.apply(to: &configuration)
+        configuration.enablesMediaStreams = stream != nil
         security.printWarnings()
         let headers = try arguments.strings("header").map(PJSUA.SIPHeader.init(parsing:))
 

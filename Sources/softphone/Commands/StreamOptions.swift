@@ -1,5 +1,6 @@
 import Foundation
 import SwiftPJSUA
+import SwiftPJSUAStreams
 
 /// `--stream ws[s]://HOST:PORT/PATH` and its companions, shared by `answer` and `call`: bridges a
 /// call's audio to a WebSocket agent (Twilio Media Streams) once the call's audio is up, and

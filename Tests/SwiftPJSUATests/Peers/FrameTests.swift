@@ -1,7 +1,7 @@
 import CPJSUASupport
 import Foundation
 import PJSUATestSupport
-@_spi(Benchmarks) @testable import SwiftPJSUA
+@_spi(Benchmarks) @_spi(MediaHooks) @testable import SwiftPJSUA
 import Testing
 
 /// Calls `softphone answer` (a child process: a second engine cannot live in this process) and

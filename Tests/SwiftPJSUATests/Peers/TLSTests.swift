@@ -1,6 +1,6 @@
 import Foundation
 import PJSUATestSupport
-@testable import SwiftPJSUA
+@_spi(MediaHooks) @testable import SwiftPJSUA
 import Testing
 
 /// An engine configuration with a TLS transport on a free loopback port, trusting `caFile`.

@@ -1,6 +1,7 @@
 import Foundation
 import PJSUATestSupport
 @testable import SwiftPJSUA
+import SwiftPJSUAStreams
 import Testing
 
 /// A certificate from a trusted CA whose one DNS name is `localhost\0.attacker.example`: the name
@@ -42,7 +43,7 @@ extension MediaStreamTests {
         defer { impostor.stop() }
         let app = try await tonePlayingPjsuaApp("pjsua-app-stream-wss-nul-name")
         defer { app.stop() }
-        try await withEngine { phone, _, log in
+        try await withStreamingEngine { phone, _, log in
             let call = try await phone.makeCall(to: app.uri())
             try await log.mediaActive(call)
             var refusal: PJSUAError?

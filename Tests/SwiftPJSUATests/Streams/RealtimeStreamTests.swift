@@ -1,7 +1,9 @@
+import CPJSUAStreams
 import CPJSUASupport
 import Foundation
 import PJSUATestSupport
 @testable import SwiftPJSUA
+@testable import SwiftPJSUAStreams
 import Testing
 
 /// OpenAI Realtime streams (``PJSUA/MediaStream/StreamProtocol/openAIRealtime``) on our WebSocket
@@ -14,7 +16,7 @@ extension MediaStreamTests {
         let agent = try await StreamAgent(name: "stream-agent-realtime", script: script, realtime: true)
         defer { agent.stop() }
         var farEnd: FarEndJitterBuffer?
-        try await withEngine { phone, _, log in
+        try await withStreamingEngine { phone, _, log in
             let (child, call) = try await callSoftphonePlayingTone(phone, log, ["--record-dir", directory, "--exit-after", "1",
                                                                                 "--stats-interval", "0.2"],
                                                                    name: "softphone-stream-realtime")
@@ -98,7 +100,7 @@ extension MediaStreamTests {
             """#
         let agent = try await StreamAgent(name: "stream-agent-realtime-barge", script: script, realtime: true)
         defer { agent.stop() }
-        try await withEngine { phone, _, log in
+        try await withStreamingEngine { phone, _, log in
             let (child, call) = try await callSoftphonePlayingTone(phone, log, ["--record-dir", directory, "--exit-after", "1"],
                                                                    name: "softphone-stream-realtime-barge")
             defer { child.stop() }
@@ -152,7 +154,7 @@ extension MediaStreamTests {
         defer { agent.stop() }
         let app = try await tonePlayingPjsuaApp("pjsua-app-stream-realtime-error")
         defer { app.stop() }
-        try await withEngine { phone, _, log in
+        try await withStreamingEngine { phone, _, log in
             let call = try await phone.makeCall(to: app.uri())
             try await log.mediaActive(call)
             let stream = try await phone.stream(call, to: agent.url(), protocol: .openAIRealtime, options: .init(authorizationToken: "k"))
@@ -193,7 +195,7 @@ extension MediaStreamTests {
         defer { misnamed.stop() }
         let app = try await tonePlayingPjsuaApp("pjsua-app-stream-realtime-wss")
         defer { app.stop() }
-        try await withEngine { phone, _, log in
+        try await withStreamingEngine { phone, _, log in
             let call = try await phone.makeCall(to: app.uri())
             try await log.mediaActive(call)
             let trusted = PJSUA.MediaStream.Options(authorizationToken: "sk-tls", tls: .init(caFile: certificates.caFile))
@@ -237,7 +239,7 @@ extension MediaStreamTests {
         let agent = try await StreamAgent(name: "stream-agent-realtime-cli", script: script, realtime: true,
                                           tls: (certificates.server.certificate, certificates.server.key))
         defer { agent.stop() }
-        try await withEngine { phone, _, log in
+        try await withStreamingEngine { phone, _, log in
             let child = try ChildProcess(try softphone(), ["answer", "--listen", "udp:127.0.0.1:0", "--json", "--stream", agent.url(path: "/v1/realtime"),
                                                            "--stream-protocol", "openai-realtime", "--stream-token-env", "SWIFT_PJSUA_TEST_REALTIME_KEY",
                                                            "--stream-ca-file", certificates.caFile],

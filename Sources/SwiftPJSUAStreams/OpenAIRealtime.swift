@@ -1,3 +1,5 @@
+@_spi(MediaHooks) @_spi(Locking) import SwiftPJSUA
+import CPJSUAStreams
 import CPJSUASupport
 import Foundation
 

@@ -1,12 +1,14 @@
+@_spi(MediaHooks) @_spi(Locking) import SwiftPJSUA
+
 extension PJSUA {
-    /// A call's audio connected to a WebSocket agent (``PJSUA/stream(_:to:protocol:options:)``):
+    /// A call's audio connected to a WebSocket agent (``SwiftPJSUA/PJSUA/stream(_:to:protocol:options:)``):
     /// the caller's audio goes to the agent as the protocol's messages, paced by the media clock,
     /// and the agent's audio plays into the call through a bounded queue.
     ///
     /// The handle reports what happens to the stream in ``events`` (marks played or cleared,
     /// clears, invalid messages from the agent, the end with its reason) and counts it in
     /// ``statistics``. Its properties may be read from any task; ending it goes through the
-    /// engine (``PJSUA/stopStream(_:)``).
+    /// engine (``SwiftPJSUA/PJSUA/stopStream(_:)``).
     public final class MediaStream: Sendable, CustomStringConvertible {
         /// The call whose audio is streamed.
         public var call: Call { bridge.call }
@@ -161,7 +163,7 @@ extension PJSUA.MediaStream {
     public enum EndReason: Sendable, Hashable {
         /// The call ended; `stop` was sent and the connection closed.
         case callEnded
-        /// The app stopped the stream (``PJSUA/stopStream(_:)``); `stop` was sent.
+        /// The app stopped the stream (``SwiftPJSUA/PJSUA/stopStream(_:)``); `stop` was sent.
         case stoppedByApp
         /// The engine shut down.
         case engineStopped
@@ -170,7 +172,7 @@ extension PJSUA.MediaStream {
         /// The connection broke without a close handshake.
         case connectionLost
         /// The connection or the WebSocket handshake failed, or did not finish in time
-        /// (``PJSUAError/Code/timedOut``).
+        /// (`PJSUAError.Code.timedOut`).
         case connectFailed(PJSUAError)
     }
 

@@ -17,7 +17,7 @@ extension MediaStreamTests {
         // the engine, where a frame tap hears it.
         let app = try await PjsuaApp(name: "pjsua-app-realtime-loop", arguments: ["--auto-answer=200", "--auto-loop"], linger: 60)
         defer { app.stop() }
-        try await withEngine { phone, _, log in
+        try await withStreamingEngine { phone, _, log in
             var active: [PJSUA.Call] = []
             for _ in 0..<calls {
                 let call = try await phone.makeCall(to: app.uri())

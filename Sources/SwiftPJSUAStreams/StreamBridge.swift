@@ -1,6 +1,8 @@
+import CPJSUAStreams
 import CPJSUASupport
 import Foundation
 import PJSIP
+@_spi(MediaHooks) @_spi(Locking) import SwiftPJSUA
 
 /// The engine side of one media stream: the WebSocket link to the agent (WebSocketLink.c), the
 /// reader port that sends the call's audio through it, the writer port that plays the agent's
@@ -21,6 +23,8 @@ final class StreamBridge: @unchecked Sendable {
     enum Phase { case connecting, streaming, ending, ended }
 
     let call: PJSUA.Call
+    /// The engine run the stream belongs to: its way back to the engine's thread and its call's record.
+    let context: PJSUA.MediaHookContext
     let url: String
     let streamProtocol: Stream.StreamProtocol
     let streamSID: String
@@ -67,9 +71,10 @@ final class StreamBridge: @unchecked Sendable {
     }
     private let state = LockedValueBox(State())
 
-    init?(call: PJSUA.Call, url: String, streamProtocol: Stream.StreamProtocol, callSID: String, options: Stream.Options,
+    init?(call: PJSUA.Call, context: PJSUA.MediaHookContext, url: String, streamProtocol: Stream.StreamProtocol, callSID: String, options: Stream.Options,
           trust: Trust = Trust(PJSUA.TLSConfiguration())) {
         self.call = call
+        self.context = context
         self.trust = trust
         self.url = url
         self.streamProtocol = streamProtocol
@@ -129,7 +134,7 @@ final class StreamBridge: @unchecked Sendable {
                 cpjsua_ws_link_open(url, base + names.count + values.count, UInt32(numeric.count), base, base + names.count,
                                     UInt32(sortedHeaders.count), UInt32(options.maximumMessageSize),
                                     UInt32(clamping: max(1, timeout.wholeMilliseconds)), trust.caFile, trust.caDirectory,
-                                    trust.verify ? 1 : 0, PJSUA.workerThreadCount, Int32(isRealtime ? CPJSUA_WS_MEDIA_REALTIME : CPJSUA_WS_MEDIA_TWILIO),
+                                    trust.verify ? 1 : 0, context.workerThreadCount, Int32(isRealtime ? CPJSUA_WS_MEDIA_REALTIME : CPJSUA_WS_MEDIA_TWILIO),
                                     linkNotify, Unmanaged.passRetained(self).toOpaque(), bridgeRelease, &opened)
             }
         }
@@ -384,7 +389,7 @@ final class StreamBridge: @unchecked Sendable {
                     : .agentClosed(code: Int(status), reason: String(decoding: data, as: UTF8.self))
                 agentLossContinuation.yield(reason)
             case .ending:
-                EngineRun.current?.onEngineThread { [self] in StreamWiring.closed(self) }
+                context.onEngineThread { [self] in closed() }
             case .ended:
                 break
             }
@@ -574,7 +579,7 @@ final class StreamBridge: @unchecked Sendable {
 
 extension StreamBridge {
     /// How a `wss://` agent's certificate is verified: ``Stream/Options/tls`` or the engine's
-    /// ``PJSUA/Configuration/tls`` when it names authorities, else the system's trust store.
+    /// `PJSUA.Configuration.tls` when it names authorities, else the system's trust store.
     struct Trust: Sendable, Hashable {
         var caFile: String?
         var caDirectory: String?

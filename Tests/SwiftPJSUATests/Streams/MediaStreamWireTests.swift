@@ -1,6 +1,7 @@
 import Foundation
 import PJSUATestSupport
 @testable import SwiftPJSUA
+@testable import SwiftPJSUAStreams
 import Testing
 
 /// The WebSocket wire under media streams (our RFC 6455 client, WebSocketClient.c): wss://
@@ -22,7 +23,7 @@ extension MediaStreamTests {
         defer { app.stop() }
         var configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null)
         configuration.tls = .init(caFile: certificates.caFile)
-        try await withEngine(configuration) { phone, _, log in
+        try await withStreamingEngine(configuration) { phone, _, log in
             let call = try await phone.makeCall(to: app.uri())
             try await log.mediaActive(call)
             func refusal(_ url: String, _ options: PJSUA.MediaStream.Options = .init()) async -> PJSUAError? {
@@ -77,7 +78,7 @@ extension MediaStreamTests {
         defer { agent.stop() }
         let app = try await tonePlayingPjsuaApp("pjsua-app-stream-fragments")
         defer { app.stop() }
-        try await withEngine { phone, _, log in
+        try await withStreamingEngine { phone, _, log in
             let call = try await phone.makeCall(to: app.uri())
             try await log.mediaActive(call)
             let stream = try await phone.stream(call, to: agent.url(), options: .init(maximumMessageSize: 64 * 1024))
@@ -123,7 +124,7 @@ extension MediaStreamTests {
         defer { app.stop() }
         var configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null)
         configuration.tls = .init(caFile: certificates.caFile)
-        try await withEngine(configuration) { phone, _, log in
+        try await withStreamingEngine(configuration) { phone, _, log in
             let call = try await phone.makeCall(to: app.uri())
             try await log.mediaActive(call)
             let stream = try await phone.stream(call, to: agent.url())
@@ -158,7 +159,7 @@ extension MediaStreamTests {
         }
         let app = try await tonePlayingPjsuaApp("pjsua-app-stream-stall")
         defer { app.stop() }
-        try await withEngine { phone, _, log in
+        try await withStreamingEngine { phone, _, log in
             let call = try await phone.makeCall(to: app.uri())
             try await log.mediaActive(call)
             let stream = try await phone.stream(call, to: agent.url())
@@ -215,7 +216,7 @@ extension MediaStreamTests {
         }
         let app = try await tonePlayingPjsuaApp("pjsua-app-stream-overflow")
         defer { app.stop() }
-        try await withEngine { phone, _, log in
+        try await withStreamingEngine { phone, _, log in
             let call = try await phone.makeCall(to: app.uri())
             try await log.mediaActive(call)
             let stream = try await phone.stream(call, to: agent.url())
@@ -263,7 +264,7 @@ extension MediaStreamTests {
         defer { certificates.remove() }
         let agent = try await StreamAgent(name: "stream-agent-wss-cli", tls: (certificates.server.certificate, certificates.server.key))
         defer { agent.stop() }
-        try await withEngine { phone, _, log in
+        try await withStreamingEngine { phone, _, log in
             let (child, call) = try await callAnsweringSoftphone(phone, log, ["--stream", agent.url(), "--stream-ca-file", certificates.caFile,
                                                                               "--clock-rate", "8000"],
                                                                  name: "softphone-stream-wss")
@@ -273,7 +274,7 @@ extension MediaStreamTests {
             try await phone.hangUp(call)
             try await child.waitForOutput("\"state\":\"ended\"")
         }
-        try await withEngine { phone, _, log in
+        try await withStreamingEngine { phone, _, log in
             // Without --stream-ca-file the system's store applies, which does not know the test CA.
             let (child, call) = try await callAnsweringSoftphone(phone, log, ["--stream", agent.url(), "--clock-rate", "8000"],
                                                                  name: "softphone-stream-wss-untrusted")
@@ -297,7 +298,7 @@ extension MediaStreamTests {
         defer { agent.stop() }
         let app = try await tonePlayingPjsuaApp("pjsua-app-stream-utf8")
         defer { app.stop() }
-        try await withEngine { phone, _, log in
+        try await withStreamingEngine { phone, _, log in
             let call = try await phone.makeCall(to: app.uri())
             try await log.mediaActive(call)
             let stream = try await phone.stream(call, to: agent.url(), options: .init(whenAgentLeaves: .keepCall))
@@ -323,7 +324,7 @@ extension MediaStreamTests {
         defer { lying.stop() }
         let app = try await tonePlayingPjsuaApp("pjsua-app-stream-refused")
         defer { app.stop() }
-        try await withEngine { phone, _, log in
+        try await withStreamingEngine { phone, _, log in
             let call = try await phone.makeCall(to: app.uri())
             try await log.mediaActive(call)
             for (agent, answer) in [(forbidding, "403 Forbidden"), (lying, "Sec-WebSocket-Accept does not match")] {

@@ -1,6 +1,6 @@
 /*
  * Paced sending: every call's audio stream port is wrapped before pjsua puts it on the conference
- * bridge (pjsua's on_stream_created2). See include/CPJSUASupport.h.
+ * bridge (pjsua's on_stream_created2). See include/CPJSUAStreams.h.
  *
  * Why: the bridge's clock thread ticks every port every 20 ms, and a frame written for the call
  * between two ticks waits for the next one: 0 to 20 ms, plus a frame whenever the writer's
@@ -53,7 +53,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "CPJSUASupport.h"
+#include "CPJSUAStreams.h"
 
 #define MAX_SAMPLES_PER_FRAME 960
 /* How far ahead of the stream's real-time position the agent's audio may go, in frame periods:

@@ -1,3 +1,4 @@
+@_spi(MediaHooks) @_spi(Locking) import SwiftPJSUA
 import Foundation
 
 /// JSON string literals for the messages the stream protocols build by hand (Twilio Media

@@ -51,7 +51,7 @@
 #include <string.h>
 #include <strings.h>
 #include "WebSocketClient.h"
-#include "CPJSUASupport.h"
+#include "CPJSUAStreams.h"
 
 #define QUEUE_MESSAGES 512            /* ~10 s of 20 ms media */
 #define QUEUE_BYTES (8u << 20)

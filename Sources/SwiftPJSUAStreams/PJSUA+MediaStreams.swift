@@ -1,4 +1,5 @@
 import PJSIP
+@_spi(MediaHooks) import SwiftPJSUA
 
 extension PJSUA {
     /// Connects a call's audio to a WebSocket agent (a voice bot: pipecat, Vocode, a hosted model)
@@ -18,6 +19,8 @@ extension PJSUA {
     /// `wss://` agent's certificate is checked against the URL's host name, which SNI carries,
     /// whatever address answered. ``MediaStream/Options/connectTimeout`` bounds it all.
     ///
+    /// Needs an engine started with ``SwiftPJSUA/PJSUA/Configuration/enablesMediaStreams``.
+    ///
     /// Built on our RFC 6455 client on PJLIB's sockets (`pj_activesock_start_connect()`, for
     /// `wss://` `pj_ssl_sock_start_connect2()`) and two pjmedia ports on the bridge
     /// (`pjsua_conf_add_port()`, `pjsua_conf_connect()`), for both protocols.
@@ -28,20 +31,24 @@ extension PJSUA {
     ///   - streamProtocol: what the agent speaks.
     ///   - options: handshake headers, custom parameters, timeouts, the playback queue and what
     ///     happens when the agent leaves.
-    /// - Throws: ``PJSUAError/Code/mediaNotActive`` before the call's audio is up,
-    ///   ``PJSUAError/Code/tooMany`` when the call is streamed already,
-    ///   ``PJSUAError/Code/invalidArgument`` for a bad URL or option, or a host name that does
+    /// - Throws: `PJSUAError.Code.unsupported` when the engine was started without
+    ///   ``SwiftPJSUA/PJSUA/Configuration/enablesMediaStreams``,
+    ///   `PJSUAError.Code.mediaNotActive` before the call's audio is up,
+    ///   `PJSUAError.Code.tooMany` when the call is streamed already,
+    ///   `PJSUAError.Code.invalidArgument` for a bad URL or option, or a host name that does
     ///   not resolve (the message names it),
-    ///   ``PJSUAError/Code/unsupported`` for another protocol, ``PJSUAError/Code/timedOut`` when the lookup, the
+    ///   `PJSUAError.Code.unsupported` for another protocol, `PJSUAError.Code.timedOut` when the lookup, the
     ///   connection and the handshake did not finish within
-    ///   ``MediaStream/Options/connectTimeout``, ``PJSUAError/Code/certificateUntrusted``,
-    ///   ``PJSUAError/Code/certificateExpired``, ``PJSUAError/Code/certificateNameMismatch`` or
-    ///   ``PJSUAError/Code/certificateRejected`` when a `wss://` agent's certificate was refused,
-    ///   ``PJSUAError/Code/pjsip`` when the lookup could not be made (no nameserver answered),
+    ///   ``MediaStream/Options/connectTimeout``, `PJSUAError.Code.certificateUntrusted`,
+    ///   `PJSUAError.Code.certificateExpired`, `PJSUAError.Code.certificateNameMismatch` or
+    ///   `PJSUAError.Code.certificateRejected` when a `wss://` agent's certificate was refused,
+    ///   `PJSUAError.Code.pjsip` when the lookup could not be made (no nameserver answered),
     ///   no address took the connection, or the handshake failed.
     public func stream(_ call: Call, to url: String, protocol streamProtocol: MediaStream.StreamProtocol = .twilioMediaStreams,
                        options: MediaStream.Options = MediaStream.Options()) async throws -> MediaStream {
-        _ = try requireRunning()
+        guard try mediaHookContext().hasHooks(named: MediaStreamHooks.name) else {
+            throw PJSUAError(.unsupported, "media streams need an engine started with configuration.enablesMediaStreams")
+        }
         try options.validate()
         guard streamProtocol == .twilioMediaStreams || streamProtocol == .openAIRealtime else {
             throw PJSUAError(.unsupported, "the stream protocol \(streamProtocol) is not implemented")
@@ -57,34 +64,37 @@ extension PJSUA {
         try Self.validateStreamURL(url)
         // A call that cannot be streamed fails at once, not after a lookup; its state is read
         // again below.
-        _ = try audioPort(of: call)
+        _ = try audioSlot(of: call)
         // One deadline for the lookup, the connection and the handshake. The lookup runs on a
         // thread of its own while this actor serves other calls: the engine and the call may
         // have changed by the time it returns, so what the stream uses is read after it.
         let deadline = ContinuousClock.now.advanced(by: options.connectTimeout)
         let addresses = try await HostLookup.addresses(ofHostIn: url, until: deadline)
-        let run = try requireRunning()
-        let callSlot = try audioPort(of: call)
-        let sipCallID = try withLiveCallInfo(call) { String(pj: $0.pointee.call_id) }
-        guard StreamWiring.stream(of: call) == nil else {
+        let context = try mediaHookContext()
+        let callSlot = try audioSlot(of: call)
+        let sipCallID = try sipCallID(of: call)
+        guard context.attachment(of: call, as: StreamBridge.self) == nil else {
             throw PJSUAError(.tooMany, "\(call) is streamed already")
         }
         let remaining = deadline - ContinuousClock.now
         guard remaining > .zero else {
             throw PJSUAError(.timedOut, "no time was left to connect to the agent at \(Validation.quoted(url)) within \(options.connectTimeout)")
         }
-        let trust = StreamBridge.Trust(options.tls ?? run.settings.tls)
-        guard let bridge = StreamBridge(call: call, url: url, streamProtocol: streamProtocol, callSID: sipCallID, options: options,
+        let trust = StreamBridge.Trust(options.tls ?? context.tls)
+        guard let bridge = StreamBridge(call: call, context: context, url: url, streamProtocol: streamProtocol, callSID: sipCallID, options: options,
                                         trust: trust) else {
             throw PJSUAError(.invalidArgument, "cannot make a playback queue of \(options.playbackCapacity)")
         }
         try bridge.open(callSlot: callSlot, addresses: addresses, timeout: remaining)
-        run.withCall(call) { $0.mediaStream = bridge }
+        guard context.attach(bridge, to: call) else {
+            bridge.finish(.connectFailed(PJSUAError(.tooMany, "\(call) is streamed already")), graceful: false)
+            throw PJSUAError(.tooMany, "\(call) is streamed already")
+        }
         do {
             try await bridge.waitUntilConnected(timeout: remaining)
         } catch {
             let failure = error as? PJSUAError ?? PJSUAError(.pjsip, "\(error)")
-            StreamWiring.end(bridge, .connectFailed(failure), graceful: false)
+            bridge.finish(.connectFailed(failure), graceful: false)
             throw failure
         }
         Task { [weak self] in
@@ -101,16 +111,16 @@ extension PJSUA {
     ///
     /// Drives `pj_activesock_send()` (the close frame) and `pjsua_conf_remove_port()`.
     public func stopStream(_ stream: MediaStream) {
-        guard run != nil else { return }
-        StreamWiring.end(stream.bridge, .stoppedByApp)
+        guard (try? mediaHookContext()) != nil else { return }
+        stream.bridge.finish(.stoppedByApp)
     }
 
     /// The agent closed the WebSocket or the connection broke: the stream ends and the call gets
     /// what the stream's options say.
     private func agentLeft(_ bridge: StreamBridge, _ reason: MediaStream.EndReason) {
-        guard run != nil, !bridge.hasEnded else { return }
+        guard (try? mediaHookContext()) != nil, !bridge.hasEnded else { return }
         let policy = bridge.options.whenAgentLeaves
-        StreamWiring.end(bridge, reason, action: policy, graceful: false)
+        bridge.finish(reason, action: policy, graceful: false)
         switch policy {
         case .hangUp: try? hangUp(bridge.call)
         case .keepCall: break

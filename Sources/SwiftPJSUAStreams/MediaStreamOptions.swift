@@ -1,3 +1,5 @@
+@_spi(MediaHooks) @_spi(Locking) import SwiftPJSUA
+
 extension PJSUA.MediaStream {
     /// A protocol a media stream speaks with its agent. A struct rather than an enum so that
     /// protocols added later (Asterisk's chan_websocket, raw PCM16) break no app's `switch`.
@@ -18,7 +20,7 @@ extension PJSUA.MediaStream {
         /// `ws://` or `wss://`: `session.update` from ``Options/realtimeSession`` on open, the
         /// caller's audio as one `input_audio_buffer.append` (PCM16 24 kHz) per 20 ms, the
         /// answer's audio deltas played through the queue, barge-in when the caller speaks, the
-        /// service's events as ``PJSUA/MediaStream/Event/realtime(_:)``. Needs
+        /// service's events as ``SwiftPJSUA/PJSUA/MediaStream/Event/realtime(_:)``. Needs
         /// ``Options/authorizationToken`` (the API key). No DTMF: the protocol has no message for it.
         public static let openAIRealtime = StreamProtocol(rawValue: "openai-realtime")
 
@@ -53,9 +55,9 @@ extension PJSUA.MediaStream {
         case hangUp
         /// Keeps the call up without the agent.
         case keepCall
-        /// Keeps the call and plays a WAV file into it (``PJSUA/play(_:into:loop:)``), once.
+        /// Keeps the call and plays a WAV file into it (`PJSUA.play(_:into:loop:)`), once.
         case play(path: String)
-        /// Transfers the call (``PJSUA/transfer(_:to:hangUpWhenDone:)``, a REFER).
+        /// Transfers the call (`PJSUA.transfer(_:to:hangUpWhenDone:)`, a REFER).
         case transfer(to: String)
     }
 
@@ -84,7 +86,7 @@ extension PJSUA.MediaStream {
         /// otherwise last the whole call. Trimmed audio is counted in
         /// ``Statistics/trimmedMilliseconds``; marks behind it come back when it would have
         /// played. Twilio Media Streams only: an OpenAI Realtime stream refuses it
-        /// (``PJSUAError/Code/invalidArgument``), since its barge-in tells the service how much of
+        /// (`PJSUAError.Code.invalidArgument`), since its barge-in tells the service how much of
         /// the answer was heard.
         public var trimsStandingQueue: Bool
         /// Whether the caller's audio goes to the agent as its packets arrive (on by default):
@@ -128,10 +130,10 @@ extension PJSUA.MediaStream {
         /// A bearer token: sent as `Authorization: Bearer <token>` on the handshake (unless
         /// ``headers`` has an `Authorization`); OpenAI Realtime requires it (its API key).
         public var authorizationToken: String?
-        /// How a `wss://` agent's certificate is verified: its authorities (``PJSUA/TLSConfiguration/caFile``,
-        /// ``PJSUA/TLSConfiguration/caDirectory``) and ``PJSUA/TLSConfiguration/verifyServer`` (the
+        /// How a `wss://` agent's certificate is verified: its authorities (`PJSUA.TLSConfiguration.caFile`,
+        /// `PJSUA.TLSConfiguration.caDirectory`) and `PJSUA.TLSConfiguration.verifyServer` (the
         /// chain and the URL's host name); the other fields are not used. nil: the engine's
-        /// ``PJSUA/Configuration/tls`` when it names authorities, else the system's trust store
+        /// `PJSUA.Configuration.tls` when it names authorities, else the system's trust store
         /// (`/etc/ssl/certs`). Not used for `ws://`.
         public var tls: PJSUA.TLSConfiguration?
         /// The OpenAI Realtime session's settings, sent in `session.update` when the stream

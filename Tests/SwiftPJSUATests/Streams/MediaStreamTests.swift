@@ -1,7 +1,9 @@
+import CPJSUAStreams
 import CPJSUASupport
 import Foundation
 import PJSUATestSupport
 @testable import SwiftPJSUA
+@testable import SwiftPJSUAStreams
 import Testing
 
 /// The events a media stream reported, collected as they come.
@@ -118,7 +120,7 @@ struct MediaStreamTests {
         defer { agent.stop() }
         let app = try await tonePlayingPjsuaApp("pjsua-app-stream-protocol")
         defer { app.stop() }
-        try await withEngine { phone, _, log in
+        try await withStreamingEngine { phone, _, log in
             let call = try await phone.makeCall(to: app.uri())
             try await log.mediaActive(call)
             let options = PJSUA.MediaStream.Options(headers: ["Authorization": "Bearer s3cret"],
@@ -166,7 +168,7 @@ struct MediaStreamTests {
         let agent = try await StreamAgent(name: "stream-agent-marks", script: script)
         defer { agent.stop() }
         var farEnd: FarEndJitterBuffer?
-        try await withEngine { phone, _, log in
+        try await withStreamingEngine { phone, _, log in
             let (child, call) = try await callSoftphonePlayingTone(phone, log, ["--record-dir", directory, "--exit-after", "1",
                                                                                 "--stats-interval", "0.2"],
                                                                    name: "softphone-stream-marks")
@@ -210,7 +212,7 @@ struct MediaStreamTests {
         let script = #"[{"tone":{"hz":1000,"ms":3000,"chunkMs":200}},{"mark":"behind"},{"sleep":1.0},{"clear":true},{"sleep":0.3},{"mark":"fresh"},{"sleep":1}]"#
         let agent = try await StreamAgent(name: "stream-agent-clear", script: script)
         defer { agent.stop() }
-        try await withEngine { phone, _, log in
+        try await withStreamingEngine { phone, _, log in
             let (child, call) = try await callSoftphonePlayingTone(phone, log, ["--record-dir", directory, "--exit-after", "1"],
                                                                    name: "softphone-stream-clear")
             defer { child.stop() }
@@ -253,7 +255,7 @@ struct MediaStreamTests {
         defer { agent.stop() }
         // Three rounds, 2 s apart: the app's console runs on its own clock, so on a busy machine
         // the first round may come before the stream is up.
-        try await withEngine { phone, _, log in
+        try await withStreamingEngine { phone, _, log in
             // Started once this test has the engine: its console quits 15 s after the last round,
             // and waiting for the engine's turn could outlast that (the call then ended early).
             let app = try await tonePlayingPjsuaApp("pjsua-app-stream-dtmf", console: digitRounds("12*"))
@@ -294,7 +296,7 @@ struct MediaStreamTests {
         defer { agent.stop() }
         let app = try await tonePlayingPjsuaApp("pjsua-app-stream-garbage")
         defer { app.stop() }
-        try await withEngine { phone, _, log in
+        try await withStreamingEngine { phone, _, log in
             let call = try await phone.makeCall(to: app.uri())
             try await log.mediaActive(call)
             let stream = try await phone.stream(call, to: agent.url())
@@ -324,7 +326,7 @@ struct MediaStreamTests {
         defer { agent.stop() }
         let app = try await tonePlayingPjsuaApp("pjsua-app-stream-close")
         defer { app.stop() }
-        try await withEngine { phone, _, log in
+        try await withStreamingEngine { phone, _, log in
             let call = try await phone.makeCall(to: app.uri())
             try await log.mediaActive(call)
             let stream = try await phone.stream(call, to: agent.url())
@@ -339,7 +341,7 @@ struct MediaStreamTests {
         defer { agent.stop() }
         let app = try await tonePlayingPjsuaApp("pjsua-app-stream-keep")
         defer { app.stop() }
-        try await withEngine { phone, _, log in
+        try await withStreamingEngine { phone, _, log in
             let call = try await phone.makeCall(to: app.uri())
             try await log.mediaActive(call)
             let stream = try await phone.stream(call, to: agent.url(), options: .init(whenAgentLeaves: .keepCall))
@@ -359,7 +361,7 @@ struct MediaStreamTests {
         let script = #"[{"tone":{"hz":1000,"ms":400}},{"mark":"greeting"},{"waitFor":"dtmf"},{"sleep":0.3}]"#
         let agent = try await StreamAgent(name: "stream-agent-cli", script: script)
         defer { agent.stop() }
-        try await withEngine { phone, _, log in
+        try await withStreamingEngine { phone, _, log in
             let (child, call) = try await callAnsweringSoftphone(phone, log, ["--stream", agent.url(path: "/cli"), "--stream-header", "Authorization: Bearer cli",
                                                                               "--stream-param", "source=softphone", "--clock-rate", "8000",
                                                                               "--codecs", "PCMU"],
@@ -397,7 +399,9 @@ struct MediaStreamTests {
         defer { app.stop() }
         let phone = PJSUA()
         let log = EventLog(phone.events)
-        _ = try await phone.start(.init(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null))
+        var configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null)
+        configuration.enablesMediaStreams = true
+        _ = try await phone.start(configuration)
         let call = try await phone.makeCall(to: app.uri())
         try await log.mediaActive(call)
         let stream = try await phone.stream(call, to: agent.url())
@@ -423,7 +427,7 @@ struct MediaStreamTests {
         defer { agent.stop() }
         let app = try await tonePlayingPjsuaApp("pjsua-app-stream-options")
         defer { app.stop() }
-        try await withEngine { phone, _, log in
+        try await withStreamingEngine { phone, _, log in
             let call = try await phone.makeCall(to: app.uri())
             try await log.mediaActive(call)
             let tooMany = Dictionary(uniqueKeysWithValues: (0..<17).map { ("X-\($0)", "v") })
@@ -463,7 +467,7 @@ struct MediaStreamTests {
         defer { agent.stop() }
         let app = try await tonePlayingPjsuaApp("pjsua-app-stream-silent")
         defer { app.stop() }
-        try await withEngine { phone, _, log in
+        try await withStreamingEngine { phone, _, log in
             let call = try await phone.makeCall(to: app.uri())
             try await log.mediaActive(call)
             let started = ContinuousClock.now
@@ -494,7 +498,7 @@ extension MediaStreamTests {
         let script = #"[{"sleep":1.0},{"tone":{"hz":1000,"ms":3000,"chunkMs":20}},{"sleep":1.0},{"clear":true},{"sleep":1.0}]"#
         let agent = try await StreamAgent(name: "stream-agent-pipecat", script: script, echo: true)
         defer { agent.stop() }
-        try await withEngine { phone, _, log in
+        try await withStreamingEngine { phone, _, log in
             let (child, call) = try await callSoftphonePlayingTone(phone, log, ["--record-dir", directory, "--exit-after", "1"],
                                                                    name: "softphone-stream-pipecat")
             defer { child.stop() }
@@ -540,7 +544,7 @@ extension MediaStreamTests {
         try await bot.waitUntilBound(port: wsPort)
         let directory = try temporaryDirectory()
         try WAVFile.tone(frequency: 600, duration: .seconds(2), sampleRate: 8000).write(to: directory + "/tone.wav")
-        try await withEngine { phone, _, log in
+        try await withStreamingEngine { phone, _, log in
             let (child, call) = try await callAnsweringSoftphone(phone, log, ["--stream", "ws://127.0.0.1:\(wsPort)/bot", "--clock-rate", "8000",
                                                                               "--no-device-link", "--json"],
                                                                  name: "softphone-stream-pipecat-bot")
@@ -568,7 +572,7 @@ extension MediaStreamTests {
     @Test func digitsTheCallerKeysBecomePipecatDTMFFrames() async throws {
         let agent = try await StreamAgent(name: "stream-agent-pipecat-dtmf", pipecat: true)
         defer { agent.stop() }
-        try await withEngine { phone, _, log in
+        try await withStreamingEngine { phone, _, log in
             // Started once this test has the engine: its console quits 15 s after the last step,
             // and waiting for the engine's turn could outlast that (the call then ended early).
             let streamUp = PjsuaApp.Gate()
@@ -625,7 +629,7 @@ struct MediaStreamProtocolTests {
     }
 
     @Test func badURLsAndOptionsAreTypedErrorsBeforeAnythingConnects() async throws {
-        try await withEngine { phone, _, _ in
+        try await withStreamingEngine { phone, _, _ in
             let call = PJSUA.Call(slot: 0, token: 999_999)
             // A wss:// URL passes the URL checks (and fails here on the stale call only).
             for (url, code) in [("wss://agent.example/", PJSUAError.Code.staleHandle), ("http://x/", .invalidArgument),

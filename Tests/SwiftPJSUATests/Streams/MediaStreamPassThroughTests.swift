@@ -1,7 +1,9 @@
+import CPJSUAStreams
 import CPJSUASupport
 import Foundation
 import PJSUATestSupport
 @testable import SwiftPJSUA
+@testable import SwiftPJSUAStreams
 import Testing
 
 /// The caller's RTP passed through to a media stream's agent (``PJSUA/MediaStream/Options/passesCallerAudioThrough``):
@@ -19,7 +21,7 @@ struct MediaStreamPassThroughTests {
     func theCallersPacketsReachTheAgentInOrderWithLossConcealedLateOnesDroppedAndSilenceOnceTheyStop(payloadType: Int) async throws {
         let agent = try await StreamAgent(name: "stream-agent-pass-through-\(payloadType)")
         defer { agent.stop() }
-        try await withEngine { phone, transport, log in
+        try await withStreamingEngine { phone, transport, log in
             let raw = try await rawCall(to: phone, transport: transport, log: log, payloadType: payloadType)
             let (call, engineRTPPort, rtp) = (raw.call, raw.engineRTPPort, raw.rtp)
             let stream = try await phone.stream(call, to: agent.url())
@@ -81,7 +83,7 @@ struct MediaStreamPassThroughTests {
     func withPassThroughOffOrAnotherCodecTheBridgesFramesGoOut(payloadType: Int, passThroughAsked: Bool) async throws {
         let agent = try await StreamAgent(name: "stream-agent-bridge-frames-\(payloadType)")
         defer { agent.stop() }
-        try await withEngine { phone, transport, log in
+        try await withStreamingEngine { phone, transport, log in
             let call = try await rawCall(to: phone, transport: transport, log: log, payloadType: payloadType).call
             let stream = try await phone.stream(call, to: agent.url(), options: .init(passesCallerAudioThrough: passThroughAsked))
             try await Task.sleep(for: .milliseconds(1000))
@@ -97,7 +99,7 @@ struct MediaStreamPassThroughTests {
     @Test func aReInviteToAnotherCodecSwitchesTheStreamToTheBridgeAndBack() async throws {
         let agent = try await StreamAgent(name: "stream-agent-pass-through-reinvite")
         defer { agent.stop() }
-        try await withEngine { phone, transport, log in
+        try await withStreamingEngine { phone, transport, log in
             let raw = try await rawCall(to: phone, transport: transport, log: log, payloadType: 0)
             let stream = try await phone.stream(raw.call, to: agent.url())
             #expect(stream.statistics.passesCallerAudioThrough)
@@ -132,7 +134,7 @@ struct MediaStreamPassThroughTests {
         let uri = try #require(jsonLines(callee.output).first { $0["event"] as? String == "listening" }?["uri"] as? String)
         let agent = try await StreamAgent(name: "stream-agent-srtp-pass-through")
         defer { agent.stop() }
-        try await withEngine(srtpEngine(.mandatory)) { phone, _, log in
+        try await withStreamingEngine(srtpEngine(.mandatory)) { phone, _, log in
             try await phone.useCodecs(["PCMU"])
             let call = try await phone.makeCall(to: uri)
             try await log.mediaActive(call)

@@ -1,7 +1,7 @@
 /*
  * WebSocket links: the wire of a media stream (PJSUA.MediaStream), on our RFC 6455 client
  * (WebSocketClient.c: pj_activesock / pj_ssl_sock on the engine's ioqueue). See
- * include/CPJSUASupport.h.
+ * include/CPJSUAStreams.h.
  *
  * Why C: the call's audio goes out from the conference bridge's clock thread, one message per
  * 20 ms frame. Encoding it (mu-law, base64, a JSON text frame with its sequence number; for
@@ -34,7 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "CPJSUASupport.h"
+#include "CPJSUAStreams.h"
 #include "WebSocketClient.h"
 
 #define MAX_HEADERS 32

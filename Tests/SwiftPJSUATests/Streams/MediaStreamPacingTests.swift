@@ -1,6 +1,7 @@
 import Foundation
 import PJSUATestSupport
 @testable import SwiftPJSUA
+@testable import SwiftPJSUAStreams
 import Testing
 
 /// The agent's audio sent into the call as it arrives (``PJSUA/MediaStream/Options/sendsAgentAudioOnArrival``):
@@ -23,7 +24,7 @@ struct MediaStreamPacingTests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try WAVFile.tone(frequency: 400, duration: .milliseconds(300), sampleRate: 8000).write(to: directory + "/other.wav")
-        try await withEngine { phone, transport, log in
+        try await withStreamingEngine { phone, transport, log in
             let raw = try await rawCall(to: phone, transport: transport, log: log, payloadType: 0)
             let stream = try await phone.stream(raw.call, to: agent.url(), options: .init(sendsAgentAudioOnArrival: onArrival))
             let events = StreamEvents(stream)
@@ -102,7 +103,7 @@ struct MediaStreamPacingTests {
         let script = #"[{"sleep":0.3},{"tone":{"hz":1000,"ms":600,"chunkMs":20}},{"mark":"burst"},{"sleep":2}]"#
         let agent = try await StreamAgent(name: "stream-agent-pacing-codec-\(payloadType)", script: script)
         defer { agent.stop() }
-        try await withEngine { phone, transport, log in
+        try await withStreamingEngine { phone, transport, log in
             let raw = try await rawCall(to: phone, transport: transport, log: log, payloadType: payloadType)
             let stream = try await phone.stream(raw.call, to: agent.url())
             let events = StreamEvents(stream)

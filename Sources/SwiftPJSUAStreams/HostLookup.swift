@@ -1,3 +1,5 @@
+@_spi(MediaHooks) @_spi(Locking) import SwiftPJSUA
+import CPJSUAStreams
 import CPJSUASupport
 import Foundation
 
@@ -12,9 +14,9 @@ import Foundation
 enum HostLookup {
     /// The numeric addresses of `url`'s host (IPv4 and IPv6, in getaddrinfo's order, duplicates
     /// dropped); a numeric host as it is, without a lookup.
-    /// - Throws: ``PJSUAError/Code/invalidArgument`` for a name that does not exist,
-    ///   ``PJSUAError/Code/pjsip`` when the lookup itself failed (no nameserver answered),
-    ///   ``PJSUAError/Code/timedOut`` at `deadline`.
+    /// - Throws: `PJSUAError.Code.invalidArgument` for a name that does not exist,
+    ///   `PJSUAError.Code.pjsip` when the lookup itself failed (no nameserver answered),
+    ///   `PJSUAError.Code.timedOut` at `deadline`.
     static func addresses(ofHostIn url: String, until deadline: ContinuousClock.Instant) async throws(PJSUAError) -> [String] {
         var buffer = [CChar](repeating: 0, count: 256)
         guard cpjsua_ws_url_host(url, &buffer, UInt32(buffer.count)) == pjSuccess else {

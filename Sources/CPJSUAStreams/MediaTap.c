@@ -28,7 +28,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include "CPJSUASupport.h"
+#include "CPJSUAStreams.h"
 
 typedef struct media_tap {
     pjmedia_transport base;
@@ -322,6 +322,16 @@ int32_t cpjsua_media_tap_clear(int32_t call_id, uint32_t media_index, void *ctx)
     pthread_mutex_unlock(&taps_lock);
     if (release) release(old_ctx);
     return release != NULL;
+}
+
+int32_t cpjsua_media_tap_exists(int32_t call_id, uint32_t media_index)
+{
+    int32_t found = 0;
+    pthread_mutex_lock(&taps_lock);
+    for (media_tap *tap = taps; tap && !found; tap = tap->next)
+        found = !tap->retired && tap->call_id == call_id && tap->media_index == media_index;
+    pthread_mutex_unlock(&taps_lock);
+    return found;
 }
 
 void cpjsua_media_tap_release_all(void)

@@ -1,6 +1,7 @@
 import Foundation
 import PJSUATestSupport
 @testable import SwiftPJSUA
+@testable import SwiftPJSUAStreams
 import Testing
 
 /// The mark report named `name`, once it came back played.
@@ -24,7 +25,7 @@ struct MediaStreamTrimTests {
     func aStallFollowedByRealTimeAudioIsTrimmedByAtMostTheStallsSilenceOnlyWhenAskedAndMarksCountWhatPlayed(trims: Bool) async throws {
         let agent = try await StreamAgent(name: "stream-agent-trim-\(trims)", script: Self.stallThenRealTime)
         defer { agent.stop() }
-        try await withEngine { phone, _, log in
+        try await withStreamingEngine { phone, _, log in
             let (child, call) = try await callSoftphonePlayingTone(phone, log, ["--exit-after", "1"], name: "softphone-stream-trim-\(trims)")
             defer { child.stop() }
             let stream = try await phone.stream(call, to: agent.url(), options: .init(trimsStandingQueue: trims))
@@ -66,7 +67,7 @@ struct MediaStreamTrimTests {
             + #"{"tone":{"hz":1000,"ms":2000,"chunkMs":100}},{"mark":"end"},{"sleep":1}]"#
         let agent = try await StreamAgent(name: "stream-agent-trim-burst", script: script)
         defer { agent.stop() }
-        try await withEngine { phone, _, log in
+        try await withStreamingEngine { phone, _, log in
             let (child, call) = try await callSoftphonePlayingTone(phone, log, ["--exit-after", "1"], name: "softphone-stream-trim-burst")
             defer { child.stop() }
             let stream = try await phone.stream(call, to: agent.url(), options: .init(trimsStandingQueue: true))

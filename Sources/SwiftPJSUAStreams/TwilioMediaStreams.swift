@@ -1,3 +1,4 @@
+@_spi(MediaHooks) @_spi(Locking) import SwiftPJSUA
 import Foundation
 
 /// The Twilio Media Streams messages: those the call side sends, built around their sequence
