@@ -40,10 +40,13 @@
  * destroy_port; the bridge drops its own when the asynchronous removal is done) and holds a
  * reference on the stream port's group lock until it is freed, so a late tick or kick finds a
  * live stream, as a late tick of the bridge would without the wrapper. Wrappers are found by
- * (call, media index) on one list under one mutex (`paces_lock`), which a kick holds while it
- * sends: the group lock's destroy handler takes it too before it frees anything, so a wrapper
- * found under it is alive. A wrapper whose (call, media index) got a newer stream is retired:
- * no longer found, its source released. Lock order: paces_lock, a wrapper's lock, the source's.
+ * (call, media index) on one list under one mutex (`paces_lock`), held only to find one: a kick
+ * or a timer that found a wrapper counts itself among its users there and sends under the
+ * wrapper's own lock alone, so no lock is shared between calls while a frame is encoded and
+ * sent. The group lock's destroy handler takes paces_lock too: it takes the wrapper off the list
+ * and frees it, or, while a kick still uses it, leaves the freeing to the last user. A wrapper
+ * whose (call, media index) got a newer stream is retired: no longer found, its source released.
+ * Lock order: paces_lock, a wrapper's lock, the source's.
  */
 #ifndef PJ_AUTOCONF
 #  define PJ_AUTOCONF 1
@@ -73,8 +76,10 @@ typedef struct media_pace {
     uint32_t samples_per_frame;
     uint32_t clock_rate;
     int64_t period_us;
-    struct media_pace *next;         /* on `paces` until freed (paces_lock) */
+    struct media_pace *next;         /* on `paces` until its group lock is destroyed (paces_lock) */
     int retired;                     /* (call, media) has a newer stream (paces_lock) */
+    int users;                       /* kicks and timers sending through it now (paces_lock) */
+    int destroyed;                   /* its group lock is gone: the last user frees it (paces_lock) */
     pthread_mutex_t lock;            /* the stream's sending, and everything below */
     cpjsua_frame_buffer *source;     /* NULL: the bridge's frames go through unchanged */
     void *source_ctx;
@@ -91,7 +96,7 @@ typedef struct media_pace {
 } media_pace;
 
 static pthread_mutex_t paces_lock = PTHREAD_MUTEX_INITIALIZER;
-static media_pace *paces;  /* guarded by paces_lock */
+static media_pace *paces;  /* the list, and each wrapper's next, retired, users, destroyed: under paces_lock */
 
 static uint64_t now_us(void)
 {
@@ -201,19 +206,29 @@ static void schedule(int32_t call_id, uint32_t media_index, unsigned ms)
     pthread_mutex_unlock(&paces_lock);
 }
 
-/* Sends what the source holds of (call, media) on arrival or timer, then sets the timer asked. */
+static void free_pace(media_pace *p);
+
+/* Sends what the source holds of (call, media) on arrival or timer, then sets the timer asked.
+ * paces_lock only to find the wrapper and to count this send among its users. */
 static void send_now(int32_t call_id, uint32_t media_index, int when)
 {
     unsigned again = 0;
     pthread_mutex_lock(&paces_lock);
     media_pace *p = find_locked(call_id, media_index);
-    if (p) {
-        pthread_mutex_lock(&p->lock);
-        if (when == AT_TIMER) p->timer_pending = 0;
-        if (p->source) again = send_paced_locked(p, when);
-        pthread_mutex_unlock(&p->lock);
-    }
+    if (p) p->users++;
     pthread_mutex_unlock(&paces_lock);
+    if (!p) return;
+    pthread_mutex_lock(&p->lock);
+    if (when == AT_TIMER) p->timer_pending = 0;
+    if (p->source) again = send_paced_locked(p, when);
+    pthread_mutex_unlock(&p->lock);
+    pthread_mutex_lock(&paces_lock);
+    int last = --p->users == 0 && p->destroyed;
+    pthread_mutex_unlock(&paces_lock);
+    if (last) {
+        free_pace(p);
+        return;
+    }
     if (again) schedule(call_id, media_index, again);
 }
 
@@ -270,13 +285,24 @@ static void unlink_locked(media_pace *p)
     }
 }
 
-/* The group lock's last reference went: the bridge and pjsua are done with the wrapper. */
+/* The group lock's last reference went: the bridge and pjsua are done with the wrapper. It goes
+ * now, or when the last kick or timer sending through it is done. */
 static pj_status_t pace_on_destroy(pjmedia_port *this_port)
 {
     media_pace *p = (media_pace *)this_port;
     pthread_mutex_lock(&paces_lock);
     unlink_locked(p);
+    p->destroyed = 1;
+    int in_use = p->users > 0;
     pthread_mutex_unlock(&paces_lock);
+    if (!in_use) free_pace(p);
+    return PJ_SUCCESS;
+}
+
+/* Frees a wrapper off the list with no user left: its source released, the stream's reference
+ * dropped. (Its group lock has its own pool.) */
+static void free_pace(media_pace *p)
+{
     cpjsua_tap_release release;
     void *ctx;
     pthread_mutex_lock(&p->lock);
@@ -287,7 +313,6 @@ static pj_status_t pace_on_destroy(pjmedia_port *this_port)
     pthread_mutex_destroy(&p->lock);
     pj_pool_safe_release(&p->pool);
     free(p);
-    return PJ_SUCCESS;
 }
 
 /* MARK: pjsua's on_stream_created2 (the engine's or a worker thread, under pjsua's call lock) */

@@ -7,7 +7,9 @@
  * stream (WebSocketLink.c) uses that to send a PCMU or PCMA caller's audio to its agent the
  * moment it arrives, without waiting for the jitter buffer and the bridge's next tick.
  *
- * Cost when no consumer is set: one indirect call and one atomic load per received packet.
+ * Cost when no consumer is set: one indirect call and one atomic load per received packet; with
+ * one, the tap's own mutex (no lock is shared between calls on the packet path). Only an engine
+ * started with media streams enabled installs the adapter at all.
  *
  * Lifetime: the adapter shares the wrapped transport's group lock (one reference held from
  * creation to destroy) and is freed by that lock's destroy handler, after the last callback of
@@ -17,8 +19,8 @@
  * stays on one list until it is freed, and cpjsua_media_tap_release_all, after pjsua_destroy,
  * frees what is left. The consumer (ctx) is
  * retained by the tap while set and released when it is replaced, cleared or the adapter is
- * destroyed. Taps are found by (call, media index) on that list, under one mutex, which also
- * guards each tap's consumer.
+ * destroyed. Taps are found by (call, media index) on that list, under one mutex (`taps_lock`);
+ * each tap's consumer is under the tap's own mutex. Lock order: taps_lock, a tap's lock.
  */
 #ifndef PJ_AUTOCONF
 #  define PJ_AUTOCONF 1
@@ -43,7 +45,9 @@ typedef struct media_tap {
     void (*stream_rtp_cb)(void *, void *, pj_ssize_t);
     void (*stream_rtp_cb2)(pjmedia_tp_cb_param *);
     void (*stream_rtcp_cb)(void *, void *, pj_ssize_t);
-    /* The consumer, under `taps_lock`; `has_consumer` mirrors it for the packet path. */
+    /* The consumer, under `lock` (the tap's own: a packet takes no lock shared with other
+     * calls); `has_consumer` mirrors it for the packet path of a tap without one. */
+    pthread_mutex_t lock;
     atomic_int has_consumer;
     cpjsua_rtp_consumer consumer;
     void *consumer_ctx;
@@ -51,19 +55,20 @@ typedef struct media_tap {
 } media_tap;
 
 static pthread_mutex_t taps_lock = PTHREAD_MUTEX_INITIALIZER;
-static media_tap *taps;  /* guarded by taps_lock */
+static media_tap *taps;  /* the list and `next`, `retired`: under taps_lock */
 
 /* MARK: Received packets (pjsua's worker threads) */
 
 static void consume(media_tap *tap, const void *packet, pj_ssize_t size)
 {
     if (size <= 0 || !atomic_load_explicit(&tap->has_consumer, memory_order_acquire)) return;
-    pthread_mutex_lock(&taps_lock);
+    /* The tap is alive: its transport is delivering. Only its own lock, which a swap takes too:
+     * a consumer cleared meanwhile is not released while it runs. */
+    pthread_mutex_lock(&tap->lock);
     cpjsua_rtp_consumer consumer = tap->consumer;
     void *ctx = tap->consumer_ctx;
-    /* Called under the lock: a consumer cleared meanwhile is not released under it. */
     if (consumer) consumer(ctx, (const uint8_t *)packet, (uint32_t)size);
-    pthread_mutex_unlock(&taps_lock);
+    pthread_mutex_unlock(&tap->lock);
 }
 
 static void on_rtp2(pjmedia_tp_cb_param *param)
@@ -184,16 +189,18 @@ static pj_status_t tap_simulate_lost(pjmedia_transport *tp, pjmedia_dir dir, uns
 }
 
 /* Puts `consumer` (NULL: none) on the tap and hands back the one it replaces, for its owner to
- * release outside the lock. Under `taps_lock`. */
+ * release outside the locks. Under `taps_lock` (which finds the tap alive); takes the tap's lock. */
 static void swap_consumer_locked(media_tap *tap, cpjsua_rtp_consumer consumer, void *ctx, cpjsua_tap_release release,
                                  cpjsua_tap_release *old_release, void **old_ctx)
 {
+    pthread_mutex_lock(&tap->lock);
     *old_release = tap->consumer_release;
     *old_ctx = tap->consumer_ctx;
     tap->consumer = consumer;
     tap->consumer_ctx = consumer ? ctx : NULL;
     tap->consumer_release = consumer ? release : NULL;
     atomic_store_explicit(&tap->has_consumer, consumer != NULL, memory_order_release);
+    pthread_mutex_unlock(&tap->lock);
 }
 
 /* Drops the tap's consumer and hides it from set and clear; the memory goes with the group lock. */
@@ -219,6 +226,7 @@ static void free_tap(media_tap *tap)
         }
     }
     pthread_mutex_unlock(&taps_lock);
+    pthread_mutex_destroy(&tap->lock);
     free(tap);
 }
 
@@ -270,6 +278,7 @@ static pjmedia_transport *wrap(pjsua_call_id call_id, unsigned media_index, pjme
     tap->close_member = (flags & PJSUA_MED_TP_CLOSE_MEMBER) != 0;
     tap->call_id = call_id;
     tap->media_index = media_index;
+    pthread_mutex_init(&tap->lock, NULL);
     atomic_init(&tap->has_consumer, 0);
     if (base->grp_lock) {
         tap->base.grp_lock = base->grp_lock;
@@ -343,6 +352,7 @@ void cpjsua_media_tap_release_all(void)
     while (list) {
         media_tap *next = list->next;
         if (list->consumer_release) list->consumer_release(list->consumer_ctx);
+        pthread_mutex_destroy(&list->lock);
         free(list);
         list = next;
     }
