@@ -4,12 +4,12 @@ import PJSIP
 // callback may and may not do, are in Engine/Callbacks.swift.
 
 func onRegState(_ accID: pjsua_acc_id, _ info: UnsafeMutablePointer<pjsua_reg_info>?) {
-    guard let info, let param = info.pointee.cbparam?.pointee else { return }
+    guard let info, let param = info.pointee.cbparam?.pointee, let run = EngineRun.current else { return }
     var state = PJSUA.RegistrationState(
         status: PJSUA.SIPStatus(code: .init(rawValue: Int(param.code)), reason: String(pj: param.reason)),
         expires: .seconds(param.expiration == UInt32.max ? 0 : Int(param.expiration)),
         isUnregistration: info.pointee.renew == 0,
         transportStatus: param.status)
-    state.certificateError = CertificateRefusals.error(status: param.status, code: state.status.code, reason: state.status.reason)
-    EngineRun.current?.publish(.registration(account: accountHandle(accID), state: state))
+    state.certificateError = CertificateRefusals.error(status: param.status, code: state.status.code, reason: state.status.reason, in: run)
+    run.publish(.registration(account: accountHandle(accID), state: state))
 }

@@ -13,11 +13,11 @@ import PJSIP
 enum AudioWiring {
     /// Rewires `call` from its current media if it is still the call in its slot. Executor
     /// thread only.
-    static func rewire(_ call: PJSUA.Call) {
+    static func rewire(_ call: PJSUA.Call, in run: EngineRun) {
         #if DEBUG  // the wiring-thread probe is a test hook: release builds have no counter or lock here
-        Probe.note(onExecutor: (EngineRun.current?.isOnEngineThread ?? false))
+        Probe.note(onExecutor: run.isOnEngineThread)
         #endif
-        guard let run = EngineRun.current, isLive(call) else { return }
+        guard isLive(call) else { return }
         let wiresCallsToSlotZero = run.wiresCallsToSlotZero
         let muted = run.record(of: call) { $0.isMuted } ?? false
         _ = withCallInfo(call.slot) { info in
@@ -30,12 +30,12 @@ enum AudioWiring {
                         pjsua_conf_connect(0, slot)
                     }
                 }
-                FrameTaps.wire(call, callSlot: slot)
+                FrameTaps.wire(call, callSlot: slot, in: run)
                 for attachment in run.attachments(of: call) { attachment.callAudioWired(slot: slot) }
             }
         }
         // A member of the local conference gets its links to the other members back.
-        ConferenceWiring.link(call)
+        run.conferenceWiring.link(call)
     }
 
     #if DEBUG  // test hook only (HoldAndMuteTests reads it); not the same on every build by design
@@ -57,7 +57,7 @@ enum AudioWiring {
     #endif
 
     /// Rewires every call pjsua holds (after the sound device changed). Executor thread only.
-    static func rewireAll(_ slots: [pjsua_call_id]) {
-        for slot in slots { rewire(callHandle(slot)) }
+    static func rewireAll(_ slots: [pjsua_call_id], in run: EngineRun) {
+        for slot in slots { rewire(callHandle(slot), in: run) }
     }
 }

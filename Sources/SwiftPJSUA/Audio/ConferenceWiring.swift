@@ -1,33 +1,35 @@
 import Foundation
 import PJSIP
 
-/// The local conference's members and their links on the bridge. Linking runs only on the
+/// The local conference's members and their links on the bridge, for the run that owns them
+/// (``EngineRun/State/conference``; ``EngineRun/conferenceWiring``). Linking runs only on the
 /// engine's executor thread (from the actor, or from ``AudioWiring/rewire(_:)`` when a member's
-/// media changed), like all bridge wiring. The members are the run's
-/// (``EngineRun/State/conference``).
-enum ConferenceWiring {
-    static var members: Set<PJSUA.Call> { EngineRun.current?.withState { $0.conference } ?? [] }
+/// media changed), like all bridge wiring.
+struct ConferenceWiring {
+    let run: EngineRun
 
-    static func add(_ new: [PJSUA.Call]) {
-        EngineRun.current?.withState { $0.conference.formUnion(new) }
+    var members: Set<PJSUA.Call> { run.withState { $0.conference } }
+
+    func add(_ new: [PJSUA.Call]) {
+        run.withState { $0.conference.formUnion(new) }
     }
 
     /// Forgets members that have ended; a conference left with one member is dissolved.
-    static func prune() {
+    func prune() {
         let ended = members.filter { !isLive($0) }
-        EngineRun.current?.withState { state in
+        run.withState { state in
             state.conference.subtract(ended)
             if state.conference.count == 1 { state.conference = [] }
         }
     }
 
     /// Removes `call` and disconnects it from every other member, both ways.
-    static func remove(_ call: PJSUA.Call) {
-        let others: Set<PJSUA.Call> = EngineRun.current?.withState { state in
+    func remove(_ call: PJSUA.Call) {
+        let others: Set<PJSUA.Call> = run.withState { state in
             state.conference.remove(call)
             return state.conference
-        } ?? []
-        forEachPair(call, others) { mine, theirs in
+        }
+        Self.forEachPair(call, others) { mine, theirs in
             pjsua_conf_disconnect(mine, theirs)
             pjsua_conf_disconnect(theirs, mine)
         }
@@ -35,11 +37,11 @@ enum ConferenceWiring {
 
     /// Connects `call` to every other live member, both ways, if it is a member. Executor
     /// thread only.
-    static func link(_ call: PJSUA.Call) {
-        let others: Set<PJSUA.Call> = EngineRun.current?.withState { state in
+    func link(_ call: PJSUA.Call) {
+        let others: Set<PJSUA.Call> = run.withState { state in
             state.conference.contains(call) ? state.conference.subtracting([call]) : []
-        } ?? []
-        forEachPair(call, others) { mine, theirs in
+        }
+        Self.forEachPair(call, others) { mine, theirs in
             pjsua_conf_connect(mine, theirs)
             pjsua_conf_connect(theirs, mine)
         }
@@ -61,4 +63,9 @@ enum ConferenceWiring {
         guard isLive(call) else { return [] }
         return withCallInfo(call.slot) { info in activeAudioSlots(info) } ?? []
     }
+}
+
+extension EngineRun {
+    /// The run's local conference.
+    var conferenceWiring: ConferenceWiring { ConferenceWiring(run: self) }
 }

@@ -96,8 +96,8 @@ extension PJSUA {
     }
 
     private func reconnectCallsToDevice() {
-        guard let slots = try? callSlots() else { return }
-        AudioWiring.rewireAll(slots)
+        guard let run, let slots = try? callSlots() else { return }
+        AudioWiring.rewireAll(slots, in: run)
     }
 
     /// The conference bridge's clock rate in Hz (its master port, slot 0), as running.

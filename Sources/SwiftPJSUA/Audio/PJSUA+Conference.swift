@@ -21,15 +21,15 @@ extension PJSUA {
     ///   ``PJSUAError/Code/staleHandle`` for an ended call, ``PJSUAError/Code/mediaNotActive``
     ///   for a call with no audio yet (not answered, or media negotiation failed).
     public func conference(_ calls: [Call]) throws {
-        try requireRunning()
-        ConferenceWiring.prune()
+        let wiring = try requireRunning().conferenceWiring
+        wiring.prune()
         let distinct = Array(Set(calls))
-        guard ConferenceWiring.members.union(distinct).count >= 2 else {
+        guard wiring.members.union(distinct).count >= 2 else {
             throw PJSUAError(.invalidArgument, "a conference needs at least two distinct calls, got \(distinct.count)")
         }
         for call in distinct { try requireConferenceAudio(call) }
-        ConferenceWiring.add(distinct)
-        for call in ConferenceWiring.members { ConferenceWiring.link(call) }
+        wiring.add(distinct)
+        for call in wiring.members { wiring.link(call) }
     }
 
     /// Checks that a call has audio that can join: flowing, or on hold (held members join the
@@ -50,19 +50,20 @@ extension PJSUA {
     /// Drives `pjsua_conf_disconnect()` between the call's port and the other members' ports.
     public func split(_ call: Call) throws {
         _ = try resolve(call)
-        guard ConferenceWiring.members.contains(call) else { return }
-        ConferenceWiring.remove(call)
-        if ConferenceWiring.members.count == 1, let last = ConferenceWiring.members.first {
-            ConferenceWiring.remove(last)
+        let wiring = try requireRunning().conferenceWiring
+        guard wiring.members.contains(call) else { return }
+        wiring.remove(call)
+        if wiring.members.count == 1, let last = wiring.members.first {
+            wiring.remove(last)
         }
     }
 
     /// The calls in the local conference now (empty when there is none, or when all but one
     /// member ended).
     public var conferenceCalls: Set<Call> {
-        guard phase == .running else { return [] }
-        ConferenceWiring.prune()
-        return ConferenceWiring.members
+        guard phase == .running, let wiring = run?.conferenceWiring else { return [] }
+        wiring.prune()
+        return wiring.members
     }
 
     /// Whether the audio of `listener` receives the audio of `speaker` on the bridge now

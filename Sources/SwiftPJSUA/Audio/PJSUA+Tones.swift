@@ -66,11 +66,12 @@ final class ToneSource {
     var isBusy: Bool { pjmedia_tonegen_is_busy(port) != 0 }
 
     /// Takes the generator off the bridge and frees it. The bridge applies a removal at its
-    /// next tick, so the pool holding the port is released later (``InbandDTMF/retire(pool:)``).
-    func destroy() {
+    /// next tick, so the pool holding the port is released later, by `run`
+    /// (``InbandDTMF/retire(pool:in:)``).
+    func destroy(in run: EngineRun) {
         pjsua_conf_remove_port(slot)
         pjmedia_port_destroy(port)
-        InbandDTMF.retire(pool: pool)
+        InbandDTMF.retire(pool: pool, in: run)
     }
 }
 
@@ -101,7 +102,7 @@ extension PJSUA {
             }
             try source.connect(to: listener)
         } catch {
-            source.destroy()
+            source.destroy(in: run)
             throw error
         }
         let token = HandleToken.next()
@@ -115,7 +116,7 @@ extension PJSUA {
     /// Drives `pjsua_conf_remove_port()` and `pjmedia_port_destroy()`.
     public func stopTone(_ player: TonePlayer) throws {
         let run = try requireRunning()
-        run.withState { $0.callMedia.tones.removeValue(forKey: player.token) }?.destroy()
+        run.withState { $0.callMedia.tones.removeValue(forKey: player.token) }?.destroy(in: run)
     }
 
     /// Whether a tone is still sounding (a one-shot tone ends by itself).
@@ -147,11 +148,11 @@ extension PJSUA {
 
     /// Releases one-shot tones that finished and tones of calls that ended.
     func releaseFinishedTones() {
-        InbandDTMF.sweep()
         guard let run else { return }
+        InbandDTMF.sweep(in: run)
         let media = run.withState { $0.callMedia }
         for (token, source) in media.tones where !source.isBusy || source.call.map({ !isLive($0) }) ?? false {
-            source.destroy()
+            source.destroy(in: run)
             run.withState { _ = $0.callMedia.tones.removeValue(forKey: token) }
         }
     }

@@ -16,20 +16,20 @@ struct InviteIdentity {
 }
 
 func onIncomingCall(_ accID: pjsua_acc_id, _ callID: pjsua_call_id, _ rdata: UnsafeMutablePointer<pjsip_rx_data>?) {
+    guard let run = EngineRun.current else { return }
     let call = callHandle(callID)
-    let run = EngineRun.current
-    if let whole = rdata.flatMap(identity(of:)) { run?.withCall(call) { $0.identity = whole } }
+    if let whole = rdata.flatMap(identity(of:)) { run.withCall(call) { $0.identity = whole } }
     let headers = rdata?.pointee.msg_info.msg.map(receivedHeaders) ?? []
-    run?.withState { $0.inviteHeaders[callID] = (call.token, headers) }
+    run.withState { $0.inviteHeaders[callID] = (call.token, headers) }
     let event = withCallInfo(callID) { info in
-        let identity = callIdentity(call, info)
+        let identity = callIdentity(call, info, in: run)
         return PJSUA.Event.incomingCall(account: accountHandle(accID), call: call, sipCallID: identity.sipCallID,
                                         from: identity.remote, offeredVideo: info.pointee.rem_vid_cnt > 0)
     }
-    if let event { EngineRun.current?.publish(event) }
+    if let event { run.publish(event) }
     // Configuration.autoAnswerCode: answered here, on pjsua's thread, after the event (so that
     // subscribers see the call before its state changes). pjsua's own app answers the same way.
-    if let code = EngineRun.current?.autoAnswerCode {
+    if let code = run.autoAnswerCode {
         if code.isError {
             pjsua_call_hangup(callID, UInt32(code.rawValue), nil, nil)
         } else {
@@ -41,8 +41,8 @@ func onIncomingCall(_ accID: pjsua_acc_id, _ callID: pjsua_call_id, _ rdata: Uns
 
 /// The Call-ID and remote party of `call`: whole from its INVITE when it came in, otherwise
 /// pjsua's (for our own calls, whose Call-ID pjsua made and whose remote URI we validated).
-func callIdentity(_ call: PJSUA.Call, _ info: UnsafePointer<pjsua_call_info>) -> InviteIdentity {
-    (EngineRun.current?.record(of: call) { $0.identity } ?? nil)
+func callIdentity(_ call: PJSUA.Call, _ info: UnsafePointer<pjsua_call_info>, in run: EngineRun?) -> InviteIdentity {
+    (run?.record(of: call) { $0.identity } ?? nil)
         ?? InviteIdentity(sipCallID: String(pj: info.pointee.call_id), remote: String(pj: info.pointee.remote_info))
 }
 
@@ -63,18 +63,19 @@ private func identity(of rdata: UnsafeMutablePointer<pjsip_rx_data>) -> InviteId
 }
 
 func onCallState(_ callID: pjsua_call_id, _ event: UnsafeMutablePointer<pjsip_event>?) {
-    TransferContext.adoptReferredCall(callID)
+    guard let run = EngineRun.current else { return }
+    TransferContext.adoptReferredCall(callID, in: run)
     let call = callHandle(callID)
     let published = withCallInfo(callID) { info in
         PJSUA.Event.callState(
-            call: call, state: PJSUA.CallState(info.pointee.state), sipCallID: callIdentity(call, info).sipCallID,
+            call: call, state: PJSUA.CallState(info.pointee.state), sipCallID: callIdentity(call, info, in: run).sipCallID,
             lastStatus: PJSUA.SIPStatus(code: .init(info.pointee.last_status), reason: String(pj: info.pointee.last_status_text)))
     }
     guard let published else { return }
     if case .callState(_, .disconnected, _, _) = published {
-        EngineRun.current?.endCall(call)
+        run.endCall(call)
     }
-    EngineRun.current?.publish(published)
+    run.publish(published)
 }
 
 func onCallMediaState(_ callID: pjsua_call_id) {
@@ -86,14 +87,15 @@ func onCallMediaState(_ callID: pjsua_call_id) {
     guard let (published, hasVideoMedia) = read else { return }
     // The one pjsua call made here: a video the app asked not to send at once is stopped before
     // pjsua's delayed start of encoding (see VideoWiring).
-    VideoWiring.holdBackTransmission(of: call)
-    EngineRun.current?.scheduleRewire(call)
-    EngineRun.current?.publish(published)
+    guard let run = EngineRun.current else { return }
+    VideoWiring.holdBackTransmission(of: call, in: run)
+    run.scheduleRewire(call)
+    run.publish(published)
     // Calls that never had a video stream publish no video event (and read pjsua's call info
     // once: this callback runs in every call's setup).
     guard hasVideoMedia else { return }
     let streams = withCallInfo(callID) { info in readVideoStreams(callID, info) } ?? []
-    if !streams.isEmpty, let run = EngineRun.current {
+    if !streams.isEmpty {
         DelayedVideoStarts.noteVideoMediaUpdate(in: run)
         run.publish(.videoMedia(call: call, streams: streams))
     }

@@ -35,10 +35,10 @@ struct CallRecord {
 
     /// Takes what the record put on the bridge off it: attachments' ports, the detector, the
     /// DTMF sender, frame ports and video taps. Executor thread only, while pjsua exists.
-    func releaseMedia() {
+    func releaseMedia(in run: EngineRun) {
         for attachment in attachments.values { attachment.callEnded() }
-        if let detector = inbandDetector { InbandDTMF.retire(detector) }
-        inbandSender?.destroy()
+        if let detector = inbandDetector { InbandDTMF.retire(detector, in: run) }
+        inbandSender?.destroy(in: run)
         for (channel, _) in frameChannels.values {
             channel.close()
             channel.detach()

@@ -147,9 +147,10 @@ extension PJSUA {
     /// Drives `pjsua_conf_disconnect()` / `pjsua_conf_connect()`.
     public func setMuted(_ call: Call, to muted: Bool) throws {
         _ = try resolve(call)
-        run?.withCall(call) { $0.isMuted = muted }
+        let run = try requireRunning()
+        run.withCall(call) { $0.isMuted = muted }
         // On the executor thread, like every wiring: see AudioWiring.
-        AudioWiring.rewire(call)
+        AudioWiring.rewire(call, in: run)
     }
 
     /// Whether the sound device (conference slot 0) currently feeds the call's audio: the
@@ -229,8 +230,9 @@ extension PJSUA {
     ///
     /// Drives `pjsua_call_get_info()`.
     public func info(_ call: Call) throws -> CallInfo {
-        try withLiveCallInfo(call) { info in
-            let identity = callIdentity(call, info)
+        let run = self.run
+        return try withLiveCallInfo(call) { info in
+            let identity = callIdentity(call, info, in: run)
             return CallInfo(call: call, state: CallState(info.pointee.state), sipCallID: identity.sipCallID, remote: identity.remote,
                             lastStatus: SIPStatus(code: .init(info.pointee.last_status), reason: String(pj: info.pointee.last_status_text)),
                             media: MediaState(info.pointee.media_status), isOutgoing: info.pointee.role == PJSIP_ROLE_UAC,

@@ -5,7 +5,8 @@ import PJSIP
 
 /// `on_call_redirected`: reports the target and answers with the configured policy.
 func onCallRedirected(_ callID: pjsua_call_id, _ target: UnsafePointer<pjsip_uri>?, _ event: UnsafePointer<pjsip_event>?) -> pjsip_redirect_op {
-    let policy = EngineRun.current?.redirectPolicy ?? .follow
+    let run = EngineRun.current
+    let policy = run?.redirectPolicy ?? .follow
     var status = PJSUA.SIPStatus(code: 0, reason: "")
     if let event, event.pointee.type == PJSIP_EVENT_TSX_STATE, let transaction = event.pointee.body.tsx_state.tsx {
         status = PJSUA.SIPStatus(code: .init(rawValue: Int(transaction.pointee.status_code)), reason: String(pj: transaction.pointee.status_text))
@@ -22,7 +23,7 @@ func onCallRedirected(_ callID: pjsua_call_id, _ target: UnsafePointer<pjsip_uri
             }
         }
     }
-    EngineRun.current?.publish(.redirected(PJSUA.Redirect(call: callHandle(callID), target: uri, status: status, isFollowed: policy == .follow)))
+    run?.publish(.redirected(PJSUA.Redirect(call: callHandle(callID), target: uri, status: status, isFollowed: policy == .follow)))
     switch policy {
     case .follow: return PJSIP_REDIRECT_ACCEPT
     // REJECT rather than STOP: pjsip_inv_process_redirect ends a STOPped call with 487 Request

@@ -12,27 +12,26 @@ import PJSIP
 /// the same thread) and in `on_call_replaced`.
 enum TransferContext {
     /// Marks `call` to be hung up when its transfer reports a 2xx final status (or not).
-    static func setHangUpOnSuccess(_ call: PJSUA.Call, _ hangUp: Bool) {
-        EngineRun.current?.withCall(call) { $0.hangsUpOnTransferSuccess = hangUp }
+    static func setHangUpOnSuccess(_ call: PJSUA.Call, _ hangUp: Bool, in run: EngineRun) {
+        run.withCall(call) { $0.hangsUpOnTransferSuccess = hangUp }
     }
 
-    static func takeHangUpOnSuccess(_ call: PJSUA.Call) -> Bool {
-        EngineRun.current?.withState { state in
+    static func takeHangUpOnSuccess(_ call: PJSUA.Call, in run: EngineRun) -> Bool {
+        run.withState { state in
             guard state.calls[call]?.hangsUpOnTransferSuccess == true else { return false }
             state.calls[call]?.hangsUpOnTransferSuccess = false
             return true
-        } ?? false
+        }
     }
 
-    static func follow(_ call: PJSUA.Call?) {
-        EngineRun.current?.withState { $0.followedTransfer = call }
+    static func follow(_ call: PJSUA.Call?, in run: EngineRun) {
+        run.withState { $0.followedTransfer = call }
     }
 
     /// Gives the call in `slot` a token of its own if it inherited the token of the call whose
     /// REFER is being followed, and says so with ``PJSUA/Event/transferCallPlaced(call:newCall:)``.
     /// Called first thing in `on_call_state`.
-    static func adoptReferredCall(_ slot: pjsua_call_id) {
-        guard let run = EngineRun.current else { return }
+    static func adoptReferredCall(_ slot: pjsua_call_id, in run: EngineRun) {
         let token = HandleToken.token(pjsua_call_get_user_data(slot))
         let origin: PJSUA.Call? = run.withState { state in
             guard let source = state.followedTransfer, source.slot != slot, source.token == token, token != 0 else { return nil }
@@ -78,17 +77,17 @@ enum ReferWatcher {
         try check(pjsip_endpt_register_module(pjsua_get_pjsip_endpt(), module), "pjsip_endpt_register_module (REFER watcher)")
     }
 
-    fileprivate static func remember(sipCallID: String, referredBy: String) {
-        EngineRun.current?.withState { $0.lastReferredBy = (sipCallID, referredBy) }
+    fileprivate static func remember(sipCallID: String, referredBy: String, in run: EngineRun) {
+        run.withState { $0.lastReferredBy = (sipCallID, referredBy) }
     }
 
     /// The `Referred-By` of the last REFER received in the dialog with this Call-ID, taken.
-    static func takeReferredBy(sipCallID: String) -> String? {
-        EngineRun.current?.withState { state in
+    static func takeReferredBy(sipCallID: String, in run: EngineRun) -> String? {
+        run.withState { state in
             guard let last = state.lastReferredBy, last.sipCallID == sipCallID else { return nil }
             state.lastReferredBy = nil
             return last.referredBy
-        } ?? nil
+        }
     }
 }
 
@@ -103,39 +102,40 @@ private func onReferRequest(_ rdata: UnsafeMutablePointer<pjsip_rx_data>?) -> pj
             return pjsip_msg_find_hdr_by_names(message, &name, &compact, nil)
         }
     }
-    guard let header else { return 0 }
+    guard let header, let run = EngineRun.current else { return 0 }
     let value = String(pj: UnsafeMutableRawPointer(header).assumingMemoryBound(to: pjsip_generic_string_hdr.self).pointee.hvalue)
-    ReferWatcher.remember(sipCallID: String(pj: callID.pointee.id), referredBy: value)
+    ReferWatcher.remember(sipCallID: String(pj: callID.pointee.id), referredBy: value, in: run)
     return 0
 }
 
 private func onTransferRequest(_ callID: pjsua_call_id, _ destination: UnsafePointer<pj_str_t>?,
                                _ code: UnsafeMutablePointer<pjsip_status_code>?, _ setting: UnsafeMutablePointer<pjsua_call_setting>?) {
-    guard let destination, let code else { return }
+    guard let destination, let code, let run = EngineRun.current else { return }
     let call = callHandle(callID)
     // Who asked: the REFER's Referred-By when it has one, else the party that sent it.
-    let identity = withCallInfo(callID) { info in callIdentity(call, info) }
-    let requester = identity.flatMap { ReferWatcher.takeReferredBy(sipCallID: $0.sipCallID) } ?? identity?.remote ?? ""
+    let identity = withCallInfo(callID) { info in callIdentity(call, info, in: run) }
+    let requester = identity.flatMap { ReferWatcher.takeReferredBy(sipCallID: $0.sipCallID, in: run) } ?? identity?.remote ?? ""
     let request = PJSUA.TransferRequest(call: call, target: String(pj: destination.pointee), requester: requester)
-    let verdict = (EngineRun.current?.withState { $0.transferPolicy } ?? .accept).responseCode(for: request)
+    let verdict = run.withState { $0.transferPolicy }.responseCode(for: request)
     let accepted = verdict.isSuccess
     code.pointee = pjsip_status_code(rawValue: UInt32(verdict.rawValue))
     // The new call is audio-only like every call the engine places.
     if accepted, let setting { setting.pointee = PJSUA.callSetting() }
-    EngineRun.current?.publish(.transferRequested(PJSUA.TransferDecision(request: request, isAccepted: accepted)))
-    TransferContext.follow(accepted ? call : nil)
+    run.publish(.transferRequested(PJSUA.TransferDecision(request: request, isAccepted: accepted)))
+    TransferContext.follow(accepted ? call : nil, in: run)
 }
 
 private func onTransferStatus(_ callID: pjsua_call_id, _ code: Int32, _ text: UnsafePointer<pj_str_t>?, _ final: pj_bool_t,
                               _ keepReporting: UnsafeMutablePointer<pj_bool_t>?) {
+    guard let run = EngineRun.current else { return }
     let call = callHandle(callID)
     let status = PJSUA.SIPStatus(code: .init(rawValue: Int(code)), reason: text.map { String(pj: $0.pointee) } ?? "")
     let isFinal = final != 0
-    EngineRun.current?.publish(.transferStatus(PJSUA.TransferProgress(call: call, status: status, isFinal: isFinal)))
+    run.publish(.transferStatus(PJSUA.TransferProgress(call: call, status: status, isFinal: isFinal)))
     // A NOTIFY with 2xx ends the transfer even when the subscription is still active (pjsua then
     // unsubscribes): the transferee is talking to the target, so our leg has done its work.
     guard (200..<300).contains(Int(code)) || isFinal else { return }
-    if TransferContext.takeHangUpOnSuccess(call) && (200..<300).contains(Int(code)) {
+    if TransferContext.takeHangUpOnSuccess(call, in: run) && (200..<300).contains(Int(code)) {
         // What pjsua's own app does here: end the transferred call from inside the callback, on
         // pjsua's thread, and stop listening to the subscription.
         keepReporting?.pointee = 0

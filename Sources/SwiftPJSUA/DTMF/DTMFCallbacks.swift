@@ -16,21 +16,21 @@ enum DTMFReception {
     /// One RFC 4733 indication. A digit is published once: when it ends (with its total
     /// duration), or, if its end never arrives, when the next digit starts or the call ends.
     /// pjmedia reports an event's end once; a digit whose start was lost still counts.
-    static func received(_ call: PJSUA.Call, digit: Character, timestamp: UInt32, durationMilliseconds: UInt32, isEnd: Bool) {
+    static func received(_ call: PJSUA.Call, digit: Character, timestamp: UInt32, durationMilliseconds: UInt32, isEnd: Bool,
+                         in run: EngineRun) {
         let indication = PendingDigit(digit: digit, timestamp: timestamp, durationMilliseconds: durationMilliseconds)
-        guard let run = EngineRun.current else { return }
         let flushed: PendingDigit? = run.withCall(call) { record in
             defer { record.pendingDigit = isEnd ? nil : indication }
             guard let current = record.pendingDigit, current.digit != digit || current.timestamp != timestamp else { return nil }
             return current
         }
-        if let flushed { publish(flushed, of: call) }
-        if isEnd { publish(indication, of: call) }
+        if let flushed { publish(flushed, of: call, in: run) }
+        if isEnd { publish(indication, of: call, in: run) }
     }
 
-    static func publish(_ pending: PendingDigit, of call: PJSUA.Call) {
+    static func publish(_ pending: PendingDigit, of call: PJSUA.Call, in run: EngineRun) {
         let duration: Duration? = pending.durationMilliseconds == 0 ? nil : .milliseconds(Int(pending.durationMilliseconds))
-        EngineRun.current?.publish(.dtmf(call: call, digit: PJSUA.DTMFDigit(digit: pending.digit, method: .rfc4733, duration: duration)))
+        run.publish(.dtmf(call: call, digit: PJSUA.DTMFDigit(digit: pending.digit, method: .rfc4733, duration: duration)))
     }
 }
 
@@ -38,16 +38,16 @@ enum DTMFReception {
 /// digits (one indication, flagged as the end). Installed instead of `on_dtmf_digit2`, which
 /// pjsua calls at an RFC 4733 digit's start with no duration.
 func onDTMFEvent(_ callID: pjsua_call_id, _ event: UnsafePointer<pjsua_dtmf_event>?) {
-    guard let event = event?.pointee, let scalar = Unicode.Scalar(UInt32(event.digit)) else { return }
+    guard let event = event?.pointee, let scalar = Unicode.Scalar(UInt32(event.digit)), let run = EngineRun.current else { return }
     let call = callHandle(callID)
     let digit = Character(scalar)
     let unknown = event.duration == UInt32(bitPattern: -1)
     if event.method == PJSUA_DTMF_METHOD_SIP_INFO {
         // pjsua reports 0 for an INFO body without a Duration line.
         let duration: Duration? = unknown || event.duration == 0 ? nil : .milliseconds(Int(event.duration))
-        EngineRun.current?.publish(.dtmf(call: call, digit: PJSUA.DTMFDigit(digit: digit, method: .sipInfo, duration: duration)))
+        run.publish(.dtmf(call: call, digit: PJSUA.DTMFDigit(digit: digit, method: .sipInfo, duration: duration)))
         return
     }
     DTMFReception.received(call, digit: digit, timestamp: event.timestamp, durationMilliseconds: unknown ? 0 : event.duration,
-                            isEnd: event.flags & UInt32(PJMEDIA_STREAM_DTMF_IS_END.rawValue) != 0)
+                            isEnd: event.flags & UInt32(PJMEDIA_STREAM_DTMF_IS_END.rawValue) != 0, in: run)
 }

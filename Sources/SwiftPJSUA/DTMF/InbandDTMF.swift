@@ -19,22 +19,21 @@ enum InbandDTMF {
     /// Attaches a detector to `call` (or re-connects it to the call's current slot) when the run
     /// detects in-band DTMF; the detector is kept in the call's record
     /// (``CallRecord/inbandDetector``) and leaves with it. Executor thread only.
-    static func wire(_ call: PJSUA.Call) {
-        guard let run = EngineRun.current, run.detectsInbandDTMF else { return }
-        sweep()
+    static func wire(_ call: PJSUA.Call, in run: EngineRun) {
+        guard run.detectsInbandDTMF else { return }
+        sweep(in: run)
         guard isLive(call), let source = withCallInfo(call.slot, { info in activeAudioSlots(info).first }) ?? nil else { return }
         if let existing = run.record(of: call, { $0.inbandDetector }) ?? nil {
             pjsua_conf_connect(source, existing.slot)
             return
         }
-        guard let attachment = makePort(for: call) else { return }
+        guard let attachment = makePort(for: call, in: run) else { return }
         run.withStateUnchecked { $0.calls[call, default: CallRecord()].inbandDetector = attachment }
         pjsua_conf_connect(source, attachment.slot)
     }
 
     /// Releases the pools of ports removed at least 500 ms ago. Executor thread only.
-    static func sweep() {
-        guard let run = EngineRun.current else { return }
+    static func sweep(in run: EngineRun) {
         let now = ContinuousClock.now
         let due: [UnsafeMutablePointer<pj_pool_t>] = run.withState { state in
             let due = state.retiredPools.filter { now - $0.at > .milliseconds(500) }.map(\.pool)
@@ -45,20 +44,20 @@ enum InbandDTMF {
     }
 
     /// Takes a detector off the bridge; its pool is released later. Executor thread only.
-    static func retire(_ attachment: Attachment) {
+    static func retire(_ attachment: Attachment, in run: EngineRun) {
         pjsua_conf_remove_port(attachment.slot)
         pjmedia_port_destroy(attachment.port)
-        retire(pool: attachment.pool)
+        retire(pool: attachment.pool, in: run)
     }
 
     /// Releases the pool of a port just removed from the bridge later (at a sweep at least
     /// 500 ms from now, or with pjsua at shutdown). Tone generators use it too.
-    static func retire(pool: UnsafeMutablePointer<pj_pool_t>) {
-        EngineRun.current?.withStateUnchecked { $0.retiredPools.append((pool, ContinuousClock.now)) }
+    static func retire(pool: UnsafeMutablePointer<pj_pool_t>, in run: EngineRun) {
+        run.withStateUnchecked { $0.retiredPools.append((pool, ContinuousClock.now)) }
     }
 
     /// A port at the bridge's clock rate and frame size whose `put_frame` runs a detector.
-    private static func makePort(for call: PJSUA.Call) -> Attachment? {
+    private static func makePort(for call: PJSUA.Call, in run: EngineRun) -> Attachment? {
         var bridge = pjsua_conf_port_info()
         // The bridge runs at one of MediaSettings' clock rates, which the detector takes.
         guard pjsua_conf_get_port_info(0, &bridge) == pjSuccess, let detector = try? DTMFDetector(sampleRate: Int(bridge.clock_rate)),
@@ -73,7 +72,7 @@ enum InbandDTMF {
         let channels = max(bridge.channel_count, 1)
         // 'DTMD': any signature distinct from pjmedia's own port classes.
         pjmedia_port_info_init(&port.pointee.info, &name, 0x444D_5444, bridge.clock_rate, 1, 16, bridge.samples_per_frame / channels)
-        port.pointee.port_data.pdata = Unmanaged.passRetained(DetectorBox(call: call, detector: detector)).toOpaque()
+        port.pointee.port_data.pdata = Unmanaged.passRetained(DetectorBox(call: call, detector: detector, run: run)).toOpaque()
         port.pointee.put_frame = detectorPutFrame
         port.pointee.get_frame = detectorGetFrame
         port.pointee.on_destroy = detectorDestroy
@@ -89,14 +88,17 @@ enum InbandDTMF {
 
 /// A call's detector state, touched only by the bridge's clock thread inside `put_frame` (the
 /// bridge calls a port's `put_frame` from one thread, one frame at a time) and freed by the
-/// port's `on_destroy`.
+/// port's `on_destroy`; with the run its digits are published to (weak: the run keeps the port
+/// in the call's record; set in `init` only).
 private final class DetectorBox {
     let call: PJSUA.Call
     var detector: DTMFDetector
+    private(set) weak var run: EngineRun?
 
-    init(call: PJSUA.Call, detector: DTMFDetector) {
+    init(call: PJSUA.Call, detector: DTMFDetector, run: EngineRun) {
         self.call = call
         self.detector = detector
+        self.run = run
     }
 }
 
@@ -114,7 +116,7 @@ private func detectorPutFrame(_ port: UnsafeMutablePointer<pjmedia_port>?, _ fra
     }
     if let detection {
         let digit = PJSUA.DTMFDigit(digit: detection.digit, method: .inband, duration: detection.duration)
-        EngineRun.current?.publish(.dtmf(call: box.call, digit: digit))
+        box.run?.publish(.dtmf(call: box.call, digit: digit))
     }
     return pjSuccess
 }

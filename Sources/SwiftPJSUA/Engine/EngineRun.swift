@@ -155,14 +155,14 @@ final class EngineRun: Sendable {
             state.calls[call]?.pendingDigit = nil
             return (pending, state.calls[call]?.frameChannels.values.map(\.channel) ?? [])
         }
-        if let pending { DTMFReception.publish(pending, of: call) }
+        if let pending { DTMFReception.publish(pending, of: call, in: self) }
         for channel in channels { channel.close() }
         onEngineThread { [self] in
             let record = withState { state in
                 if state.followedTransfer == call { state.followedTransfer = nil }
                 return state.calls.removeValue(forKey: call)
             }
-            record?.releaseMedia()
+            record?.releaseMedia(in: self)
         }
     }
 
@@ -222,9 +222,9 @@ final class EngineRun: Sendable {
     /// engine call made after the event that follows.
     func scheduleRewire(_ call: PJSUA.Call) {
         onEngineThread {
-            AudioWiring.rewire(call)
-            InbandDTMF.wire(call)
-            VideoWiring.rewire(call)
+            AudioWiring.rewire(call, in: self)
+            InbandDTMF.wire(call, in: self)
+            VideoWiring.rewire(call, in: self)
         }
     }
 }

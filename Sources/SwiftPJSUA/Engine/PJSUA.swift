@@ -229,9 +229,9 @@ public actor PJSUA {
         }
         owned.0.statisticsTask?.cancel()
         for retry in run.withState({ $0.presence.takeRetries() }) { retry.cancel() }
-        for source in owned.0.tones.values { source.destroy() }
+        for source in owned.0.tones.values { source.destroy(in: run) }
         run.stopAttachments()  // e.g. `stop` to every media stream's agent, connections dropped while pjsua exists
-        for record in run.takeAllCalls() { record.releaseMedia() }
+        for record in run.takeAllCalls() { record.releaseMedia(in: run) }
         for id in owned.1.keys { pjsua_player_destroy(id) }
         for id in owned.2.keys { pjsua_recorder_destroy(id) }
         run.credentials.close()  // challenges still pending are dropped before pjsua goes

@@ -23,6 +23,9 @@ final class FrameChannel: @unchecked Sendable {
     let format: PJSUA.AudioFormat
     let direction: Direction
     let executor: PJSUAExecutor
+    /// The run whose bridge the port is on; weak: the run keeps the channel in its call's record.
+    /// Set in `init` only.
+    private(set) weak var run: EngineRun?
     let capacityFrames: Int
     private(set) var buffer: OpaquePointer?
     /// A reader's frames (its queue and the app's waiting task).
@@ -44,8 +47,10 @@ final class FrameChannel: @unchecked Sendable {
     private let state = LockedValueBox(State())
     private static let keptMarkOutcomes = 1024
 
-    init?(call: PJSUA.Call, format: PJSUA.AudioFormat, direction: Direction, capacityFrames: Int, executor: PJSUAExecutor) {
+    init?(call: PJSUA.Call, format: PJSUA.AudioFormat, direction: Direction, capacityFrames: Int, executor: PJSUAExecutor,
+          run: EngineRun) {
         self.call = call
+        self.run = run
         self.format = format
         self.direction = direction
         self.executor = executor
@@ -115,7 +120,7 @@ final class FrameChannel: @unchecked Sendable {
         await received.next { [weak self] in
             guard let self else { return }
             let executor = self.executor
-            executor.execute { FrameTaps.detach(self) }
+            executor.execute { FrameTaps.detach(self, in: self.run) }
         }
     }
 

@@ -51,25 +51,27 @@ extension PJSUA {
 
     /// Stops a frame sequence: it ends, and its port leaves the bridge (`pjsua_conf_remove_port()`).
     public func stopReceiving(_ frames: AudioFrames) {
-        FrameTaps.detach(frames.channel)
+        FrameTaps.detach(frames.channel, in: run)
     }
 
     /// Stops a writer: queued audio is dropped, further writes fail, and its port leaves the
     /// bridge (`pjsua_conf_remove_port()`).
     public func stopSending(_ writer: AudioFrameWriter) {
-        FrameTaps.detach(writer.channel)
+        FrameTaps.detach(writer.channel, in: run)
     }
 
     private func attachFrames(_ call: Call, format: AudioFormat, direction: FrameChannel.Direction, capacityFrames: Int) throws -> FrameChannel {
+        let run = try requireRunning()
         let callSlot = try audioPort(of: call)
-        guard let channel = FrameChannel(call: call, format: format, direction: direction, capacityFrames: capacityFrames, executor: executor) else {
+        guard let channel = FrameChannel(call: call, format: format, direction: direction, capacityFrames: capacityFrames, executor: executor,
+                                         run: run) else {
             throw PJSUAError(.invalidArgument, "cannot make a frame buffer of \(capacityFrames) frames of \(format)")
         }
         let slot = try channel.attach()
-        FrameTaps.register(channel, slot: slot)
+        FrameTaps.register(channel, slot: slot, in: run)
         let status = direction == .receive ? pjsua_conf_connect(callSlot, slot) : pjsua_conf_connect(slot, callSlot)
         guard status == pjSuccess else {
-            FrameTaps.detach(channel)
+            FrameTaps.detach(channel, in: run)
             throw PJSUAError(status: status, operation: "cannot connect a frame port to \(call)")
         }
         return channel

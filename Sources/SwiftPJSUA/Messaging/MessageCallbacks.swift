@@ -21,15 +21,16 @@ func onPagerReceived(_ callID: pjsua_call_id, _ from: UnsafePointer<pj_str_t>?, 
         account: accID == PJSUA_INVALID_ID.rawValue ? nil : accountHandle(accID),
         from: from.map { String(pj: $0.pointee) } ?? "", to: to.map { String(pj: $0.pointee) } ?? "",
         contact: contactURI.isEmpty ? nil : contactURI, contentType: contentType, body: bytes, headers: headers)
+    let run = EngineRun.current
     // With a responder, pjsua left the answer to us (`auto_repond_sip_message` off) and made a
     // UAS transaction for it; it answers in-dialog messages itself (no transaction here).
     if callID == PJSUA_INVALID_ID.rawValue, let rdata, let transaction = pjsip_rdata_get_tsx(rdata),
-       let responder = EngineRun.current?.messageResponder {
+       let responder = run?.messageResponder {
         let chosen = responder(message)
         let code = (200...699).contains(chosen.rawValue) ? chosen : .internalServerError
         pjsua_acc_send_response(accID, rdata, transaction, Int32(code.rawValue), nil, nil)
     }
-    EngineRun.current?.publish(.message(message))
+    run?.publish(.message(message))
 }
 
 /// The final outcome of a MESSAGE we sent (`on_pager_status2`); `userData` carries its

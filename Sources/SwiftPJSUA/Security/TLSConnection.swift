@@ -98,6 +98,7 @@ extension PJSUA.SIPStatus {
     /// `PJSIP_TLS_ECERTVERIF`. The error is the most recent refusal (reported by
     /// ``PJSUA/Event/tlsConnection(_:)``): read it when the status arrives. nil otherwise.
     public var certificateError: PJSUAError? {
-        CertificateRefusals.error(status: 0, code: code, reason: reason)
+        // A status carries no engine: the running one's refusals (the API's one lookup).
+        CertificateRefusals.error(status: 0, code: code, reason: reason, in: EngineRun.current)
     }
 }

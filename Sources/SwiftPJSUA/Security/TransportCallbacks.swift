@@ -20,9 +20,9 @@ enum CertificateRefusals {
     /// (``EngineRun/State/certificateFailureReason``).
 
     /// Called on a pjsua worker thread.
-    static func record(_ error: PJSUAError) {
+    static func record(_ error: PJSUAError, in run: EngineRun) {
         let reason = pjErrorText(PJSUAError.certificateVerificationStatus)
-        EngineRun.current?.withState { state in
+        run.withState { state in
             state.certificateRefusal = (error, .now)
             state.certificateFailureReason = reason
         }
@@ -30,8 +30,8 @@ enum CertificateRefusals {
 
     /// The refusal behind a transaction that ended with this status, if a refused certificate
     /// is why: the most recent one.
-    static func error(status: pj_status_t, code: PJSUA.SIPResponseCode, reason: String) -> PJSUAError? {
-        EngineRun.current?.withState { state -> PJSUAError? in
+    static func error(status: pj_status_t, code: PJSUA.SIPResponseCode, reason: String, in run: EngineRun?) -> PJSUAError? {
+        run?.withState { state -> PJSUAError? in
             guard let latest = state.certificateRefusal,
                   status == PJSUAError.certificateVerificationStatus || (code == .serviceUnavailable && reason == state.certificateFailureReason)
             else { return nil }
@@ -44,7 +44,8 @@ enum CertificateRefusals {
 /// verification found.
 func onTransportState(_ transport: UnsafeMutablePointer<pjsip_transport>?, _ state: pjsip_transport_state,
                       _ info: UnsafePointer<pjsip_transport_state_info>?) {
-    guard let transport, let info, state == PJSIP_TP_STATE_CONNECTED || state == PJSIP_TP_STATE_DISCONNECTED else { return }
+    guard let transport, let info, state == PJSIP_TP_STATE_CONNECTED || state == PJSIP_TP_STATE_DISCONNECTED,
+          let run = EngineRun.current else { return }
     let kind = UInt32(transport.pointee.key.type) & ~PJSIP_TRANSPORT_IPV6.rawValue
     guard kind == PJSIP_TRANSPORT_TLS.rawValue else { return }
     let remote = "\(String(pj: transport.pointee.remote_name.host)):\(transport.pointee.remote_name.port)"
@@ -62,7 +63,7 @@ func onTransportState(_ transport: UnsafeMutablePointer<pjsip_transport>?, _ sta
     var error: PJSUAError?
     if status == PJSUAError.certificateVerificationStatus {
         let refusal = problems.error(remote: remote)
-        CertificateRefusals.record(refusal)
+        CertificateRefusals.record(refusal, in: run)
         error = refusal
     } else if status != pjSuccess && status != cpjsua_status_eeof {
         // PJ_EEOF is the peer closing the connection: an ordinary end, not an error.
@@ -71,5 +72,5 @@ func onTransportState(_ transport: UnsafeMutablePointer<pjsip_transport>?, _ sta
     let connection = PJSUA.TLSConnection(
         remote: remote, isOutgoing: transport.pointee.dir == PJSIP_TP_DIR_OUTGOING, isConnected: state == PJSIP_TP_STATE_CONNECTED,
         problems: problems, peerCommonName: commonName, error: error)
-    EngineRun.current?.publish(.tlsConnection(connection))
+    run.publish(.tlsConnection(connection))
 }

@@ -15,7 +15,7 @@ extension PJSUA {
     public func makeCall(to uri: String, from account: Account? = nil, headers: [SIPHeader] = [], video: VideoOptions) throws -> Call {
         try Self.requireVideo()
         let call = try placeCall(to: uri, from: account, headers: headers, setting: Self.callSetting(video: video))
-        VideoWiring.remember(video, for: call)
+        VideoWiring.remember(video, for: call, in: try requireRunning())
         return call
     }
 
@@ -26,7 +26,7 @@ extension PJSUA {
     /// answer the peer's later re-INVITEs, so the peer can add video afterwards.
     public func answer(_ call: Call, code: SIPResponseCode = .ok, headers: [SIPHeader] = [], video: VideoOptions) throws {
         try Self.requireVideo()
-        VideoWiring.remember(video, for: call)
+        VideoWiring.remember(video, for: call, in: try requireRunning())
         try respond(to: call, code: code, headers: headers, setting: Self.callSetting(video: video))
     }
 
@@ -57,7 +57,8 @@ extension PJSUA {
         pjsua_call_vid_strm_op_param_default(&parameters)
         parameters.dir = video.direction.pjmedia
         if let device = video.captureDevice { parameters.cap_dev = pjmedia_vid_dev_index(device.rawValue) }
-        VideoWiring.remember(VideoOptions(captureDevice: nil, direction: video.direction, transmitsAtOnce: video.transmitsAtOnce), for: call)
+        VideoWiring.remember(VideoOptions(captureDevice: nil, direction: video.direction, transmitsAtOnce: video.transmitsAtOnce), for: call,
+                             in: try requireRunning())
         try check(pjsua_call_set_vid_strm(slot, PJSUA_CALL_VID_STRM_ADD, &parameters), "cannot add video to \(call)")
     }
 
@@ -197,7 +198,7 @@ extension PJSUA {
         return VideoStatistics(codec: codec, direction: found.direction, sendSize: sendSize, sendFrameRate: sendRate,
                                receiveSize: receiveSize, receiveFrameRate: receiveRate,
                                sent: RTPStatistics(stat.rtcp.tx), received: RTPStatistics(stat.rtcp.rx),
-                               elapsed: .milliseconds(elapsedMilliseconds), framesReceived: VideoWiring.framesReceived(call))
+                               elapsed: .milliseconds(elapsedMilliseconds), framesReceived: VideoWiring.framesReceived(call, in: try requireRunning()))
     }
 
     /// Starts delivering a call's decoded incoming pictures to the app: for apps that render
@@ -225,22 +226,21 @@ extension PJSUA {
         // of the codec's fmtp (656x656 for H.264 level 3.1, 1088x1088 for our VP8); pjmedia sets
         // the real size on its first format-changed event (vid_stream.c).
         let deadline = ContinuousClock.now.advanced(by: timeout)
-        while VideoWiring.framesReceived(call) == 0 {
+        while VideoWiring.framesReceived(call, in: try requireRunning()) == 0 {
             guard ContinuousClock.now < deadline else {
                 throw PJSUAError(.timedOut, "no video picture from \(call) within \(timeout)")
             }
             try await Task.sleep(for: .milliseconds(10))
             _ = try resolve(call)
         }
-        return try VideoWiring.subscribe(call, bufferingNewest: limit)
+        return try VideoWiring.subscribe(call, bufferingNewest: limit, in: try requireRunning())
     }
 
     /// Ends a frame subscription; its sequence finishes.
     ///
     /// Drives `pjsua_vid_conf_remove_port()`.
     public func stopReceivingVideo(_ subscription: VideoSubscription) throws {
-        try requireRunning()
-        VideoWiring.unsubscribe(subscription)
+        VideoWiring.unsubscribe(subscription, in: try requireRunning())
     }
 
     /// The window pjsua renders a call's incoming video in, if any (pjsua creates one per

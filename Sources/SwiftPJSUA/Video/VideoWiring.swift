@@ -37,8 +37,8 @@ enum VideoWiring {
     // (``CallRecord``), and leaves with it.
 
     /// Remembers what the app asked for a call's video; applied when the stream is up.
-    static func remember(_ video: PJSUA.VideoOptions, for call: PJSUA.Call) {
-        EngineRun.current?.withCall(call) { record in
+    static func remember(_ video: PJSUA.VideoOptions, for call: PJSUA.Call, in run: EngineRun) {
+        run.withCall(call) { record in
             record.videoOptions = video
             record.videoOptionsApplied = false
         }
@@ -51,8 +51,8 @@ enum VideoWiring {
     /// so stopping here (capture disconnected, encoding paused) keeps every picture in. Stopping
     /// only later, after the hop to the executor thread, could let the first pictures out on a
     /// busy engine. ``rewire(_:)`` then applies the rest of the options as usual.
-    static func holdBackTransmission(of call: PJSUA.Call) {
-        let holdsBack = EngineRun.current?.record(of: call) { record in
+    static func holdBackTransmission(of call: PJSUA.Call, in run: EngineRun) {
+        let holdsBack = run.record(of: call) { record in
             guard let wanted = record.videoOptions, !record.videoOptionsApplied else { return false }
             return !wanted.transmitsAtOnce && wanted.direction.sends
         } ?? false
@@ -92,8 +92,8 @@ enum VideoWiring {
     }
 
     /// Brings a call's video side in line with its media now. Executor thread only.
-    static func rewire(_ call: PJSUA.Call) {
-        guard let run = EngineRun.current, isVideoCall(call, in: run) else { return }
+    static func rewire(_ call: PJSUA.Call, in run: EngineRun) {
+        guard isVideoCall(call, in: run) else { return }
         let incoming = incoming(call.slot)
         // The options, once, when video first flows.
         let flowing = hasActiveVideo(call.slot)
@@ -113,7 +113,7 @@ enum VideoWiring {
             state.calls[call] = record
             return (stale, Array(ended.values))
         }
-        if let stale { retire(stale, of: call) }
+        if let stale { retire(stale, of: call, in: run) }
         for subscription in endedSubscriptions { end(subscription) }
         if let incoming, run.record(of: call, { $0.videoCounter == nil }) ?? true {
             var pointer: OpaquePointer?
@@ -144,7 +144,7 @@ enum VideoWiring {
                                               UInt32(incoming.frameRate), nil, nil, nil, &pointer) == pjSuccess, let pointer
                 else { return }
                 run.withCall(call) { $0.videoCounter = Tap(pointer: pointer, source: incoming.decoder, size: incoming.size) }
-                retire(tap, of: call)
+                retire(tap, of: call, in: run)
             }
         }
     }
@@ -172,10 +172,10 @@ enum VideoWiring {
         }
     }
 
-    private static func retire(_ tap: Tap, of call: PJSUA.Call) {
+    private static func retire(_ tap: Tap, of call: PJSUA.Call, in run: EngineRun) {
         let frames = Int(cpjsua_video_tap_frames(tap.pointer))
         cpjsua_video_tap_detach(tap.pointer)
-        EngineRun.current?.withCall(call) { $0.videoFramesCounted += frames }
+        run.withCall(call) { $0.videoFramesCounted += frames }
     }
 
     /// Ends a subscription: its tap leaves the bridge and its sequence finishes. Executor thread.
@@ -185,14 +185,13 @@ enum VideoWiring {
     }
 
     /// Frames decoded for a call so far. Executor thread only.
-    static func framesReceived(_ call: PJSUA.Call) -> Int {
-        let (tap, before) = EngineRun.current?.record(of: call) { ($0.videoCounter, $0.videoFramesCounted) } ?? (nil, 0)
+    static func framesReceived(_ call: PJSUA.Call, in run: EngineRun) -> Int {
+        let (tap, before) = run.record(of: call) { ($0.videoCounter, $0.videoFramesCounted) } ?? (nil, 0)
         return before + (tap.map { Int(cpjsua_video_tap_frames($0.pointer)) } ?? 0)
     }
 
     /// Starts copying a call's decoded pictures to a new frame sequence. Executor thread only.
-    static func subscribe(_ call: PJSUA.Call, bufferingNewest limit: Int) throws(PJSUAError) -> PJSUA.VideoFrames {
-        guard let run = EngineRun.current else { throw PJSUAError(.notStarted, "the engine is not started") }
+    static func subscribe(_ call: PJSUA.Call, bufferingNewest limit: Int, in run: EngineRun) throws(PJSUAError) -> PJSUA.VideoFrames {
         guard let incoming = incoming(call.slot) else {
             throw PJSUAError(.mediaNotActive, "\(call) receives no video (none negotiated, or not active yet)")
         }
@@ -218,8 +217,8 @@ enum VideoWiring {
 
     /// Ends a subscription; false when it had ended already. Executor thread only.
     @discardableResult
-    static func unsubscribe(_ id: PJSUA.VideoSubscription) -> Bool {
-        guard let subscription = EngineRun.current?.withState({ $0.calls[id.call]?.videoSubscriptions.removeValue(forKey: id) }) ?? nil
+    static func unsubscribe(_ id: PJSUA.VideoSubscription, in run: EngineRun) -> Bool {
+        guard let subscription = run.withState({ $0.calls[id.call]?.videoSubscriptions.removeValue(forKey: id) })
         else { return false }
         end(subscription)
         return true
