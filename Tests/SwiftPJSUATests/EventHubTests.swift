@@ -49,23 +49,15 @@ struct EventHubTests {
         // and a wall-clock window reads that as a deadlock. So the window is counted in beats of a
         // task on the same pool: fail when the canceller made no progress in 1,500 beats (15 s
         // when the pool is free), or in 120 s whatever the pool did.
-        let beats = Box<Int>()
-        let heartbeat = Task.detached {
-            var count = 0
-            while !Task.isCancelled {
-                count += 1
-                beats.value = count
-                try? await Task.sleep(for: .milliseconds(10))
-            }
-        }
-        defer { heartbeat.cancel() }
+        let heartbeat = PoolHeartbeat()
+        defer { heartbeat.stop() }
         var done = 0
         while done < 2_000 {
-            let beatsBefore = beats.value ?? 0
+            let beatsBefore = heartbeat.beats
             let deadline = ContinuousClock.now.advanced(by: .seconds(120))
             while (cancelled.value ?? 0) <= done {
-                if (beats.value ?? 0) - beatsBefore >= 1_500 || ContinuousClock.now >= deadline {
-                    Issue.record("no consumer cancelled while events flow for \((beats.value ?? 0) - beatsBefore) beats of the pool (\(done) of 2,000 so far): a deadlock")
+                if heartbeat.beats - beatsBefore >= 1_500 || ContinuousClock.now >= deadline {
+                    Issue.record("no consumer cancelled while events flow for \(heartbeat.beats - beatsBefore) beats of the pool (\(done) of 2,000 so far): a deadlock")
                     return
                 }
                 try await Task.sleep(for: .milliseconds(20))
@@ -100,7 +92,7 @@ struct EventHubTests {
             }
             return seen
         }
-        try await waitUntil("the backlog read") { read.value?.count == 500 }
+        try await waitUntilOnPool("the backlog read") { read.value?.count == 500 }
         let publisher = Thread {  // a pjsua thread hands events to the waiting reader
             for n in 500..<2_000 {
                 hub.publish(event(n))
@@ -108,7 +100,7 @@ struct EventHubTests {
             }
         }
         publisher.start()
-        try await waitUntil("the live events read") { read.value?.count == 2_000 }
+        try await waitUntilOnPool("the live events read") { read.value?.count == 2_000 }
         let late = hub.subscribe()
         for n in 2_000..<2_010 { hub.publish(event(n)) }
         hub.finishAll()
@@ -153,9 +145,49 @@ struct EventHubTests {
             started.value = true
             for await _ in events {}
         }
-        try await waitUntil("the reader subscribed") { started.value == true && hub.subscriberCount == 1 }
+        try await waitUntilOnPool("the reader subscribed") { started.value == true && hub.subscriberCount == 1 }
         reader.cancel()
         await reader.value
         #expect(hub.subscriberCount == 0, "a cancelled reader")
+    }
+}
+
+/// Beats of a task on the cooperative pool, one per 10 ms while the pool runs it. A wait counted
+/// in beats is not cut short by a pool the other tests in the process keep busy (the task waited
+/// for and the heartbeat stop alike), while a task that makes no progress on a running pool
+/// still fails it.
+final class PoolHeartbeat: Sendable {
+    private let count = Box<Int>()
+    private let task: Task<Void, Never>
+
+    init() {
+        let count = count
+        task = Task.detached {
+            var beats = 0
+            while !Task.isCancelled {
+                beats += 1
+                count.value = beats
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+        }
+    }
+
+    var beats: Int { count.value ?? 0 }
+
+    func stop() { task.cancel() }
+}
+
+/// Waits until `condition` holds: at most `beats` beats of the pool (10 s when it is free), or
+/// `wallClock` whatever the pool did.
+func waitUntilOnPool(_ what: String, beats limit: Int = 1_000, wallClock: Duration = .seconds(120),
+                     _ condition: () -> Bool) async throws {
+    let heartbeat = PoolHeartbeat()
+    defer { heartbeat.stop() }
+    let deadline = ContinuousClock.now.advanced(by: wallClock)
+    while !condition() {
+        if heartbeat.beats >= limit || ContinuousClock.now >= deadline {
+            throw TimedOut(what: "\(what) (\(heartbeat.beats) beats of the pool)")
+        }
+        try await Task.sleep(for: .milliseconds(10))
     }
 }
