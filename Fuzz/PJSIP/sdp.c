@@ -100,6 +100,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     srtp_setting.close_member_tp = PJ_TRUE;
     srtp_setting.keying_count = 1;
     srtp_setting.keying[0] = PJMEDIA_SRTP_KEYING_SDES;
+    /* libsrtp's one-time start-up here, not in the first input: Debian's libsrtp2 loads NSS
+     * (NSS_InitContext, SECMOD_LoadModule), which took over libFuzzer's 10 s per-input timeout on
+     * a busy machine and was reported as a timeout of whatever input came first. */
+    if (pjmedia_srtp_init_lib(media_endpoint) != PJ_SUCCESS) abort();
 
     offer_pool = fuzz_pool("offer");
     char *text = fuzz_cstring((const uint8_t *)offer_text, sizeof(offer_text) - 1);
