@@ -33,6 +33,10 @@ targets=("$@")
 
 die() { echo "fuzz: $*" >&2; exit 2; }
 [[ "$seconds" =~ ^[0-9]+$ ]] && [ "$seconds" -gt 0 ] || die "SECONDS must be a positive integer, not '$seconds'"
+case "${FUZZ_RUNS:-}" in
+    "" | smoke) ;;
+    *) die "FUZZ_RUNS is 'smoke' or unset, not '${FUZZ_RUNS}'" ;;
+esac
 for t in "${targets[@]}"; do
     [[ " ${all_targets[*]} " == *" $t "* ]] || die "no target '$t' (targets: ${all_targets[*]})"
 done
