@@ -19,7 +19,6 @@
 #endif
 #include <pjsua.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include "CPJSUASupport.h"
 
@@ -44,8 +43,6 @@ struct cpjsua_video_tap {
     int32_t slot;
     int32_t source;
 };
-
-static atomic_int live_taps;
 
 static pj_status_t tap_put_frame(pjmedia_port *this_port, pjmedia_frame *frame)
 {
@@ -79,7 +76,6 @@ static pj_status_t tap_on_destroy(pjmedia_port *this_port)
     if (tap->release) tap->release(tap->ctx);
     pthread_mutex_destroy(&tap->lock);
     free(tap);
-    atomic_fetch_sub(&live_taps, 1);
     pj_pool_safe_release(&pool);
     return PJ_SUCCESS;
 }
@@ -119,11 +115,9 @@ int32_t cpjsua_video_tap_attach(int32_t source_slot, uint32_t width, uint32_t he
     port->base.put_frame = &tap_put_frame;
     port->base.get_frame = &tap_get_frame;
     port->base.on_destroy = &tap_on_destroy;
-    atomic_fetch_add(&live_taps, 1);
     pj_status_t status = pjmedia_port_init_grp_lock(&port->base, pool, NULL);
     if (status != PJ_SUCCESS) {
         /* No group lock: nothing will call on_destroy. */
-        atomic_fetch_sub(&live_taps, 1);
         if (release) release(ctx);
         pthread_mutex_destroy(&tap->lock);
         free(tap);
@@ -174,11 +168,6 @@ int32_t cpjsua_video_tap_source(const cpjsua_video_tap *tap)
     return tap->source;
 }
 
-int32_t cpjsua_video_taps_alive(void)
-{
-    return atomic_load(&live_taps);
-}
-
 #else /* A library built without video: nothing can be tapped. */
 
 int32_t cpjsua_video_tap_attach(int32_t source_slot, uint32_t width, uint32_t height, uint32_t fps,
@@ -192,6 +181,5 @@ int32_t cpjsua_video_tap_attach(int32_t source_slot, uint32_t width, uint32_t he
 void cpjsua_video_tap_detach(cpjsua_video_tap *tap) { (void)tap; }
 uint64_t cpjsua_video_tap_frames(cpjsua_video_tap *tap) { (void)tap; return 0; }
 int32_t cpjsua_video_tap_source(const cpjsua_video_tap *tap) { (void)tap; return -1; }
-int32_t cpjsua_video_taps_alive(void) { return 0; }
 
 #endif

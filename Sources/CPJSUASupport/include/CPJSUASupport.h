@@ -238,8 +238,6 @@ void cpjsua_video_tap_detach(cpjsua_video_tap *_Nonnull tap);
 uint64_t cpjsua_video_tap_frames(cpjsua_video_tap *_Nonnull tap);
 /* The video bridge slot the tap listens to. */
 int32_t cpjsua_video_tap_source(const cpjsua_video_tap *_Nonnull tap);
-/* Taps not yet destroyed in this process. */
-int32_t cpjsua_video_taps_alive(void);
 
 /* TimerBarrier.c: schedules a pjsua timer `delay_msec` from now and waits (at most `timeout_msec`)
  * until a pjsua worker thread has fired it, and with it every pjsua timer due before. Returns 0,
