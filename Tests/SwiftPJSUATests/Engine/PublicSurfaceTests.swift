@@ -76,7 +76,9 @@ struct PublicSurfaceTests {
 private func typecheck(_ source: String) async throws -> (status: Int32, output: String) {
     let products = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
     let modules = products.appendingPathComponent("Modules")
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    var tests = URL(fileURLWithPath: #filePath)
+    while tests.lastPathComponent != "Tests" { tests.deleteLastPathComponent() }
+    let root = tests.deletingLastPathComponent()
     let swiftc = try (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
         .map { "\($0)/swiftc" }.first { FileManager.default.isExecutableFile(atPath: $0) }
         ?? ChildProcess.locate("swiftc")
