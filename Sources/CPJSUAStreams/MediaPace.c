@@ -1,6 +1,7 @@
 /*
- * Paced sending: every call's audio stream port is wrapped before pjsua puts it on the conference
- * bridge (pjsua's on_stream_created2). See include/CPJSUAStreams.h.
+ * Paced sending: in an engine started with media streams enabled, every call's audio stream
+ * port is wrapped before pjsua puts it on the conference bridge (pjsua's on_stream_created2).
+ * See include/CPJSUAStreams.h.
  *
  * Why: the bridge's clock thread ticks every port every 20 ms, and a frame written for the call
  * between two ticks waits for the next one: 0 to 20 ms, plus a frame whenever the writer's
