@@ -1,7 +1,7 @@
 /*
- * Media taps: in an engine started with media streams enabled, every call's media transport is wrapped in a thin adapter (pjsua's
- * on_create_media_transport, which pjsua calls after it stacked SRTP on the socket transport, so
- * the adapter sees RTP decrypted). The adapter forwards everything both ways unchanged; when a
+ * Media taps: in an engine started with media streams enabled, every call's media transport is
+ * wrapped in a thin adapter (pjsua's on_create_media_transport, which pjsua calls after it
+ * stacked SRTP on the socket transport, so the adapter sees RTP decrypted). The adapter forwards everything both ways unchanged; when a
  * consumer is set on it (cpjsua_media_tap_set), each RTP packet received is also handed to the
  * consumer, on the thread that received it (pjsua's worker), before the stream gets it. A media
  * stream (WebSocketLink.c) uses that to send a PCMU or PCMA caller's audio to its agent the
