@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A nameserver of the test's own: UDP port 53 (where PJSIP's resolver asks: `--nameserver`
 /// takes an address, no port) on a loopback address of its own in 127.0.53.0/24, answering A
@@ -8,14 +9,12 @@ import Foundation
 /// `onQuery` runs for each query before its answer is held back: a forger racing the real
 /// nameserver sends there, knowing what the test lets it know (the ID, the port), from a socket
 /// of its own or, spoofing the nameserver's address, through ``sendAsNameserver(_:toPort:)``.
-public final class FakeDNSServer: @unchecked Sendable {
-    // @unchecked Sendable: `seen` is guarded by `lock`; the rest is immutable or Sendable.
+public final class FakeDNSServer: Sendable {
     private let socket: DatagramSocket
     private let records: [String: String]
     private let answerDelay: Duration
     private let onQuery: @Sendable (FakeDNSServer, Query) -> Void
-    private let lock = NSLock()
-    private var seen: [Query] = []
+    private let seen = Mutex<[Query]>([])
     private let loop = DatagramServingLoop()
 
     /// One query as it arrived.
@@ -35,11 +34,7 @@ public final class FakeDNSServer: @unchecked Sendable {
     public var host: String { socket.host }
 
     /// The queries seen so far, in order.
-    public var queries: [Query] {
-        lock.lock()
-        defer { lock.unlock() }
-        return seen
-    }
+    public var queries: [Query] { seen.withLock { $0 } }
 
     public init(records: [String: String], answerDelay: Duration = .milliseconds(300),
                 onQuery: @escaping @Sendable (FakeDNSServer, Query) -> Void = { _, _ in }) throws {
@@ -71,9 +66,7 @@ public final class FakeDNSServer: @unchecked Sendable {
     /// Records a query that came and holds its answer back for `answerDelay`.
     private func handle(_ datagram: DatagramSocket.Datagram) -> DatagramServingLoop.Held? {
         guard let query = Self.query(in: datagram.bytes, from: datagram.port) else { return nil }
-        lock.lock()
-        seen.append(query)
-        lock.unlock()
+        seen.withLock { $0.append(query) }
         onQuery(self, query)
         let address = query.type == 1 ? records[query.name] : nil
         let answer = Self.response(id: query.id, question: query.name, type: query.type, address: address,

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A STUN server of the test's own on 127.0.0.1 that answers Binding requests only, telling
 /// everyone that their public address is `publicHost` (with the port the request came from).
@@ -9,15 +10,12 @@ import Foundation
 /// cookie). Those "classic" requests are answered `classicAnswerDelay` later, after
 /// `onClassicRequest` has run with the port they came from: what a forger racing the real server
 /// gets to do.
-public final class FakeSTUNServer: @unchecked Sendable {
-    // @unchecked Sendable: `classicRequestCount` is guarded by `lock`; the rest is immutable or
-    // Sendable.
+public final class FakeSTUNServer: Sendable {
     private let socket: DatagramSocket
     private let publicHost: String
     private let classicAnswerDelay: Duration
     private let onClassicRequest: @Sendable (_ port: Int) -> Void
-    private let lock = NSLock()
-    private var classicRequestCount = 0
+    private let classicRequestCount = Mutex(0)
     private let loop = DatagramServingLoop()
 
     /// The RFC 5389 magic cookie, the first word of a transaction ID that has it.
@@ -27,11 +25,7 @@ public final class FakeSTUNServer: @unchecked Sendable {
     public var address: String { "\(socket.host):\(socket.port)" }
 
     /// How many classic (RFC 3489) Binding requests came so far.
-    public var classicRequests: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return classicRequestCount
-    }
+    public var classicRequests: Int { classicRequestCount.withLock { $0 } }
 
     public init(publicHost: String, classicAnswerDelay: Duration = .milliseconds(200),
                 onClassicRequest: @escaping @Sendable (_ port: Int) -> Void = { _ in }) throws {
@@ -59,9 +53,7 @@ public final class FakeSTUNServer: @unchecked Sendable {
             socket.send(answer, to: request.host, port: request.port)
             return nil
         }
-        lock.lock()
-        classicRequestCount += 1
-        lock.unlock()
+        classicRequestCount.withLock { $0 += 1 }
         onClassicRequest(request.port)
         return .init(bytes: answer, port: request.port, after: classicAnswerDelay)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A private network namespace joined to this one by a veth pair, made for one test and removed
 /// by ``remove()`` (or deinit): the namespace side starts with `10.<a>.<b>.2/24`, this side has
@@ -7,8 +8,7 @@ import Foundation
 /// Every `ip` run is awaited asynchronously (Swift's cooperative pool has one thread per core, and
 /// a thread held waiting for a child stalls every other test); ``remove()``, which `defer` and
 /// deinit need synchronous, hands the deletion to a thread of its own.
-public final class NetworkNamespace: @unchecked Sendable {
-    // @unchecked Sendable: immutable after init; `removed` is guarded by `lock`.
+public final class NetworkNamespace: Sendable {
     public let name: String
     /// The interface inside the namespace.
     public let interface: String
@@ -16,21 +16,17 @@ public final class NetworkNamespace: @unchecked Sendable {
     public let hostAddress: String
     private let hostInterface: String
     private let prefix: String
-    private let lock = NSLock()
-    private var removed = false
-    private var reservedPrefix: String?
+    private let removed = Mutex(false)
 
     /// Tags and subnets handed to this process's namespaces: a tag is never reused, a subnet is
     /// reserved from ``freePrefix()`` until ``remove()``, so tests creating namespaces at the same
     /// time never pick the same one (checking `ip addr` alone races with the other's `addr add`).
-    private final class Allocation: @unchecked Sendable {
-        // @unchecked Sendable: `counter` and `prefixes` are guarded by `lock`.
-        private let lock = NSLock()
-        private var counter = 100
-        private var prefixes: Set<String> = []
+    private final class Allocation: Sendable {
+        private let counter = Mutex(100)
+        private let prefixes = Mutex<Set<String>>([])
 
         func next() -> Int {
-            lock.withLock {
+            counter.withLock { counter in
                 counter = counter >= 999 ? 100 : counter + 1
                 return counter
             }
@@ -38,14 +34,14 @@ public final class NetworkNamespace: @unchecked Sendable {
 
         /// Reserves the first candidate not reserved already; nil if none.
         func reserve(_ candidates: [String]) -> String? {
-            lock.withLock {
+            prefixes.withLock { prefixes in
                 guard let free = candidates.first(where: { !prefixes.contains($0) }) else { return nil }
                 prefixes.insert(free)
                 return free
             }
         }
 
-        func release(_ prefix: String) { lock.withLock { _ = prefixes.remove(prefix) } }
+        func release(_ prefix: String) { _ = prefixes.withLock { $0.remove(prefix) } }
     }
 
     private static let names = Allocation()
@@ -71,7 +67,6 @@ public final class NetworkNamespace: @unchecked Sendable {
             throw error
         }
         self.prefix = prefix
-        reservedPrefix = prefix
         hostAddress = prefix + ".1"
         do {
             defer { machineLock.release() }
@@ -122,16 +117,16 @@ public final class NetworkNamespace: @unchecked Sendable {
     /// never blocks the caller; a namespace left by a run that exits first is deleted by the
     /// next one (``removeLeftovers()``).
     public func remove() {
-        let first = lock.withLock { () -> Bool in
+        let first = removed.withLock { removed in
             defer { removed = true }
             return !removed
         }
         guard first else { return }
-        let prefix = lock.withLock { reservedPrefix }
+        let prefix = self.prefix
         let commands = [["link", "del", hostInterface], ["netns", "del", name]]
         let thread = Thread {
             for arguments in commands { try? Self.ipBlocking(arguments) }
-            if let prefix { Self.names.release(prefix) }
+            Self.names.release(prefix)
         }
         thread.name = "remove \(name)"
         thread.start()

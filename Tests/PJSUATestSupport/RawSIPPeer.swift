@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -12,11 +13,10 @@ import Glibc
 /// Waits are bounded and never block a Swift concurrency thread for long (the socket is polled
 /// without waiting, then the task sleeps).
 public final class RawSIPPeer: @unchecked Sendable {
-    // @unchecked Sendable: `socket` is immutable after init and used by one test task at a time;
-    // `counter` is guarded by `lock`.
+    // @unchecked Sendable: `socket`, a LoopbackSocket (not Sendable), is immutable after init and
+    // used by one test task at a time.
     private let socket: LoopbackSocket
-    private let lock = NSLock()
-    private var counter = 0
+    private let counter = Mutex(0)
     /// The UDP port this peer sends from and listens on.
     public let port: Int
     /// The port of the stack under test (on 127.0.0.1).
@@ -31,10 +31,11 @@ public final class RawSIPPeer: @unchecked Sendable {
 
     /// A token unique within this peer (for branches, tags and Call-IDs).
     public func unique(_ prefix: String) -> String {
-        lock.lock()
-        defer { lock.unlock() }
-        counter += 1
-        return "\(prefix)\(port)x\(counter)"
+        let count = counter.withLock { count in
+            count += 1
+            return count
+        }
+        return "\(prefix)\(port)x\(count)"
     }
 
     /// A fresh RFC 3261 branch (it starts with the magic cookie `z9hG4bK`).

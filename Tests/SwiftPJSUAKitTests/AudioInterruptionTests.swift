@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import SwiftPJSUAKit
 
@@ -138,11 +139,9 @@ struct AudioInterruptionTests {
 }
 
 /// A flag set once from any task.
-final class DoneFlag: @unchecked Sendable {
-    // @unchecked Sendable: `value` is guarded by `lock`.
-    private let lock = NSLock()
-    private var value = false
+final class DoneFlag: Sendable {
+    private let value = Mutex(false)
 
-    var isSet: Bool { lock.withLock { value } }
-    func set() { lock.withLock { value = true } }
+    var isSet: Bool { value.withLock { $0 } }
+    func set() { value.withLock { $0 = true } }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import PJSUATestSupport
 import SwiftPJSUA
+import Synchronization
 import Testing
 @testable import SwiftPJSUAKit
 
@@ -50,30 +51,32 @@ struct NetworkChangePolicyTests {
 /// Cancellation ends a sleep at once, under the lock, so that when the coordinator has cancelled
 /// a wait, ``count`` no longer includes it (an actor here would end it later, in a task of its
 /// own, and ``waitForSleepers(_:)`` could mistake a cancelled wait for the newest one).
-final class ManualSleep: @unchecked Sendable {
-    // @unchecked Sendable: `sleepers` and `cancelledEarly` are read and written only under `lock`.
-    private let lock = NSLock()
-    private var sleepers: [UUID: CheckedContinuation<Void, any Error>] = [:]
-    /// Sleeps cancelled before they were stored: they end as soon as they are.
-    private var cancelledEarly: Set<UUID> = []
+final class ManualSleep: Sendable {
+    private struct State {
+        var sleepers: [UUID: CheckedContinuation<Void, any Error>] = [:]
+        /// Sleeps cancelled before they were stored: they end as soon as they are.
+        var cancelledEarly: Set<UUID> = []
+    }
 
-    var count: Int { lock.withLock { sleepers.count } }
+    private let state = Mutex(State())
+
+    var count: Int { state.withLock { $0.sleepers.count } }
 
     func sleep() async throws {
         let id = UUID()
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let cancelled = lock.withLock {
-                    if cancelledEarly.remove(id) != nil { return true }
-                    sleepers[id] = continuation
+                let cancelled = state.withLock { state in
+                    if state.cancelledEarly.remove(id) != nil { return true }
+                    state.sleepers[id] = continuation
                     return false
                 }
                 if cancelled { continuation.resume(throwing: CancellationError()) }
             }
         } onCancel: {
-            let sleeper = lock.withLock {
-                let sleeper = sleepers.removeValue(forKey: id)
-                if sleeper == nil { cancelledEarly.insert(id) }
+            let sleeper = state.withLock { state in
+                let sleeper = state.sleepers.removeValue(forKey: id)
+                if sleeper == nil { state.cancelledEarly.insert(id) }
                 return sleeper
             }
             sleeper?.resume(throwing: CancellationError())
@@ -82,9 +85,9 @@ final class ManualSleep: @unchecked Sendable {
 
     /// Ends every sleep in progress.
     func elapse() {
-        let all = lock.withLock {
-            let all = sleepers
-            sleepers = [:]
+        let all = state.withLock { state in
+            let all = state.sleepers
+            state.sleepers = [:]
             return all
         }
         all.values.forEach { $0.resume() }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import SwiftPJSUAKit
 
@@ -116,11 +117,9 @@ struct PushContractTests {
 }
 
 /// Records when a completion ran and how many calls were posted by then.
-private final class Completion: @unchecked Sendable {
-    // @unchecked Sendable: `posted` is guarded by `lock`.
-    private let lock = NSLock()
-    private var posted: Int?
+private final class Completion: Sendable {
+    private let posted = Mutex<Int?>(nil)
 
-    var postedWhenCalled: Int? { lock.withLock { posted } }
-    func mark(posted count: Int) { lock.withLock { posted = count } }
+    var postedWhenCalled: Int? { posted.withLock { $0 } }
+    func mark(posted count: Int) { posted.withLock { $0 = count } }
 }

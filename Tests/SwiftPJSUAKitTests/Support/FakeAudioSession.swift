@@ -1,21 +1,24 @@
 import Foundation
 @testable import SwiftPJSUAKit
+import Synchronization
 
 /// An audio session that counts configurations.
-final class FakeAudioSession: AudioSessionControl, @unchecked Sendable {
-    // @unchecked Sendable: `count` and `failing` are guarded by `lock`.
-    private let lock = NSLock()
-    private var count = 0
-    private var failing = false
+final class FakeAudioSession: AudioSessionControl {
+    private struct State {
+        var count = 0
+        var failing = false
+    }
 
-    var configurations: Int { lock.withLock { count } }
+    private let state = Mutex(State())
 
-    func fail() { lock.withLock { failing = true } }
+    var configurations: Int { state.withLock { $0.count } }
+
+    func fail() { state.withLock { $0.failing = true } }
 
     func configureForVoiceCall() async throws {
-        let fail = lock.withLock {
-            count += 1
-            return failing
+        let fail = state.withLock { state in
+            state.count += 1
+            return state.failing
         }
         if fail { throw FakeFailure(operation: "configure audio session") }
     }

@@ -1,5 +1,6 @@
 import Foundation
 @testable import SwiftPJSUAKit
+import Synchronization
 
 /// One report the core made to the provider.
 enum ProviderReport: Hashable, Sendable {
@@ -15,21 +16,23 @@ enum ProviderReport: Hashable, Sendable {
 
 /// A provider that records reports and refuses new calls like CallKit: a UUID it already saw
 /// (`callUUIDAlreadyExists`), any call while "Do Not Disturb" is on, or UUIDs a test names.
-final class FakeProvider: CallProvider, @unchecked Sendable {
-    // @unchecked Sendable: `entries`, `seen`, `refusingAll` and `refusedUUIDs` are guarded by `lock`.
-    private let lock = NSLock()
-    private var entries: [ProviderReport] = []
-    private var seen: Set<UUID> = []
-    private var refusingAll = false
-    private var refusedUUIDs: Set<UUID> = []
+final class FakeProvider: CallProvider {
+    private struct State {
+        var entries: [ProviderReport] = []
+        var seen: Set<UUID> = []
+        var refusingAll = false
+        var refusedUUIDs: Set<UUID> = []
+    }
 
-    var reports: [ProviderReport] { lock.withLock { entries } }
+    private let state = Mutex(State())
+
+    var reports: [ProviderReport] { state.withLock { $0.entries } }
 
     /// Refuses every new call from now on (Do Not Disturb).
-    func refuseNewCalls() { lock.withLock { refusingAll = true } }
+    func refuseNewCalls() { state.withLock { $0.refusingAll = true } }
 
     /// Refuses a new call with this UUID.
-    func refuse(_ uuid: UUID) { _ = lock.withLock { refusedUUIDs.insert(uuid) } }
+    func refuse(_ uuid: UUID) { _ = state.withLock { $0.refusedUUIDs.insert(uuid) } }
 
     /// The UUIDs of the new incoming calls the provider accepted, in order.
     var newIncomingUUIDs: [UUID] {
@@ -49,28 +52,32 @@ final class FakeProvider: CallProvider, @unchecked Sendable {
     }
 
     func reportNewIncomingCall(uuid: UUID, update: CallUpdate) async throws {
-        let accepted = lock.withLock {
-            let accept = !refusingAll && !refusedUUIDs.contains(uuid) && !seen.contains(uuid)
-            seen.insert(uuid)
-            entries.append(accept ? .newIncoming(uuid, update) : .refused(uuid))
+        let accepted = state.withLock { state in
+            let accept = !state.refusingAll && !state.refusedUUIDs.contains(uuid) && !state.seen.contains(uuid)
+            state.seen.insert(uuid)
+            state.entries.append(accept ? .newIncoming(uuid, update) : .refused(uuid))
             return accept
         }
         if !accepted { throw FakeFailure(operation: "report \(uuid)") }
     }
 
     func reportCallUpdated(uuid: UUID, update: CallUpdate) async {
-        lock.withLock { entries.append(.updated(uuid, update)) }
+        record(.updated(uuid, update))
     }
 
     func reportOutgoingCallStartedConnecting(uuid: UUID) async {
-        lock.withLock { entries.append(.startedConnecting(uuid)) }
+        record(.startedConnecting(uuid))
     }
 
     func reportOutgoingCallConnected(uuid: UUID) async {
-        lock.withLock { entries.append(.connected(uuid)) }
+        record(.connected(uuid))
     }
 
     func reportCallEnded(uuid: UUID, reason: CallEndReason) async {
-        lock.withLock { entries.append(.ended(uuid, reason)) }
+        record(.ended(uuid, reason))
+    }
+
+    private func record(_ report: ProviderReport) {
+        state.withLock { $0.entries.append(report) }
     }
 }

@@ -1,16 +1,19 @@
 import Foundation
 import SwiftPJSUA
 @testable import SwiftPJSUAKit
+import Synchronization
 
 /// The real engine, with its call events held back until the test opens the gate, so that a
 /// push can be made to arrive before the core sees the INVITE pjsua already received.
-final class GatedEngine: CallEngine, @unchecked Sendable {
-    // @unchecked Sendable: `held`, `isOpen`, `outlets` and `seen` are guarded by `lock`.
-    private let lock = NSLock()
-    private var held: [CallEngineEvent<PJSUA.Call>] = []
-    private var isOpen = false
-    private var outlets: [AsyncStream<CallEngineEvent<PJSUA.Call>>.Continuation] = []
-    private var seen: [CallEngineEvent<PJSUA.Call>] = []
+final class GatedEngine: CallEngine {
+    private struct State {
+        var held: [CallEngineEvent<PJSUA.Call>] = []
+        var isOpen = false
+        var outlets: [AsyncStream<CallEngineEvent<PJSUA.Call>>.Continuation] = []
+        var seen: [CallEngineEvent<PJSUA.Call>] = []
+    }
+
+    private let state = Mutex(State())
     let phone: PJSUACallEngine
 
     init(_ phone: PJSUA) {
@@ -18,15 +21,15 @@ final class GatedEngine: CallEngine, @unchecked Sendable {
     }
 
     /// Every event the engine produced so far, held or not.
-    var events: [CallEngineEvent<PJSUA.Call>] { lock.withLock { seen } }
+    var events: [CallEngineEvent<PJSUA.Call>] { state.withLock { $0.seen } }
 
     /// Delivers the held events and everything after them.
     func open() {
-        let (pending, targets) = lock.withLock {
-            isOpen = true
-            let pending = held
-            held = []
-            return (pending, outlets)
+        let (pending, targets) = state.withLock { state in
+            state.isOpen = true
+            let pending = state.held
+            state.held = []
+            return (pending, state.outlets)
         }
         for event in pending {
             for target in targets { target.yield(event) }
@@ -36,7 +39,7 @@ final class GatedEngine: CallEngine, @unchecked Sendable {
     func callEvents() -> AsyncStream<CallEngineEvent<PJSUA.Call>> {
         let source = phone.callEvents()
         let (stream, continuation) = AsyncStream<CallEngineEvent<PJSUA.Call>>.makeStream()
-        lock.withLock { outlets.append(continuation) }
+        state.withLock { $0.outlets.append(continuation) }
         Task { [weak self] in
             for await event in source { self?.deliver(event, to: continuation) }
             continuation.finish()
@@ -45,10 +48,10 @@ final class GatedEngine: CallEngine, @unchecked Sendable {
     }
 
     private func deliver(_ event: CallEngineEvent<PJSUA.Call>, to continuation: AsyncStream<CallEngineEvent<PJSUA.Call>>.Continuation) {
-        let passThrough = lock.withLock {
-            seen.append(event)
-            if !isOpen { held.append(event) }
-            return isOpen
+        let passThrough = state.withLock { state in
+            state.seen.append(event)
+            if !state.isOpen { state.held.append(event) }
+            return state.isOpen
         }
         if passThrough { continuation.yield(event) }
     }

@@ -1,19 +1,18 @@
 import Foundation
 import PJSUATestSupport
 @testable import SwiftPJSUA
+import Synchronization
 import Testing
 
 /// The challenges a provider was asked, and a switch for how it answers.
-private final class ProviderProbe: @unchecked Sendable {
-    // @unchecked Sendable: `asked` and `cancelled` are guarded by `lock`.
-    private let lock = NSLock()
-    private var asked: [PJSUA.CredentialChallenge] = []
-    private var cancelled = 0
+private final class ProviderProbe: Sendable {
+    private let asked = Mutex<[PJSUA.CredentialChallenge]>([])
+    private let cancelled = Mutex(0)
 
-    func record(_ challenge: PJSUA.CredentialChallenge) { lock.withLock { asked.append(challenge) } }
-    func recordCancellation() { lock.withLock { cancelled += 1 } }
-    var challenges: [PJSUA.CredentialChallenge] { lock.withLock { asked } }
-    var cancellations: Int { lock.withLock { cancelled } }
+    func record(_ challenge: PJSUA.CredentialChallenge) { asked.withLock { $0.append(challenge) } }
+    func recordCancellation() { cancelled.withLock { $0 += 1 } }
+    var challenges: [PJSUA.CredentialChallenge] { asked.withLock { $0 } }
+    var cancellations: Int { cancelled.withLock { $0 } }
 
     /// A provider that records each challenge and answers with `answer`.
     func provider(timeout: Duration = .seconds(5),

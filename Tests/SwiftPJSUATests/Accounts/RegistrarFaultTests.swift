@@ -1,6 +1,7 @@
 import Foundation
 import PJSUATestSupport
 import SwiftPJSUA
+import Synchronization
 import Testing
 
 /// A registrar that goes away, comes back, or is overloaded: the account reports each failed
@@ -9,14 +10,11 @@ import Testing
 @Suite("Registrar faults: failures reported, re-registration by itself with backoff")
 struct RegistrarFaultTests {
     /// Registration outcomes of one account with the time each arrived.
-    final class Outcomes: @unchecked Sendable {
-        // @unchecked Sendable: `entries` is guarded by `lock`.
-        private let lock = NSLock()
-        private var entries: [(at: ContinuousClock.Instant, state: PJSUA.RegistrationState)] = []
-        private var task: Task<Void, Never>?
+    final class Outcomes: Sendable {
+        private let entries = Mutex<[(at: ContinuousClock.Instant, state: PJSUA.RegistrationState)]>([])
 
         init(_ events: PJSUA.Events) {
-            task = Task { [weak self] in
+            Task { [weak self] in
                 for await event in events {
                     if case let .registration(_, state) = event { self?.append(state) }
                 }
@@ -24,10 +22,10 @@ struct RegistrarFaultTests {
         }
 
         private func append(_ state: PJSUA.RegistrationState) {
-            lock.withLock { entries.append((ContinuousClock.now, state)) }
+            entries.withLock { $0.append((ContinuousClock.now, state)) }
         }
 
-        var all: [(at: ContinuousClock.Instant, state: PJSUA.RegistrationState)] { lock.withLock { entries } }
+        var all: [(at: ContinuousClock.Instant, state: PJSUA.RegistrationState)] { entries.withLock { $0 } }
 
         /// Waits for an outcome after `index` that satisfies `condition`; returns its index.
         func next(after index: Int, _ what: String, within timeout: Duration,

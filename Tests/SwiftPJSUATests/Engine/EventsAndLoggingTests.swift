@@ -99,11 +99,3 @@ struct EventsAndLoggingTests {
         }
     }
 }
-
-final class LineLog: @unchecked Sendable {
-    // @unchecked Sendable: `storage` is guarded by `lock`.
-    private let lock = NSLock()
-    private var storage: [String] = []
-    func append(_ line: String) { lock.lock(); storage.append(line); lock.unlock() }
-    var values: [String] { lock.lock(); defer { lock.unlock() }; return storage }
-}

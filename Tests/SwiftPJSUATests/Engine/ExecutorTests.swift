@@ -61,22 +61,3 @@ struct ExecutorTests {
         #expect(used < 1_000_000, "idle executor thread used \(used) ns of CPU in 1 s")
     }
 }
-
-final class OrderLog: @unchecked Sendable {
-    // @unchecked Sendable: `values` is guarded by `lock`.
-    private let lock = NSLock()
-    private var storage: [Int] = []
-    func append(_ value: Int) { lock.lock(); storage.append(value); lock.unlock() }
-    var values: [Int] { lock.lock(); defer { lock.unlock() }; return storage }
-    var count: Int { values.count }
-}
-
-final class Box<T: Sendable>: @unchecked Sendable {
-    // @unchecked Sendable: `stored` is guarded by `lock`.
-    private let lock = NSLock()
-    private var stored: T?
-    var value: T? {
-        get { lock.lock(); defer { lock.unlock() }; return stored }
-        set { lock.lock(); stored = newValue; lock.unlock() }
-    }
-}

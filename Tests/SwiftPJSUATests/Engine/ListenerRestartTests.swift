@@ -1,6 +1,7 @@
 import Foundation
 import SwiftPJSUA
 import PJSUATestSupport
+import Synchronization
 import Testing
 
 /// An IP change restarts the SIP listeners (``PJSUA/IPChangeOptions/restartListener``): pjsua
@@ -64,33 +65,31 @@ private func canBind(udpPort: Int, on host: String) -> Bool {
 }
 
 /// OPTIONS datagrams sent back to back, on a thread of their own, from `start()` until `stop()`.
-private final class Flood: @unchecked Sendable {
-    // @unchecked Sendable: `stopped` is guarded by `lock`; `peer` is Sendable; `sending` is only
-    // touched by the test task.
+private final class Flood: Sendable {
     private let peer: RawSIPPeer
-    private let lock = NSLock()
-    private var stopped = false
-    private var sending: Task<Int, Never>?
+    private let stopped = Mutex(false)
+    private let sending = Mutex<Task<Int, Never>?>(nil)
 
     init(peer: RawSIPPeer) { self.peer = peer }
 
     func start() {
-        sending = Task { [self] in
+        let task = Task { [self] in
             await onThreadOfItsOwn("options-flood") { [self] in
                 var count = 0
-                while !lock.withLock({ stopped }) {
+                while !stopped.withLock({ $0 }) {
                     peer.send(RawSIPRequest(peer: peer, method: "OPTIONS"))
                     count += 1
                 }
                 return count
             }
         }
+        sending.withLock { $0 = task }
     }
 
-    func stop() { lock.withLock { stopped = true } }
+    func stop() { stopped.withLock { $0 = true } }
 
     /// How many requests went out, once the thread has ended (after ``stop()``).
     var sent: Int {
-        get async { await sending?.value ?? 0 }
+        get async { await sending.withLock({ $0 })?.value ?? 0 }
     }
 }

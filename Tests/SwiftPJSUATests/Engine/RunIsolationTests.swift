@@ -1,6 +1,7 @@
 import Foundation
 import PJSUATestSupport
 @testable import SwiftPJSUA
+import Synchronization
 import Testing
 
 /// One engine object started, stopped and started again: what the first run made (listeners,
@@ -53,10 +54,8 @@ struct RunIsolationTests {
 }
 
 /// A count shared with a provider's closure.
-private final class Counter: @unchecked Sendable {
-    // @unchecked Sendable: `count` is guarded by `lock`.
-    private let lock = NSLock()
-    private var count = 0
-    func increment() { lock.withLock { count += 1 } }
-    var value: Int { lock.withLock { count } }
+private final class Counter: Sendable {
+    private let count = Mutex(0)
+    func increment() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
 }

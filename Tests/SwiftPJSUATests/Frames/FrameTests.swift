@@ -2,6 +2,7 @@ import CPJSUASupport
 import Foundation
 import PJSUATestSupport
 @_spi(Benchmarks) @_spi(MediaHooks) @testable import SwiftPJSUA
+import Synchronization
 import Testing
 
 /// Calls `softphone answer` (a child process: a second engine cannot live in this process) and
@@ -40,19 +41,17 @@ func writeTone(_ writer: PJSUA.AudioFrameWriter, frequency: Double, frames count
 }
 
 /// The events a writer reported, collected as they come.
-final class WriterEvents: @unchecked Sendable {
-    // @unchecked Sendable: `events` is guarded by `lock`.
-    private let lock = NSLock()
-    private var events: [PJSUA.AudioFrameWriter.Event] = []
+final class WriterEvents: Sendable {
+    private let events = Mutex<[PJSUA.AudioFrameWriter.Event]>([])
 
     init(_ writer: PJSUA.AudioFrameWriter) {
         let stream = writer.events
         Task { [weak self] in
-            for await event in stream { self?.lock.withLock { self?.events.append(event) } }
+            for await event in stream { self?.events.withLock { $0.append(event) } }
         }
     }
 
-    var all: [PJSUA.AudioFrameWriter.Event] { lock.withLock { events } }
+    var all: [PJSUA.AudioFrameWriter.Event] { events.withLock { $0 } }
 
     func first<T>(_ what: String, timeout: Duration = .seconds(10), _ match: (PJSUA.AudioFrameWriter.Event) -> T?) async throws -> T {
         let deadline = ContinuousClock.now.advanced(by: timeout)

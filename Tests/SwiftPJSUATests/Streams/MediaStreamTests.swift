@@ -4,22 +4,21 @@ import Foundation
 import PJSUATestSupport
 @testable import SwiftPJSUA
 @testable import SwiftPJSUAStreams
+import Synchronization
 import Testing
 
 /// The events a media stream reported, collected as they come.
-final class StreamEvents: @unchecked Sendable {
-    // @unchecked Sendable: `events` is guarded by `lock`.
-    private let lock = NSLock()
-    private var events: [PJSUA.MediaStream.Event] = []
+final class StreamEvents: Sendable {
+    private let events = Mutex<[PJSUA.MediaStream.Event]>([])
 
     init(_ stream: PJSUA.MediaStream) {
         let sequence = stream.events
         Task { [weak self] in
-            for await event in sequence { self?.lock.withLock { self?.events.append(event) } }
+            for await event in sequence { self?.events.withLock { $0.append(event) } }
         }
     }
 
-    var all: [PJSUA.MediaStream.Event] { lock.withLock { events } }
+    var all: [PJSUA.MediaStream.Event] { events.withLock { $0 } }
 
     func first<T>(_ what: String, timeout: Duration = .seconds(10), _ match: (PJSUA.MediaStream.Event) -> T?) async throws -> T {
         let deadline = ContinuousClock.now.advanced(by: timeout)

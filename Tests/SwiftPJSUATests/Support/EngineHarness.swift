@@ -1,6 +1,7 @@
 import Foundation
 import SwiftPJSUA
 import PJSUATestSupport
+import Synchronization
 import Testing
 
 /// Runs `body` with a started engine (null audio device, loopback, a free UDP port by default)
@@ -22,15 +23,16 @@ struct TimedOut: Error, CustomStringConvertible {
 
 /// Collects every event of one subscription, so tests can wait for the ones they care about
 /// without racing the engine.
-final class EventLog: @unchecked Sendable {
-    // @unchecked Sendable: `events` and `finished` are guarded by `lock`.
-    private let lock = NSLock()
-    private var events: [PJSUA.Event] = []
-    private var finished = false
-    private var task: Task<Void, Never>?
+final class EventLog: Sendable {
+    private struct State {
+        var events: [PJSUA.Event] = []
+        var finished = false
+    }
+
+    private let state = Mutex(State())
 
     init(_ sequence: PJSUA.Events) {
-        task = Task { [weak self] in
+        Task { [weak self] in
             for await event in sequence {
                 self?.append(event)
             }
@@ -39,28 +41,16 @@ final class EventLog: @unchecked Sendable {
     }
 
     private func append(_ event: PJSUA.Event) {
-        lock.lock()
-        events.append(event)
-        lock.unlock()
+        state.withLock { $0.events.append(event) }
     }
 
     private func finish() {
-        lock.lock()
-        finished = true
-        lock.unlock()
+        state.withLock { $0.finished = true }
     }
 
-    var all: [PJSUA.Event] {
-        lock.lock()
-        defer { lock.unlock() }
-        return events
-    }
+    var all: [PJSUA.Event] { state.withLock { $0.events } }
 
-    var isFinished: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return finished
-    }
+    var isFinished: Bool { state.withLock { $0.finished } }
 
     /// Waits until `match` returns a value for some event seen so far (in order), or times out.
     func first<T>(_ what: String, timeout: Duration = .seconds(10), _ match: (PJSUA.Event) -> T?) async throws -> T {
