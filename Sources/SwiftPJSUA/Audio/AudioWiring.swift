@@ -6,7 +6,7 @@ import PJSIP
 /// speaker-wards while the call is muted.
 ///
 /// Wiring runs only on the engine's executor thread. pjsua's media callback does not wire the
-/// call itself: it schedules ``rewire(_:)`` on the executor, where ``PJSUA/setMuted(_:to:)`` also
+/// call itself: it schedules ``rewire(_:in:)`` on the executor, where ``PJSUA/setMuted(_:to:)`` also
 /// runs. A mute and a media update (a re-INVITE replacing the call's conference slot) therefore
 /// never interleave, and each wiring reads the call's media and its mute flag fresh, in one step:
 /// the microphone is never live while ``PJSUA/isMuted(_:)`` says true.
@@ -20,6 +20,7 @@ enum AudioWiring {
         guard isLive(call) else { return }
         let wiresCallsToSlotZero = run.wiresCallsToSlotZero
         let muted = run.record(of: call) { $0.isMuted } ?? false
+        let attachments = run.attachments(of: call)
         _ = withCallInfo(call.slot) { info in
             for slot in activeAudioSlots(info) {
                 if wiresCallsToSlotZero {
@@ -31,7 +32,7 @@ enum AudioWiring {
                     }
                 }
                 FrameTaps.wire(call, callSlot: slot, in: run)
-                for attachment in run.attachments(of: call) { attachment.callAudioWired(slot: slot) }
+                for attachment in attachments { attachment.callAudioWired(slot: slot) }
             }
         }
         // A member of the local conference gets its links to the other members back.

@@ -3,7 +3,7 @@ import PJSIP
 
 /// The local conference's members and their links on the bridge, for the run that owns them
 /// (``EngineRun/State/conference``; ``EngineRun/conferenceWiring``). Linking runs only on the
-/// engine's executor thread (from the actor, or from ``AudioWiring/rewire(_:)`` when a member's
+/// engine's executor thread (from the actor, or from ``AudioWiring/rewire(_:in:)`` when a member's
 /// media changed), like all bridge wiring.
 struct ConferenceWiring {
     let run: EngineRun

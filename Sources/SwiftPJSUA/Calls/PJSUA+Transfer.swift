@@ -16,14 +16,15 @@ extension PJSUA {
     public func transfer(_ call: Call, to uri: String, hangUpWhenDone: Bool = true) throws {
         let slot = try resolveEstablished(call, for: "transfer")
         try Validation.sipURI(uri, what: "transfer target")
-        TransferContext.setHangUpOnSuccess(call, hangUpWhenDone, in: try requireRunning())
+        let run = try requireRunning()
+        TransferContext.setHangUpOnSuccess(call, hangUpWhenDone, in: run)
         do {
             try withCStringArena { arena throws(PJSUAError) in
                 var destination = arena.pj(uri)
                 try check(pjsua_call_xfer(slot, &destination, nil), "cannot transfer \(call) to \(Validation.quoted(uri))")
             }
         } catch {
-            run.map { TransferContext.setHangUpOnSuccess(call, false, in: $0) }
+            TransferContext.setHangUpOnSuccess(call, false, in: run)
             throw error
         }
     }
@@ -49,12 +50,13 @@ extension PJSUA {
         guard slot != otherSlot else {
             throw PJSUAError(.invalidArgument, "cannot transfer \(call) to itself")
         }
-        TransferContext.setHangUpOnSuccess(call, hangUpWhenDone, in: try requireRunning())
+        let run = try requireRunning()
+        TransferContext.setHangUpOnSuccess(call, hangUpWhenDone, in: run)
         let options = requireReplaces ? 0 : UInt32(PJSUA_XFER_NO_REQUIRE_REPLACES)
         do {
             try check(pjsua_call_xfer_replaces(slot, otherSlot, options, nil), "cannot transfer \(call) replacing \(other)")
         } catch {
-            run.map { TransferContext.setHangUpOnSuccess(call, false, in: $0) }
+            TransferContext.setHangUpOnSuccess(call, false, in: run)
             throw error
         }
     }

@@ -30,7 +30,6 @@ final class EngineRun: Sendable {
     let settings: Settings
     /// The media hooks installed into pjsua for the run (``PJSUA/Configuration/mediaHooks``).
     let mediaHooks: [PJSUA.MediaHooks]
-    var mediaHookNames: Set<String> { Set(mediaHooks.map(\.name)) }
     /// The credential providers of the run's accounts and their pending challenges.
     let credentials = CredentialRequests()
 

@@ -75,7 +75,7 @@ extension PJSUA {
         public var workerThreadCount: UInt32 { PJSUA.workerThreadCount }
 
         /// Whether the run started with the hooks named `name` installed.
-        public func hasHooks(named name: String) -> Bool { run.mediaHookNames.contains(name) }
+        public func hasHooks(named name: String) -> Bool { run.mediaHooks.contains { $0.name == name } }
 
         /// Runs `work` on the engine's thread, unless the run has ended by then.
         public func onEngineThread(_ work: @escaping @Sendable () -> Void) {

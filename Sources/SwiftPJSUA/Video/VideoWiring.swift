@@ -50,7 +50,7 @@ enum VideoWiring {
     /// (PJSUA_VIDEO_STREAM_DELAY_START_ENCODE, 500 ms) with the capture device already connected,
     /// so stopping here (capture disconnected, encoding paused) keeps every picture in. Stopping
     /// only later, after the hop to the executor thread, could let the first pictures out on a
-    /// busy engine. ``rewire(_:)`` then applies the rest of the options as usual.
+    /// busy engine. ``rewire(_:in:)`` then applies the rest of the options as usual.
     static func holdBackTransmission(of call: PJSUA.Call, in run: EngineRun) {
         let holdsBack = run.record(of: call) { record in
             guard let wanted = record.videoOptions, !record.videoOptionsApplied else { return false }
