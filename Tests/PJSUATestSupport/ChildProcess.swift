@@ -180,10 +180,17 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Polls `condition` every 20 ms; throws, naming `what` ("print ...", "bind ..."), when
     /// the child exits first or `timeout` passes.
+    ///
+    /// Whether the child has exited is read before `condition`, not after: a child that prints
+    /// its last line and exits between the two reads (the unpatched pjsua app printing "Error:
+    /// signal 6" as it aborts, under load) is then judged on its whole output, not on the output
+    /// read before it printed.
     private func wait(until what: String, within timeout: Duration, _ condition: () -> Bool) async throws {
         let deadline = ContinuousClock.now.advanced(by: timeout)
-        while !condition() {
-            if !isRunning { throw ChildProcessError(explain("exited before it could \(what)")) }
+        while true {
+            let ended = !isRunning
+            if condition() { return }
+            if ended { throw ChildProcessError(explain("exited before it could \(what)")) }
             if ContinuousClock.now >= deadline { throw ChildProcessError(explain("did not \(what) within \(timeout)")) }
             try await Task.sleep(for: .milliseconds(20))
         }

@@ -23,9 +23,10 @@ public final class Xvfb: @unchecked Sendable {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         var number: Int?
         while number == nil {
+            let ended = !process.isRunning  // read before the output: see ChildProcess.wait
             number = process.output.split(whereSeparator: \.isNewline).lazy.compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.first
             if number != nil { break }
-            if !process.isRunning { throw ChildProcessError(process.explain("exited before choosing a display")) }
+            if ended { throw ChildProcessError(process.explain("exited before choosing a display")) }
             if ContinuousClock.now >= deadline {
                 process.stop()
                 throw ChildProcessError(process.explain("chose no display within \(timeout)"))
