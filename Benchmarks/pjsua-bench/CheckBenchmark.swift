@@ -4,7 +4,7 @@ import Foundation
 /// small sizes, each against a threshold far enough above its run-to-run noise that only a gross
 /// regression fails it. Prints each figure with its threshold and PASS or FAIL, then one line per
 /// failing ratio; exits 1 if any failed. About a minute on the project's 2-core VM (setup 3-10 s,
-/// hop 1 s, load 32 s, frames 20 s, stream 18 s).
+/// hop 1 s, screen 2 s, load 32 s, frames 20 s, stream 18 s).
 ///
 /// Noise, 2026-12-01, release build, 5 runs of the whole check on the machine as it was (other
 /// helpers' builds: load average 2.5-6) and 5 more with one core kept busy by `yes > /dev/null`:
@@ -13,6 +13,7 @@ import Foundation
 /// |---|---|---|---|---|---|
 /// | setup | self-call cycle p50, Swift / C loop | 0.76-1.11 | 0.81-1.19 | 2.0 | 1.44 at load 14; the Opus regression: 4-5 |
 /// | hop | round trip p50, engine / an actor on a plain thread | 0.88-1.03 (8 runs, quiet) | 1.00-1.03 | 2.0 | see below |
+/// | screen | the input screen's ns per message / PJSIP's parse of it, 13 ordinary messages (2026-12-06) | 0.083-0.095 (3 runs, load average 6-8) | | 0.25 | 0.19 before the screen found each body once (its byte-by-byte search, made up to three times per request, cost 57 % of an INVITE's parse) |
 /// | load | server CPU, softphone / pjsua app, 8 kHz | 0.90-1.02 | 0.70-1.08 | 1.5 | 2026-12-03, after a warm-up call and with schedstat: 0.96-1.04 (3 quiet runs), 1.08-1.14 (2, a core busy) |
 /// | frames | CPU per call-second, Swift / C player | 1.29-1.56 | 1.17-1.29 | 2.5 | Performance.md target: <= 1.5 (50 calls) |
 /// | stream | CPU per call-second, media stream to the C echo agent / Swift frames (2026-12-03) | 1.21-1.52 (3 runs, quiet) | 1.26-1.31 (2 runs) | 2.2 | issue 20's target <= 1.5; 2.26 at 50 calls before the C `media` reader |
@@ -55,6 +56,11 @@ enum CheckBenchmark {
             let engine = number(fields["engine_ns_p50"]), plain = number(fields["plain_thread_ns_p50"])
             let dispatch = number(fields["dispatch_ns_p50"])
             return (engine / plain, "p50 \(Int(engine.isFinite ? engine : -1)) vs \(Int(plain.isFinite ? plain : -1)) ns; DispatchQueue \(Int(dispatch.isFinite ? dispatch : -1)) ns")
+        },
+        Check(name: "screen", what: "the input screen's time per message / PJSIP's parse of it, 13 ordinary messages", threshold: 0.25) {
+            let fields = try await ScreenBenchmark.figures(rounds: 4000, repetitions: 3)
+            return (number(fields["screen_over_parse"]),
+                    "\(LoadBenchmark.format(number(fields["screen_ns_total"]), digits: 0)) vs \(LoadBenchmark.format(number(fields["parse_ns_total"]), digits: 0)) ns")
         },
         Check(name: "load", what: "server CPU of the same sipp calls (8 kHz bridge), softphone / pjsua app", threshold: 1.5) {
             var fields: [String: Any] = [:]

@@ -6,10 +6,14 @@ import Foundation
 /// pjsua-bench: speed and memory of the Swift engine against baselines measured in the same run.
 /// Each subcommand prints human-readable lines and, last, one JSON object.
 let usage = """
-usage: pjsua-bench <hop|events|setup|lifecycle|load|media|idle|soak|frames|stream|video|check> [options]
+usage: pjsua-bench <hop|events|setup|screen|lifecycle|load|media|idle|soak|frames|stream|video|check> [options]
   hop    [--iterations N]          awaited engine round trip vs a plain-thread actor, default actor, DispatchQueue
   events [--iterations N]          callback -> for-await consumer latency, 1 and 4 subscribers
   setup  [--calls N]               self-call cycles, Swift engine vs the same loop in C
+  screen [--rounds N] [--repeat N] the input screen's cost per message against PJSIP's parse of it:
+                                   13 ordinary messages (a call with SRTP and ICE, a registration,
+                                   presence, a MESSAGE), each parsed and screened N times (default
+                                   20000), the median of --repeat passes (default 3)
   lifecycle [--cycles N]           engine start and shutdown times, one engine reused and a new one each time
   load   [--rate R] [--seconds T] [--hold-ms H] [--repeat N]
          [--find-max [--ramp-from R] [--step-seconds T]] [--overload [--overload-seconds T] [--no-rate-limit]] [--pin] [--clock-rate HZ]
@@ -68,7 +72,7 @@ usage: pjsua-bench <hop|events|setup|lifecycle|load|media|idle|soak|frames|strea
                                    call-second, median and ratio; a run counts only if video flowed
                                    both ways at half the frame rate or more
   check  [--only NAME,...]          make bench-check: the cheap same-run ratios at small sizes (setup,
-                                   hop, load at 8 kHz, frames), each against a threshold well above
+                                   hop, screen, load at 8 kHz, frames, stream), each against a threshold well above
                                    its noise; PASS/FAIL per ratio, exit 1 if any failed
 """
 
@@ -89,6 +93,7 @@ do {
     case "hop": try await HopBenchmark.run(iterations: option("iterations", default: 100_000))
     case "events": try await EventsBenchmark.run(iterations: option("iterations", default: 20_000))
     case "setup": try await SetupBenchmark.run(calls: option("calls", default: 200))
+    case "screen": try await ScreenBenchmark.run(rounds: option("rounds", default: 20_000), repetitions: option("repeat", default: 3))
     case "lifecycle": try await LifecycleBenchmark.run(cycles: option("cycles", default: 50))
     case "load":
         let rate = option("rate", default: 20)

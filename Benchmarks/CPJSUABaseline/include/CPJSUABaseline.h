@@ -13,4 +13,17 @@
  * Returns 0 on success, or a negative number naming the step that failed. */
 int cpjsua_baseline_setup(int calls, double *setup_ms, double *durations_ms);
 
+/* The input screen's cost per message (`pjsua-bench screen`): each of the `count` messages
+ * (`lengths[i]` bytes, a whole SIP message as one datagram carries it) is parsed `rounds` times as
+ * PJSIP's UDP transport parses it (pjsip_parse_rdata into a fresh pool) and screened `rounds`
+ * times by the engine's screen module (its on_rx_request or on_rx_response, found by name in the
+ * endpoint's module list), the two alternating in 20 blocks; the nanoseconds per message of each
+ * one's fastest block go to parse_ns[i] and screen_ns[i]. Needs
+ * a started SwiftPJSUA engine in this process (its endpoint and its screen); runs on a thread of
+ * its own, registered with PJLIB and joined before it returns. The messages must be ones the
+ * screen passes (a message it takes is an error). Returns 0, or a negative number naming the step
+ * that failed: -2 no screen module, -5 a message did not parse, -6 the screen took a message. */
+int cpjsua_baseline_screen_cost(const char *const *messages, const unsigned *lengths, unsigned count, unsigned rounds,
+                                double *parse_ns, double *screen_ns);
+
 #endif

@@ -89,7 +89,9 @@ struct InputScreenTests {
 
     /// SEC-2's offer (68 a=crypto lines) to an SRTP answerer: the screen answers 488 before SDES
     /// sees it (on the unpatched library the write past `int tags[64]` is silent without a
-    /// sanitizer; the instrumented one shows it, SDPOfferTests).
+    /// sanitizer; the instrumented one shows it, SDPOfferTests). The same lines in a body no offer
+    /// is taken from (a MESSAGE's text) reach no SDES and are not the screen's business: the
+    /// MESSAGE is answered 200.
     @Test func anOfferWithMoreCryptoLinesThanSDESHoldsIsAnswered488ByTheScreen() async throws {
         let (child, port) = try await Self.screeningSoftphone(["--srtp", "optional"], name: "softphone-unpatched-crypto")
         defer { child.stop() }
@@ -98,6 +100,13 @@ struct InputScreenTests {
         let answer = try await SDPOfferTests.offering(SDPOfferTests.offer(["m=audio 9 RTP/SAVP 0"] + crypto), to: peer)
         #expect(answer?.statusCode == 488 && answer?.startLine.contains("Too Many Crypto Attributes") == true,
                 "\(answer?.startLine ?? "no answer")")
+
+        var message = RawSIPRequest(peer: peer, method: "MESSAGE")
+        message.contentType = "text/plain"
+        message.body = SDPOfferTests.offer(["m=audio 9 RTP/SAVP 0"] + crypto)
+        peer.send(message.text(via: peer.port))
+        let delivered = try await peer.finalResponse(to: message)
+        #expect(delivered?.statusCode == 200, "a MESSAGE's text was screened as an offer: \(delivered?.startLine ?? "no answer")")
         #expect(child.isRunning, "\(child.output.suffix(3000))")
     }
 
