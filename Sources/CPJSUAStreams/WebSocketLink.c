@@ -43,56 +43,81 @@
 #define REALTIME_SAMPLES 480        /* 20 ms at 24 kHz */
 #define REALTIME_MESSAGE_SIZE 1400  /* the JSON around 1280 base64 characters */
 
-struct cpjsua_ws_link {
-    atomic_int refs;
-    pthread_mutex_t lock;
-    /* Guarded by `lock`. */
+/* A link's state, by concern. Everything in the groups after `lock` is read and written under it
+ * (the link's own mutex: one stream's, never shared with another's). */
+
+/* The agent's connection: the client, whether it is open, and the counter that numbers every
+ * message sent to the agent (media and control alike, in the order they go out). */
+struct link_wire {
     cpjsua_wsc *client;             /* NULL once destroyed */
     int open;                       /* the handshake is done and no close was seen */
     uint64_t sequence;              /* the last sequence number given out */
-    char *media_sid;                /* media goes out once set (after `start`) */
-    uint64_t chunk;
-    uint64_t media_sent, received, received_bytes;
-    cpjsua_frame_buffer *player;    /* the writer's queue the agent's `media` goes to (set_player) */
+};
+
+/* The caller's audio going out as `media` messages (from the reader port or the tap). */
+struct link_media_out {
+    char *stream_sid;               /* media goes out once set (after `start`) */
+    uint64_t chunk;                 /* the last chunk number given out */
+    uint64_t sent;                  /* media messages handed to the client */
+    uint64_t next_position;         /* samples: just after the last media message sent */
+};
+
+/* What comes from the agent, and the writer's queue its `media` goes to (set_player). */
+struct link_media_in {
+    uint64_t messages, bytes;       /* messages from the agent (oversized ones included) */
+    cpjsua_frame_buffer *player;    /* NULL: the agent's media is notified as TEXT */
     uint32_t player_capacity;       /* its capacity, samples */
     uint64_t audio_skipped;         /* samples of one message over that capacity, not queued */
-    /* Pass-through (cpjsua_ws_link_tap): the caller's PCMU/PCMA RTP goes out as it arrives, in
-     * 20 ms messages, instead of the reader port's frames; the reader's ticks only continue the
-     * stream with silence while no packet comes. */
-    int32_t tap_call;               /* the tapped call and media index; -1: none */
-    uint32_t tap_media;
-    int tap_started;                /* a packet was taken: the fields below are set */
-    uint32_t tap_ssrc;
-    uint16_t tap_next_seq;
-    uint32_t tap_next_timestamp;
-    uint8_t tap_pending[MEDIA_SAMPLES];  /* mu-law of the next message, not 20 ms yet */
-    uint32_t tap_pending_count;
+};
+
+/* Pass-through (cpjsua_ws_link_tap): the caller's PCMU/PCMA RTP goes out as it arrives, in 20 ms
+ * messages, instead of the reader port's frames; the reader's ticks only continue the stream with
+ * silence while no packet comes. */
+struct link_passthrough {
+    int32_t call;                   /* the tapped call and media index; -1: none */
+    uint32_t media;
+    int started;                    /* a packet was taken: the fields below are set */
+    uint32_t ssrc;
+    uint16_t next_seq;
+    uint32_t next_timestamp;
+    uint8_t pending[MEDIA_SAMPLES]; /* mu-law of the next message, not 20 ms yet */
+    uint32_t pending_count;
     uint32_t ticks_without_rtp;     /* reader ticks since the last packet */
     uint64_t silence_since_rtp;     /* samples of silence the ticks sent since the last packet */
-    uint64_t tap_position;          /* samples: the `timestamp` of the next message */
-    uint64_t next_position;         /* samples: just after the last media message sent */
-    uint64_t tap_packets, tap_late, tap_concealed;
-    /* Paced sending (cpjsua_ws_link_pace): the player's frames go into the call's stream when
-     * they arrive (MediaPace.c). */
-    int32_t pace_call;              /* the paced call and media index; -1: none */
-    uint32_t pace_media;
+    uint64_t position;              /* samples: the `timestamp` of the next message */
+    uint64_t packets, late, concealed;
+};
+
+/* Paced sending (cpjsua_ws_link_pace): the player's frames go into the call's stream when they
+ * arrive (MediaPace.c). */
+struct link_pacing {
+    int32_t call;                   /* the paced call and media index; -1: none */
+    uint32_t media;
+};
+
+struct cpjsua_ws_link {
+    atomic_int refs;
     /* Set once at creation. */
+    cpjsua_ws_owner owner;          /* notified of every event; its ctx released with the link */
     int32_t format;                 /* CPJSUA_WS_MEDIA_* */
-    atomic_int tapping;             /* pass-through is on (written under `lock`) */
     cpjsua_frame_buffer *reader;
-    cpjsua_ws_notify notify;
-    void *ctx;
-    cpjsua_ws_release release;
+    atomic_int tapping;             /* pass-through is on (written under `lock`, read first without) */
+    pthread_mutex_t lock;
+    struct link_wire wire;
+    struct link_media_out out;
+    struct link_media_in in;
+    struct link_passthrough tap;
+    struct link_pacing pace;
 };
 
 static void link_unref(cpjsua_ws_link *link)
 {
     if (atomic_fetch_sub(&link->refs, 1) != 1) return;
-    free(link->media_sid);
+    free(link->out.stream_sid);
     cpjsua_frame_buffer_free(link->reader);
     pthread_mutex_destroy(&link->lock);
-    void *ctx = link->ctx;
-    cpjsua_ws_release release = link->release;
+    void *ctx = link->owner.ctx;
+    cpjsua_ws_release release = link->owner.release;
     free(link);
     release(ctx);
 }
@@ -105,8 +130,8 @@ static void link_release_cb(void *retained)
 /* Queues `message` on the client. Under `lock`. -1: not open; -2: refused or dropped. */
 static int32_t send_locked(cpjsua_ws_link *link, const char *message, uint32_t length, int32_t kind)
 {
-    if (!link->client || !link->open) return -1;
-    return cpjsua_wsc_send(link->client, CPJSUA_WSC_TEXT, message, length, kind);
+    if (!link->wire.client || !link->wire.open) return -1;
+    return cpjsua_wsc_send(link->wire.client, CPJSUA_WSC_TEXT, message, length, kind);
 }
 
 /* MARK: The client's callbacks (pjsua's worker threads, one at a time) */
@@ -115,15 +140,15 @@ static void on_open(void *user, int32_t status, uint32_t problems, const char *d
 {
     cpjsua_ws_link *link = user;
     pthread_mutex_lock(&link->lock);
-    link->open = status == PJ_SUCCESS;
+    link->wire.open = status == PJ_SUCCESS;
     pthread_mutex_unlock(&link->lock);
     uint64_t length = detail ? strlen(detail) : 0;
     if (status == PJ_SUCCESS) {
-        link->notify(link->ctx, link, CPJSUA_WS_EVENT_OPEN, 0, NULL, 0);
+        link->owner.notify(link->owner.ctx, link, CPJSUA_WS_EVENT_OPEN, 0, NULL, 0);
     } else if (problems) {
-        link->notify(link->ctx, link, CPJSUA_WS_EVENT_REFUSED, (int32_t)problems, detail, length);
+        link->owner.notify(link->owner.ctx, link, CPJSUA_WS_EVENT_REFUSED, (int32_t)problems, detail, length);
     } else {
-        link->notify(link->ctx, link, CPJSUA_WS_EVENT_FAILED, status, detail, length);
+        link->owner.notify(link->owner.ctx, link, CPJSUA_WS_EVENT_FAILED, status, detail, length);
     }
 }
 
@@ -133,30 +158,30 @@ static void on_message(void *user, int32_t opcode, const char *data, uint64_t le
 {
     cpjsua_ws_link *link = user;
     pthread_mutex_lock(&link->lock);
-    link->received++;
-    link->received_bytes += length;
+    link->in.messages++;
+    link->in.bytes += length;
     /* While media flows (after `start`, until the stream ends), a Twilio agent's `media` is read
      * and queued here; everything else, and a `media` this reader does not take, goes to Swift. */
-    cpjsua_frame_buffer *player = link->media_sid && link->format == CPJSUA_WS_MEDIA_TWILIO ? link->player : NULL;
-    uint32_t capacity = link->player_capacity;
-    int32_t pace_call = link->pace_call;
-    uint32_t pace_media = link->pace_media;
+    cpjsua_frame_buffer *player = link->out.stream_sid && link->format == CPJSUA_WS_MEDIA_TWILIO ? link->in.player : NULL;
+    uint32_t capacity = link->in.player_capacity;
+    int32_t pace_call = link->pace.call;
+    uint32_t pace_media = link->pace.media;
     pthread_mutex_unlock(&link->lock);
     if (player && opcode == CPJSUA_WSC_TEXT && play_media(link, player, capacity, data, length)) {
         if (pace_call >= 0) cpjsua_media_pace_kick(pace_call, pace_media);
         return;
     }
-    link->notify(link->ctx, link, opcode == CPJSUA_WSC_TEXT ? CPJSUA_WS_EVENT_TEXT : CPJSUA_WS_EVENT_BINARY, 0, data, length);
+    link->owner.notify(link->owner.ctx, link, opcode == CPJSUA_WSC_TEXT ? CPJSUA_WS_EVENT_TEXT : CPJSUA_WS_EVENT_BINARY, 0, data, length);
 }
 
 static void on_oversized(void *user, int32_t opcode, uint64_t length)
 {
     cpjsua_ws_link *link = user;
     pthread_mutex_lock(&link->lock);
-    link->received++;
-    link->received_bytes += length;
+    link->in.messages++;
+    link->in.bytes += length;
     pthread_mutex_unlock(&link->lock);
-    link->notify(link->ctx, link, CPJSUA_WS_EVENT_OVERSIZED, opcode == CPJSUA_WSC_TEXT ? CPJSUA_WS_EVENT_TEXT : CPJSUA_WS_EVENT_BINARY,
+    link->owner.notify(link->owner.ctx, link, CPJSUA_WS_EVENT_OVERSIZED, opcode == CPJSUA_WSC_TEXT ? CPJSUA_WS_EVENT_TEXT : CPJSUA_WS_EVENT_BINARY,
                  NULL, length);
 }
 
@@ -164,9 +189,9 @@ static void on_close(void *user, int32_t code, const char *reason, uint64_t leng
 {
     cpjsua_ws_link *link = user;
     pthread_mutex_lock(&link->lock);
-    link->open = 0;
+    link->wire.open = 0;
     pthread_mutex_unlock(&link->lock);
-    link->notify(link->ctx, link, CPJSUA_WS_EVENT_CLOSED, code, reason, reason ? length : 0);
+    link->owner.notify(link->owner.ctx, link, CPJSUA_WS_EVENT_CLOSED, code, reason, reason ? length : 0);
 }
 
 /* The client is gone: no callback can come any more. */
@@ -201,7 +226,7 @@ static void send_realtime_frame(cpjsua_ws_link *link, const int16_t *samples)
     memcpy(message + length, tail, sizeof tail - 1);
     length += (uint32_t)(sizeof tail - 1);
     pthread_mutex_lock(&link->lock);
-    if (link->media_sid && link->open && send_locked(link, message, length, CPJSUA_WSC_MEDIA) == 0) link->media_sent++;
+    if (link->out.stream_sid && link->wire.open && send_locked(link, message, length, CPJSUA_WSC_MEDIA) == 0) link->out.sent++;
     pthread_mutex_unlock(&link->lock);
 }
 
@@ -209,25 +234,25 @@ static void send_realtime_frame(cpjsua_ws_link *link, const int16_t *samples)
  * Under `lock`. */
 static void send_media_locked(cpjsua_ws_link *link, const uint8_t *ulaw, uint64_t position)
 {
-    if (!link->media_sid || !link->open) return;
+    if (!link->out.stream_sid || !link->wire.open) return;
     char payload[PJ_BASE256_TO_BASE64_LEN(MEDIA_SAMPLES) + 1];
     int payload_length = (int)sizeof payload;
     if (pj_base64_encode(ulaw, MEDIA_SAMPLES, payload, &payload_length) != PJ_SUCCESS) return;
     char message[MEDIA_MESSAGE_SIZE];
-    link->chunk++;
+    link->out.chunk++;
     int length = snprintf(message, sizeof message,
                           "{\"event\":\"media\",\"sequenceNumber\":\"%llu\",\"media\":{\"track\":\"inbound\","
                           "\"chunk\":\"%llu\",\"timestamp\":\"%llu\",\"payload\":\"%.*s\"},\"streamSid\":\"%s\"}",
-                          (unsigned long long)(link->sequence + 1), (unsigned long long)link->chunk,
-                          (unsigned long long)(position / 8), payload_length, payload, link->media_sid);
+                          (unsigned long long)(link->wire.sequence + 1), (unsigned long long)link->out.chunk,
+                          (unsigned long long)(position / 8), payload_length, payload, link->out.stream_sid);
     if (length > 0 && length < (int)sizeof message &&
         send_locked(link, message, (uint32_t)length, CPJSUA_WSC_MEDIA) == 0) {
         /* A number goes to every message queued; one dropped from the queue later leaves a
          * gap, which tells the agent where media is missing. */
-        link->sequence++;
-        link->media_sent++;
+        link->wire.sequence++;
+        link->out.sent++;
     }
-    link->next_position = position + MEDIA_SAMPLES;
+    link->out.next_position = position + MEDIA_SAMPLES;
 }
 
 /* Appends `count` bytes of mu-law (NULL: silence) to the pass-through's next message, sending
@@ -235,20 +260,20 @@ static void send_media_locked(cpjsua_ws_link *link, const uint8_t *ulaw, uint64_
 static void tap_append_locked(cpjsua_ws_link *link, const uint8_t *ulaw, uint64_t count)
 {
     while (count > 0) {
-        uint32_t room = MEDIA_SAMPLES - link->tap_pending_count;
+        uint32_t room = MEDIA_SAMPLES - link->tap.pending_count;
         uint32_t take = count < room ? (uint32_t)count : room;
         if (ulaw) {
-            memcpy(link->tap_pending + link->tap_pending_count, ulaw, take);
+            memcpy(link->tap.pending + link->tap.pending_count, ulaw, take);
             ulaw += take;
         } else {
-            memset(link->tap_pending + link->tap_pending_count, 0xFF, take);  /* mu-law silence */
+            memset(link->tap.pending + link->tap.pending_count, 0xFF, take);  /* mu-law silence */
         }
-        link->tap_pending_count += take;
+        link->tap.pending_count += take;
         count -= take;
-        if (link->tap_pending_count == MEDIA_SAMPLES) {
-            send_media_locked(link, link->tap_pending, link->tap_position);
-            link->tap_position += MEDIA_SAMPLES;
-            link->tap_pending_count = 0;
+        if (link->tap.pending_count == MEDIA_SAMPLES) {
+            send_media_locked(link, link->tap.pending, link->tap.position);
+            link->tap.position += MEDIA_SAMPLES;
+            link->tap.pending_count = 0;
         }
     }
 }
@@ -258,13 +283,13 @@ static void tap_append_locked(cpjsua_ws_link *link, const uint8_t *ulaw, uint64_
  * worth at once and then one frame per tick, as the bridge path would send. Under `lock`. */
 static void tap_tick_locked(cpjsua_ws_link *link)
 {
-    if (!link->media_sid || !link->open) return;
-    if (++link->ticks_without_rtp < 3) return;
-    uint32_t frames = link->ticks_without_rtp == 3 ? 3 : 1;
+    if (!link->out.stream_sid || !link->wire.open) return;
+    if (++link->tap.ticks_without_rtp < 3) return;
+    uint32_t frames = link->tap.ticks_without_rtp == 3 ? 3 : 1;
     for (uint32_t i = 0; i < frames; i++) {
-        uint32_t silence = MEDIA_SAMPLES - link->tap_pending_count;
+        uint32_t silence = MEDIA_SAMPLES - link->tap.pending_count;
         tap_append_locked(link, NULL, silence);
-        link->silence_since_rtp += silence;
+        link->tap.silence_since_rtp += silence;
     }
 }
 
@@ -298,30 +323,30 @@ static void tap_consume(void *ctx, const uint8_t *packet, uint32_t size)
     uint32_t ssrc = ((uint32_t)packet[8] << 24) | ((uint32_t)packet[9] << 16) | ((uint32_t)packet[10] << 8) | packet[11];
     uint8_t converted[MEDIA_SAMPLES];
     pthread_mutex_lock(&link->lock);
-    if (!atomic_load_explicit(&link->tapping, memory_order_relaxed) || !link->media_sid || !link->open) {
+    if (!atomic_load_explicit(&link->tapping, memory_order_relaxed) || !link->out.stream_sid || !link->wire.open) {
         pthread_mutex_unlock(&link->lock);
         return;
     }
-    if (link->tap_started && ssrc == link->tap_ssrc) {
-        if ((int16_t)(uint16_t)(seq - link->tap_next_seq) < 0) {
-            link->tap_late++;
+    if (link->tap.started && ssrc == link->tap.ssrc) {
+        if ((int16_t)(uint16_t)(seq - link->tap.next_seq) < 0) {
+            link->tap.late++;
             pthread_mutex_unlock(&link->lock);
             return;
         }
-        int32_t gap = (int32_t)(timestamp - link->tap_next_timestamp);
-        if (gap > 0 && gap <= 8000 && (uint64_t)gap > link->silence_since_rtp) {
-            uint64_t missing = (uint64_t)gap - link->silence_since_rtp;
+        int32_t gap = (int32_t)(timestamp - link->tap.next_timestamp);
+        if (gap > 0 && gap <= 8000 && (uint64_t)gap > link->tap.silence_since_rtp) {
+            uint64_t missing = (uint64_t)gap - link->tap.silence_since_rtp;
             tap_append_locked(link, NULL, missing);
-            link->tap_concealed += missing;
+            link->tap.concealed += missing;
         }
     }
-    link->tap_started = 1;
-    link->tap_ssrc = ssrc;
-    link->tap_next_seq = (uint16_t)(seq + 1);
-    link->tap_next_timestamp = timestamp + length;
-    link->ticks_without_rtp = 0;
-    link->silence_since_rtp = 0;
-    link->tap_packets++;
+    link->tap.started = 1;
+    link->tap.ssrc = ssrc;
+    link->tap.next_seq = (uint16_t)(seq + 1);
+    link->tap.next_timestamp = timestamp + length;
+    link->tap.ticks_without_rtp = 0;
+    link->tap.silence_since_rtp = 0;
+    link->tap.packets++;
     const uint8_t *payload = packet + offset;
     while (length > 0) {
         uint32_t take = length < MEDIA_SAMPLES ? length : MEDIA_SAMPLES;
@@ -365,57 +390,50 @@ static void reader_notify(void *ctx, int32_t event, const int16_t *samples, uint
     pthread_mutex_unlock(&link->lock);
 }
 
-int32_t cpjsua_ws_link_open(const char *url, const char *const *addresses, uint32_t address_count,
-                            const char *const *header_names, const char *const *header_values,
-                            uint32_t header_count, uint32_t max_message, uint32_t connect_timeout_ms, const char *ca_file,
-                            const char *ca_path, int32_t verify_server, uint32_t pollers, int32_t media_format,
-                            cpjsua_ws_notify notify, void *ctx,
-                            cpjsua_ws_release release, cpjsua_ws_link **out)
+int32_t cpjsua_ws_link_open(const cpjsua_ws_link_config *config, cpjsua_ws_owner owner, cpjsua_ws_link **out)
 {
     *out = NULL;
-    if (header_count > MAX_HEADERS) {
-        release(ctx);
+    if (config->target.header_count > MAX_HEADERS) {
+        owner.release(owner.ctx);
         return PJ_ETOOMANY;
     }
     cpjsua_ws_link *link = calloc(1, sizeof *link);
     if (!link) {
-        release(ctx);
+        owner.release(owner.ctx);
         return PJ_ENOMEM;
     }
     pthread_mutex_init(&link->lock, NULL);
-    link->notify = notify;
-    link->ctx = ctx;
-    link->release = release;
-    link->format = media_format;
-    link->tap_call = -1;
-    link->pace_call = -1;
+    link->owner = owner;
+    link->format = config->media_format;
+    link->tap.call = -1;
+    link->pace.call = -1;
     atomic_init(&link->tapping, 0);
     atomic_init(&link->refs, 1);  /* the owner's */
-    link->reader = cpjsua_frame_buffer_create(reader_rate(media_format) / 50, 1, reader_notify, link);
+    link->reader = cpjsua_frame_buffer_create(reader_rate(config->media_format) / 50, 1, reader_notify, link);
     if (!link->reader) {
         link_unref(link);
         return PJ_ENOMEM;
     }
     cpjsua_wsc_params params = {
-        .url = url,
-        .addresses = addresses,
-        .address_count = address_count,
-        .header_names = header_names,
-        .header_values = header_values,
-        .header_count = header_count,
-        .max_message = max_message,
-        .connect_timeout_ms = connect_timeout_ms,
-        .ca_file = ca_file,
-        .ca_path = ca_path,
-        .verify_server = verify_server,
-        .pollers = pollers,
+        .url = config->target.url,
+        .addresses = config->target.addresses,
+        .address_count = config->target.address_count,
+        .header_names = config->target.header_names,
+        .header_values = config->target.header_values,
+        .header_count = config->target.header_count,
+        .max_message = config->max_message,
+        .connect_timeout_ms = config->connect_timeout_ms,
+        .ca_file = config->tls.ca_file,
+        .ca_path = config->tls.ca_path,
+        .verify_server = config->tls.verify_server,
+        .pollers = config->pollers,
         .cb = {.on_open = &on_open, .on_message = &on_message, .on_oversized = &on_oversized, .on_close = &on_close,
                .on_gone = &on_gone},
         .user = link,
     };
     atomic_fetch_add(&link->refs, 1);  /* the client's, released by on_gone */
-    /* The client writes link->client before any of its callbacks can run. */
-    pj_status_t status = cpjsua_wsc_connect(&params, &link->client);
+    /* The client writes link->wire.client before any of its callbacks can run. */
+    pj_status_t status = cpjsua_wsc_connect(&params, &link->wire.client);
     if (status != PJ_SUCCESS) {
         atomic_fetch_sub(&link->refs, 1);  /* no on_gone comes after a failed connect */
         link_unref(link);
@@ -430,7 +448,7 @@ int32_t cpjsua_ws_link_send(cpjsua_ws_link *link, const char *head, uint32_t hea
 {
     char number[24];
     pthread_mutex_lock(&link->lock);
-    int number_length = numbered ? snprintf(number, sizeof number, "%llu", (unsigned long long)(link->sequence + 1)) : 0;
+    int number_length = numbered ? snprintf(number, sizeof number, "%llu", (unsigned long long)(link->wire.sequence + 1)) : 0;
     uint32_t length = head_length + (uint32_t)number_length + tail_length;
     char stack[1024];
     char *message = length <= sizeof stack ? stack : malloc(length);
@@ -440,8 +458,8 @@ int32_t cpjsua_ws_link_send(cpjsua_ws_link *link, const char *head, uint32_t hea
         memcpy(message + head_length, number, (size_t)number_length);
         memcpy(message + head_length + number_length, tail, tail_length);
         result = send_locked(link, message, length, CPJSUA_WSC_CONTROL);
-        if (result == 0 && numbered) link->sequence++;
-        if (sequence) *sequence = numbered && result == 0 ? link->sequence : 0;
+        if (result == 0 && numbered) link->wire.sequence++;
+        if (sequence) *sequence = numbered && result == 0 ? link->wire.sequence : 0;
         if (message != stack) free(message);
     }
     pthread_mutex_unlock(&link->lock);
@@ -452,16 +470,16 @@ void cpjsua_ws_link_start_media(cpjsua_ws_link *link, const char *stream_sid)
 {
     char *copy = strdup(stream_sid);
     pthread_mutex_lock(&link->lock);
-    free(link->media_sid);
-    link->media_sid = copy;
+    free(link->out.stream_sid);
+    link->out.stream_sid = copy;
     pthread_mutex_unlock(&link->lock);
 }
 
 void cpjsua_ws_link_stop_media(cpjsua_ws_link *link)
 {
     pthread_mutex_lock(&link->lock);
-    free(link->media_sid);
-    link->media_sid = NULL;
+    free(link->out.stream_sid);
+    link->out.stream_sid = NULL;
     pthread_mutex_unlock(&link->lock);
 }
 
@@ -491,11 +509,11 @@ static int32_t audio_index(int32_t call_id, int32_t conf_slot)
 int32_t cpjsua_ws_link_pace(cpjsua_ws_link *link, int32_t call_id, int32_t conf_slot)
 {
     pthread_mutex_lock(&link->lock);
-    cpjsua_frame_buffer *player = link->format == CPJSUA_WS_MEDIA_TWILIO ? link->player : NULL;
+    cpjsua_frame_buffer *player = link->format == CPJSUA_WS_MEDIA_TWILIO ? link->in.player : NULL;
     pthread_mutex_unlock(&link->lock);
     int32_t index = player ? audio_index(call_id, conf_slot) : -1;
     pthread_mutex_lock(&link->lock);
-    int same = index >= 0 && link->pace_call == call_id && link->pace_media == (uint32_t)index;
+    int same = index >= 0 && link->pace.call == call_id && link->pace.media == (uint32_t)index;
     pthread_mutex_unlock(&link->lock);
     if (same) return 1;
     cpjsua_ws_link_unpace(link);
@@ -503,8 +521,8 @@ int32_t cpjsua_ws_link_pace(cpjsua_ws_link *link, int32_t call_id, int32_t conf_
     atomic_fetch_add(&link->refs, 1);  /* the pace's, released when it lets the player go */
     if (cpjsua_media_pace_set(call_id, (uint32_t)index, player, MEDIA_SAMPLES * 50, link, link_release_cb) != 1) return 0;
     pthread_mutex_lock(&link->lock);
-    link->pace_call = call_id;
-    link->pace_media = (uint32_t)index;
+    link->pace.call = call_id;
+    link->pace.media = (uint32_t)index;
     pthread_mutex_unlock(&link->lock);
     return 1;
 }
@@ -512,10 +530,10 @@ int32_t cpjsua_ws_link_pace(cpjsua_ws_link *link, int32_t call_id, int32_t conf_
 void cpjsua_ws_link_unpace(cpjsua_ws_link *link)
 {
     pthread_mutex_lock(&link->lock);
-    int32_t call_id = link->pace_call;
-    uint32_t media = link->pace_media;
-    cpjsua_frame_buffer *player = link->player;
-    link->pace_call = -1;
+    int32_t call_id = link->pace.call;
+    uint32_t media = link->pace.media;
+    cpjsua_frame_buffer *player = link->in.player;
+    link->pace.call = -1;
     pthread_mutex_unlock(&link->lock);
     if (call_id >= 0 && player) cpjsua_media_pace_clear(call_id, media, player);
 }
@@ -523,8 +541,8 @@ void cpjsua_ws_link_unpace(cpjsua_ws_link *link)
 int32_t cpjsua_ws_link_pace_stats(cpjsua_ws_link *link, cpjsua_pace_stats *stats)
 {
     pthread_mutex_lock(&link->lock);
-    int32_t call_id = link->pace_call;
-    uint32_t media = link->pace_media;
+    int32_t call_id = link->pace.call;
+    uint32_t media = link->pace.media;
     pthread_mutex_unlock(&link->lock);
     memset(stats, 0, sizeof *stats);
     if (call_id < 0) return 0;
@@ -541,27 +559,27 @@ int32_t cpjsua_ws_link_tap(cpjsua_ws_link *link, int32_t call_id, int32_t conf_s
                  stream.type == PJMEDIA_TYPE_AUDIO && (stream.info.aud.fmt.pt == 0 || stream.info.aud.fmt.pt == 8) &&
                  stream.info.aud.fmt.clock_rate == 8000 && stream.info.aud.fmt.channel_cnt == 1;
     pthread_mutex_lock(&link->lock);
-    int same = usable && atomic_load_explicit(&link->tapping, memory_order_relaxed) && link->tap_call == call_id &&
-               link->tap_media == (uint32_t)index;
+    int same = usable && atomic_load_explicit(&link->tapping, memory_order_relaxed) && link->tap.call == call_id &&
+               link->tap.media == (uint32_t)index;
     pthread_mutex_unlock(&link->lock);
     if (same) return 1;
     cpjsua_ws_link_untap(link);
     if (!usable) return 0;
     pthread_mutex_lock(&link->lock);
-    link->tap_call = call_id;
-    link->tap_media = (uint32_t)index;
-    link->tap_started = 0;
-    link->tap_pending_count = 0;
-    link->ticks_without_rtp = 0;
-    link->silence_since_rtp = 0;
-    link->tap_position = link->next_position;  /* timestamps go on from the bridge's last frame */
+    link->tap.call = call_id;
+    link->tap.media = (uint32_t)index;
+    link->tap.started = 0;
+    link->tap.pending_count = 0;
+    link->tap.ticks_without_rtp = 0;
+    link->tap.silence_since_rtp = 0;
+    link->tap.position = link->out.next_position;  /* timestamps go on from the bridge's last frame */
     atomic_store_explicit(&link->tapping, 1, memory_order_relaxed);
     pthread_mutex_unlock(&link->lock);
     atomic_fetch_add(&link->refs, 1);  /* the tap's, released when the consumer goes */
     if (cpjsua_media_tap_set(call_id, (uint32_t)index, tap_consume, link, link_release_cb) == 1) return 1;
     pthread_mutex_lock(&link->lock);
     atomic_store_explicit(&link->tapping, 0, memory_order_relaxed);
-    link->tap_call = -1;
+    link->tap.call = -1;
     pthread_mutex_unlock(&link->lock);
     return 0;
 }
@@ -569,11 +587,11 @@ int32_t cpjsua_ws_link_tap(cpjsua_ws_link *link, int32_t call_id, int32_t conf_s
 void cpjsua_ws_link_untap(cpjsua_ws_link *link)
 {
     pthread_mutex_lock(&link->lock);
-    int32_t call_id = link->tap_call;
-    uint32_t media = link->tap_media;
-    link->tap_call = -1;
+    int32_t call_id = link->tap.call;
+    uint32_t media = link->tap.media;
+    link->tap.call = -1;
     atomic_store_explicit(&link->tapping, 0, memory_order_relaxed);
-    link->tap_pending_count = 0;
+    link->tap.pending_count = 0;
     pthread_mutex_unlock(&link->lock);
     if (call_id >= 0) cpjsua_media_tap_clear(call_id, media, link);
 }
@@ -581,10 +599,10 @@ void cpjsua_ws_link_untap(cpjsua_ws_link *link)
 void cpjsua_ws_link_close(cpjsua_ws_link *link, uint16_t code)
 {
     pthread_mutex_lock(&link->lock);
-    cpjsua_wsc *client = link->open ? link->client : NULL;
-    link->open = 0;
-    free(link->media_sid);
-    link->media_sid = NULL;
+    cpjsua_wsc *client = link->wire.open ? link->wire.client : NULL;
+    link->wire.open = 0;
+    free(link->out.stream_sid);
+    link->out.stream_sid = NULL;
     if (client) cpjsua_wsc_close(client, code);  /* behind what is queued */
     pthread_mutex_unlock(&link->lock);
 }
@@ -592,9 +610,9 @@ void cpjsua_ws_link_close(cpjsua_ws_link *link, uint16_t code)
 void cpjsua_ws_link_destroy(cpjsua_ws_link *link)
 {
     pthread_mutex_lock(&link->lock);
-    cpjsua_wsc *client = link->client;
-    link->client = NULL;
-    link->open = 0;
+    cpjsua_wsc *client = link->wire.client;
+    link->wire.client = NULL;
+    link->wire.open = 0;
     pthread_mutex_unlock(&link->lock);
     if (client) cpjsua_wsc_destroy(client);
     link_unref(link);  /* the owner's */
@@ -604,8 +622,8 @@ cpjsua_ws_stats cpjsua_ws_link_stats(cpjsua_ws_link *link)
 {
     pthread_mutex_lock(&link->lock);
     cpjsua_ws_stats stats = {0};
-    if (link->client) {
-        cpjsua_wsc_stats wire = cpjsua_wsc_get_stats(link->client);
+    if (link->wire.client) {
+        cpjsua_wsc_stats wire = cpjsua_wsc_get_stats(link->wire.client);
         stats.sent = wire.sent;
         stats.sent_bytes = wire.sent_bytes;
         stats.dropped = wire.dropped;
@@ -613,14 +631,14 @@ cpjsua_ws_stats cpjsua_ws_link_stats(cpjsua_ws_link *link)
         stats.send_errors = wire.send_errors;
         stats.queued = wire.queued;
     }
-    stats.media_sent = link->media_sent;
-    stats.received = link->received;
-    stats.received_bytes = link->received_bytes;
-    stats.audio_skipped = link->audio_skipped;
+    stats.media_sent = link->out.sent;
+    stats.received = link->in.messages;
+    stats.received_bytes = link->in.bytes;
+    stats.audio_skipped = link->in.audio_skipped;
     stats.passing_through = atomic_load_explicit(&link->tapping, memory_order_relaxed);
-    stats.passed_packets = link->tap_packets;
-    stats.late_packets = link->tap_late;
-    stats.concealed_samples = link->tap_concealed;
+    stats.passed_packets = link->tap.packets;
+    stats.late_packets = link->tap.late;
+    stats.concealed_samples = link->tap.concealed;
     pthread_mutex_unlock(&link->lock);
     return stats;
 }
@@ -628,8 +646,8 @@ cpjsua_ws_stats cpjsua_ws_link_stats(cpjsua_ws_link *link)
 void cpjsua_ws_link_set_player(cpjsua_ws_link *link, cpjsua_frame_buffer *player, uint32_t capacity_samples)
 {
     pthread_mutex_lock(&link->lock);
-    link->player = player;
-    link->player_capacity = capacity_samples;
+    link->in.player = player;
+    link->in.player_capacity = capacity_samples;
     pthread_mutex_unlock(&link->lock);
 }
 
@@ -909,7 +927,7 @@ static int play_media(cpjsua_ws_link *link, cpjsua_frame_buffer *player, uint32_
         cpjsua_frame_buffer_write(player, samples + (count - (int32_t)kept), kept, 1);
         if (kept < (uint32_t)count) {
             pthread_mutex_lock(&link->lock);
-            link->audio_skipped += (uint32_t)count - kept;
+            link->in.audio_skipped += (uint32_t)count - kept;
             pthread_mutex_unlock(&link->lock);
         }
     }

@@ -120,22 +120,28 @@ final class StreamBridge: @unchecked Sendable {
         let names = sortedHeaders.map { strdup($0.key) }
         let values = sortedHeaders.map { strdup($0.value) }
         let numeric = addresses.map { strdup($0) }
+        let urlText = strdup(url), caFile = trust.caFile.map { strdup($0) }, caPath = trust.caDirectory.map { strdup($0) }
         defer {
-            (names + values + numeric).forEach { free($0) }
+            (names + values + numeric + [urlText, caFile ?? nil, caPath ?? nil]).forEach { free($0) }
         }
         let strings: [UnsafePointer<CChar>] = (names + values + numeric).compactMap { $0.map { UnsafePointer($0) } }
-        guard strings.count == names.count + values.count + numeric.count, !numeric.isEmpty else {
+        guard strings.count == names.count + values.count + numeric.count, !numeric.isEmpty, let urlText,
+              caFile.map({ $0 != nil }) ?? true, caPath.map({ $0 != nil }) ?? true else {
             throw PJSUAError(.pjsip, "out of memory")
         }
         var opened: OpaquePointer?
         // One array of C strings: the header names, their values, then the addresses.
         let status = strings.withUnsafeBufferPointer { pointers in
             pointers.baseAddress.map { base in
-                cpjsua_ws_link_open(url, base + names.count + values.count, UInt32(numeric.count), base, base + names.count,
-                                    UInt32(sortedHeaders.count), UInt32(options.maximumMessageSize),
-                                    UInt32(clamping: max(1, timeout.wholeMilliseconds)), trust.caFile, trust.caDirectory,
-                                    trust.verify ? 1 : 0, context.workerThreadCount, Int32(isRealtime ? CPJSUA_WS_MEDIA_REALTIME : CPJSUA_WS_MEDIA_TWILIO),
-                                    linkNotify, Unmanaged.passRetained(self).toOpaque(), bridgeRelease, &opened)
+                var config = cpjsua_ws_link_config(
+                    target: cpjsua_ws_target(url: urlText, addresses: base + names.count + values.count, address_count: UInt32(numeric.count),
+                                             header_names: base, header_values: base + names.count, header_count: UInt32(sortedHeaders.count)),
+                    tls: cpjsua_ws_tls(ca_file: caFile.flatMap { $0.map { UnsafePointer($0) } }, ca_path: caPath.flatMap { $0.map { UnsafePointer($0) } },
+                                       verify_server: trust.verify ? 1 : 0),
+                    max_message: UInt32(options.maximumMessageSize), connect_timeout_ms: UInt32(clamping: max(1, timeout.wholeMilliseconds)),
+                    pollers: context.workerThreadCount, media_format: Int32(isRealtime ? CPJSUA_WS_MEDIA_REALTIME : CPJSUA_WS_MEDIA_TWILIO))
+                let owner = cpjsua_ws_owner(notify: linkNotify, ctx: Unmanaged.passRetained(self).toOpaque(), release: bridgeRelease)
+                return cpjsua_ws_link_open(&config, owner, &opened)
             }
         }
         guard let status else { throw PJSUAError(.pjsip, "out of memory") }

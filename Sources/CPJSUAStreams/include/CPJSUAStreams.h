@@ -113,21 +113,46 @@ typedef struct cpjsua_ws_stats {
  * terminated): 0, or PJ_EINVAL for a URL the link would refuse, PJ_ETOOBIG when it does not fit.
  * Pure parsing (no PJLIB call): any thread. */
 int32_t cpjsua_ws_url_host(const char *_Nonnull url, char *_Nonnull host, uint32_t size);
-/* Starts connecting to `url` (ws:// or wss://) at `addresses` (the numeric addresses of its host,
- * resolved by the caller: the link never resolves a name; tried in order, at most 16) with extra
- * handshake headers (at most 32), a bound on the TCP + TLS + upgrade time, and for wss:// the
- * trusted authorities (NULL: none) and whether the server certificate (chain and the URL's host
- * name) must verify; `pollers` is how many threads poll the endpoint's ioqueue (the socket
- * keeps two reads pending only when it is 1: they could complete out of order on two threads);
- * `media_format` is a CPJSUA_WS_MEDIA_* value. Returns a pj_status_t; on
- * failure `ctx` has been released and *out is NULL. */
-int32_t cpjsua_ws_link_open(const char *_Nonnull url, const char *_Nonnull const *_Nonnull addresses, uint32_t address_count,
-                            const char *_Nonnull const *_Nullable header_names,
-                            const char *_Nonnull const *_Nullable header_values, uint32_t header_count,
-                            uint32_t max_message, uint32_t connect_timeout_ms, const char *_Nullable ca_file,
-                            const char *_Nullable ca_path, int32_t verify_server, uint32_t pollers,
-                            int32_t media_format, cpjsua_ws_notify _Nonnull notify,
-                            void *_Nullable ctx, cpjsua_ws_release _Nonnull release,
+/* Where a link connects: `url` (ws:// or wss://) at `addresses` (the numeric addresses of its
+ * host, resolved by the caller: the link never resolves a name; tried in order, at most 16), with
+ * extra handshake headers (at most 32). */
+typedef struct cpjsua_ws_target {
+    const char *_Nonnull url;
+    const char *_Nonnull const *_Nonnull addresses;
+    uint32_t address_count;
+    const char *_Nonnull const *_Nullable header_names;
+    const char *_Nonnull const *_Nullable header_values;
+    uint32_t header_count;
+} cpjsua_ws_target;
+/* For wss://: the trusted authorities (NULL: none) and whether the server certificate (chain and
+ * the URL's host name) must verify. */
+typedef struct cpjsua_ws_tls {
+    const char *_Nullable ca_file;
+    const char *_Nullable ca_path;
+    int32_t verify_server;
+} cpjsua_ws_tls;
+/* A link's settings: where, TLS, the largest message taken from the agent, a bound on the TCP +
+ * TLS + upgrade time, how many threads poll the endpoint's ioqueue (the socket keeps two reads
+ * pending only when it is 1: they could complete out of order on two threads), and the media
+ * format (a CPJSUA_WS_MEDIA_* value). */
+typedef struct cpjsua_ws_link_config {
+    cpjsua_ws_target target;
+    cpjsua_ws_tls tls;
+    uint32_t max_message;
+    uint32_t connect_timeout_ms;
+    uint32_t pollers;
+    int32_t media_format;
+} cpjsua_ws_link_config;
+/* The link's owner: `notify` gets every event with `ctx`, which the link keeps until its last
+ * reference goes, then hands to `release`. */
+typedef struct cpjsua_ws_owner {
+    cpjsua_ws_notify _Nonnull notify;
+    void *_Nullable ctx;
+    cpjsua_ws_release _Nonnull release;
+} cpjsua_ws_owner;
+/* Starts connecting as `config` says (read during the call only). Returns a pj_status_t; on
+ * failure the owner's `ctx` has been released and *out is NULL. */
+int32_t cpjsua_ws_link_open(const cpjsua_ws_link_config *_Nonnull config, cpjsua_ws_owner owner,
                             cpjsua_ws_link *_Nullable *_Nonnull out);
 /* Sends head + (numbered: the next sequence number) + tail as one text message, in order with
  * every other message; *sequence gets the number used. 0: sent or queued; -1: not open;
