@@ -1,9 +1,8 @@
 import PJSIP
 
-/// A pjmedia tone generator on the conference bridge: its memory pool, its port and its slot.
-/// Created, used and destroyed on the engine's executor thread only (actor state).
+/// A pjmedia tone generator on the conference bridge: its port (whose pool goes with it) and its
+/// slot. Created, used and destroyed on the engine's executor thread only (actor state).
 final class ToneSource {
-    let pool: UnsafeMutablePointer<pj_pool_t>
     let port: UnsafeMutablePointer<pjmedia_port>
     let slot: pjsua_conf_port_id
     /// The call it plays into; nil for the local sound device (slot 0).
@@ -23,14 +22,14 @@ final class ToneSource {
             pj_pool_release(pool)
             throw PJSUAError(status: status, operation: "pjmedia_tonegen_create")
         }
+        let kept = BridgePortLifetime.attach(port, pool: pool)
+        guard kept == pjSuccess else { throw PJSUAError(status: kept, operation: "pjmedia_port_init_grp_lock") }
         var slot: pjsua_conf_port_id = -1
         let added = pjsua_conf_add_port(pool, port, &slot)
         guard added == pjSuccess else {
-            pjmedia_port_destroy(port)
-            pj_pool_release(pool)
+            pjmedia_port_destroy(port)  // the port's last reference: it goes, and its pool with it
             throw PJSUAError(status: added, operation: "pjsua_conf_add_port")
         }
-        self.pool = pool
         self.port = port
         self.slot = slot
         self.call = call
@@ -65,13 +64,11 @@ final class ToneSource {
     /// Whether tones are still queued or playing.
     var isBusy: Bool { pjmedia_tonegen_is_busy(port) != 0 }
 
-    /// Takes the generator off the bridge and frees it. The bridge applies a removal at its
-    /// next tick, so the pool holding the port is released later, by `run`
-    /// (``InbandDTMF/retire(pool:in:)``).
-    func destroy(in run: EngineRun) {
+    /// Takes the generator off the bridge and drops our reference: the port and its pool go
+    /// once the bridge has applied the removal (``BridgePortLifetime``).
+    func destroy() {
         pjsua_conf_remove_port(slot)
         pjmedia_port_destroy(port)
-        InbandDTMF.retire(pool: pool, in: run)
     }
 }
 
@@ -102,7 +99,7 @@ extension PJSUA {
             }
             try source.connect(to: listener)
         } catch {
-            source.destroy(in: run)
+            source.destroy()
             throw error
         }
         let token = HandleToken.next()
@@ -116,7 +113,7 @@ extension PJSUA {
     /// Drives `pjsua_conf_remove_port()` and `pjmedia_port_destroy()`.
     public func stopTone(_ player: TonePlayer) throws {
         let run = try requireRunning()
-        run.withState { $0.callMedia.tones.removeValue(forKey: player.token) }?.destroy(in: run)
+        run.withState { $0.callMedia.tones.removeValue(forKey: player.token) }?.destroy()
     }
 
     /// Whether a tone is still sounding (a one-shot tone ends by itself).
@@ -149,10 +146,9 @@ extension PJSUA {
     /// Releases one-shot tones that finished and tones of calls that ended.
     func releaseFinishedTones() {
         guard let run else { return }
-        InbandDTMF.sweep(in: run)
         let media = run.withState { $0.callMedia }
         for (token, source) in media.tones where !source.isBusy || source.call.map({ !isLive($0) }) ?? false {
-            source.destroy(in: run)
+            source.destroy()
             run.withState { _ = $0.callMedia.tones.removeValue(forKey: token) }
         }
     }

@@ -37,8 +37,8 @@ struct CallRecord {
     /// DTMF sender, frame ports and video taps. Executor thread only, while pjsua exists.
     func releaseMedia(in run: EngineRun) {
         for attachment in attachments.values { attachment.callEnded() }
-        if let detector = inbandDetector { InbandDTMF.retire(detector, in: run) }
-        inbandSender?.destroy(in: run)
+        if let detector = inbandDetector { InbandDTMF.retire(detector) }
+        inbandSender?.destroy()
         for (channel, _) in frameChannels.values {
             channel.close()
             channel.detach()

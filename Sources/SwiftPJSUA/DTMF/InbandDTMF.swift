@@ -9,9 +9,8 @@ import PJSIP
 /// thread only, from the same step as ``AudioWiring`` (``EngineRun/scheduleRewire(_:)``).
 /// The bridge's clock thread calls the port's `put_frame`, publishes each digit and returns.
 enum InbandDTMF {
-    /// One call's detector port: the pool holding the port, the port, its bridge slot.
+    /// One call's detector port and its bridge slot (the port's pool goes with the port).
     struct Attachment {
-        let pool: UnsafeMutablePointer<pj_pool_t>
         let port: UnsafeMutablePointer<pjmedia_port>
         let slot: pjsua_conf_port_id
     }
@@ -21,7 +20,6 @@ enum InbandDTMF {
     /// (``CallRecord/inbandDetector``) and leaves with it. Executor thread only.
     static func wire(_ call: PJSUA.Call, in run: EngineRun) {
         guard run.detectsInbandDTMF else { return }
-        sweep(in: run)
         guard isLive(call), let source = withCallInfo(call.slot, { info in activeAudioSlots(info).first }) ?? nil else { return }
         if let existing = run.record(of: call, { $0.inbandDetector }) ?? nil {
             pjsua_conf_connect(source, existing.slot)
@@ -32,28 +30,12 @@ enum InbandDTMF {
         pjsua_conf_connect(source, attachment.slot)
     }
 
-    /// Releases the pools of ports removed at least 500 ms ago. Executor thread only.
-    static func sweep(in run: EngineRun) {
-        let now = ContinuousClock.now
-        let due: [UnsafeMutablePointer<pj_pool_t>] = run.withState { state in
-            let due = state.retiredPools.filter { now - $0.at > .milliseconds(500) }.map(\.pool)
-            state.retiredPools.removeAll { now - $0.at > .milliseconds(500) }
-            return due
-        }
-        for pool in due { pj_pool_release(pool) }
-    }
-
-    /// Takes a detector off the bridge; its pool is released later. Executor thread only.
-    static func retire(_ attachment: Attachment, in run: EngineRun) {
+    /// Takes a detector off the bridge and drops our reference: the port, its detector and its
+    /// pool go once the bridge has applied the removal (``BridgePortLifetime``). Executor
+    /// thread only.
+    static func retire(_ attachment: Attachment) {
         pjsua_conf_remove_port(attachment.slot)
         pjmedia_port_destroy(attachment.port)
-        retire(pool: attachment.pool, in: run)
-    }
-
-    /// Releases the pool of a port just removed from the bridge later (at a sweep at least
-    /// 500 ms from now, or with pjsua at shutdown). Tone generators use it too.
-    static func retire(pool: UnsafeMutablePointer<pj_pool_t>, in run: EngineRun) {
-        run.withStateUnchecked { $0.retiredPools.append((pool, ContinuousClock.now)) }
     }
 
     /// A port at the bridge's clock rate and frame size whose `put_frame` runs a detector.
@@ -76,13 +58,14 @@ enum InbandDTMF {
         port.pointee.put_frame = detectorPutFrame
         port.pointee.get_frame = detectorGetFrame
         port.pointee.on_destroy = detectorDestroy
+        // On failure the port was destroyed (its box released) and the pool released.
+        guard BridgePortLifetime.attach(port, pool: pool) == pjSuccess else { return nil }
         var slot: pjsua_conf_port_id = -1
         guard pjsua_conf_add_port(pool, port, &slot) == pjSuccess else {
-            Unmanaged<DetectorBox>.fromOpaque(port.pointee.port_data.pdata).release()
-            pj_pool_release(pool)
+            pjmedia_port_destroy(port)  // the port's last reference: box and pool go with it
             return nil
         }
-        return Attachment(pool: pool, port: port, slot: slot)
+        return Attachment(port: port, slot: slot)
     }
 }
 

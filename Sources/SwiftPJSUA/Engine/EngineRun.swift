@@ -87,10 +87,6 @@ final class EngineRun: Sendable {
         var lastVideoSubscription = 0
         /// When a call last reported media with a video stream (``DelayedVideoStarts``).
         var lastVideoMediaUpdate: ContinuousClock.Instant?
-        /// Pools of ports removed from the bridge, released a while later: the bridge applies a
-        /// removal at its next tick, and may touch the port until then (KL-22). What is left at
-        /// teardown goes with pjsua.
-        var retiredPools: [(pool: UnsafeMutablePointer<pj_pool_t>, at: ContinuousClock.Instant)] = []
         /// The most recent TLS certificate refusal, and the reason text pjsip gives a request
         /// that failed because of one (``CertificateRefusals``).
         var certificateRefusal: (error: PJSUAError, at: ContinuousClock.Instant)?

@@ -229,7 +229,7 @@ public actor PJSUA {
         }
         owned.0.statisticsTask?.cancel()
         for retry in run.withState({ $0.presence.takeRetries() }) { retry.cancel() }
-        for source in owned.0.tones.values { source.destroy(in: run) }
+        for source in owned.0.tones.values { source.destroy() }
         run.stopAttachments()  // e.g. `stop` to every media stream's agent, connections dropped while pjsua exists
         for record in run.takeAllCalls() { record.releaseMedia(in: run) }
         for id in owned.1.keys { pjsua_player_destroy(id) }
