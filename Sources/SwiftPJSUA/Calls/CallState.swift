@@ -90,10 +90,13 @@ extension PJSUA {
 
         public var description: String { reason.isEmpty ? "\(code)" : "\(code) \(reason)" }
 
+        /// Whether two statuses have the same code and reason (a certificate refusal the engine
+        /// found for one is not part of its value).
         public static func == (lhs: SIPStatus, rhs: SIPStatus) -> Bool {
             lhs.code == rhs.code && lhs.reason == rhs.reason
         }
 
+        /// Hashes the code and the reason, as ``==(_:_:)`` compares them.
         public func hash(into hasher: inout Hasher) {
             hasher.combine(code)
             hasher.combine(reason)
