@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Benchmarks) import SwiftPJSUA
+import SwiftPJSUA
 import SwiftPJSUAStreams
 import Synchronization
 
@@ -12,15 +12,28 @@ import Synchronization
 /// plays a WAV file into it (pjsua's file player: no Swift in the media path). Prints
 /// `listening`, then, when N calls have ended, one `click` line per click onset it echoed (times
 /// and the onset frame's sign changes per 20 ms, which tell the callers' two click pitches apart) and a
-/// `delivery` line (bridge -> Swift consumer latency percentiles), then `agent done`.
+/// `delivery` line (bridge tick -> Swift consumer latency percentiles), then `agent done`.
+///
+/// When the bridge handed a frame over is not something the engine reports: the agent reckons it
+/// from its own clock reads and the bridge's clock. The bridge hands a call's frames over one a
+/// tick, so frame n (its stream position) goes a frame duration after frame n - 1; the call's
+/// frame that reached Swift soonest after its tick fixes where the ticks fall (its delivery
+/// counts as 0), and every other frame's delivery is how much later than that it came. Delivery is
+/// therefore what the consumer adds beyond its best case (scheduling, queueing, the bridge's clock
+/// thread running late), not the few microseconds of the best case itself; a click's hand-over
+/// time is off by no more than that best case.
 enum FramesAgent {
     enum Mode: String { case echo, play, stream }
 
     /// What the echo tasks record; shared by every call's task.
     final class Recorder: Sendable {
-        struct Click { var sipCallID: String; var bridge: UInt64; var received: UInt64; var written: UInt64; var crossings: Int }
+        /// A click's onset frame: where it is in its call's stream (ns), when Swift had it and
+        /// when the echo was written (CLOCK_MONOTONIC ns).
+        struct Click { var sipCallID: String; var stream: Int64; var received: Int64; var written: Int64; var crossings: Int }
+        /// A frame as it reached Swift: where it is in its call's stream, when Swift had it (ns).
+        struct Arrival { var stream: Int64; var received: Int64 }
         struct Log {
-            var deliveryMicroseconds: [Double] = []
+            var arrivals: [String: [Arrival]] = [:]
             var clicks: [Click] = []
             var framesEchoed = 0
         }
@@ -112,8 +125,15 @@ enum FramesAgent {
             }
         }
         let log = recorder.log.withLock { $0 }
+        // Where each call's ticks fall: its fastest frame's arrival, less that frame's place in
+        // the stream, is tick 0's hand-over (see the type's comment).
+        let tickZero = log.arrivals.compactMapValues { arrivals in arrivals.map { $0.received - $0.stream }.min() }
+        let deliveryMicroseconds = log.arrivals.flatMap { sipCallID, arrivals in
+            arrivals.map { Double($0.received - $0.stream - (tickZero[sipCallID] ?? 0)) / 1000 }
+        }
         for click in log.clicks {
-            print("click \(click.sipCallID) \(click.bridge) \(click.received) \(click.written) \(click.crossings)")
+            let bridge = click.stream + (tickZero[click.sipCallID] ?? 0)
+            print("click \(click.sipCallID) \(bridge) \(click.received) \(click.written) \(click.crossings)")
         }
         // The streams' counters, summed: what the engine sent, dropped and played.
         let counters = recorder.streams.withLock { $0.map(\.statistics) }
@@ -124,8 +144,8 @@ enum FramesAgent {
                   + "dropped from the agent \(sum(\.droppedMilliseconds)) ms, trimmed \(sum(\.trimmedMilliseconds)) ms, underruns \(sum(\.underruns)), "
                   + "agent frames sent on arrival \(sum(\.framesSentOnArrival)), held back \(sum(\.framesHeldBack))")
         }
-        let delivery = Percentiles(log.deliveryMicroseconds)
-        print("delivery \(log.deliveryMicroseconds.count) \(delivery.p50) \(delivery.p99) \(delivery.sorted.last ?? .nan)")
+        let delivery = Percentiles(deliveryMicroseconds)
+        print("delivery \(deliveryMicroseconds.count) \(delivery.p50) \(delivery.p99) \(delivery.sorted.last ?? .nan)")
         print("agent done")
         fflush(nil)
         await phone.shutdown()
@@ -140,23 +160,25 @@ enum FramesAgent {
         let writer = try await phone.sendAudio(to: call, format: format, capacity: .milliseconds(2 * format.frameDuration.rawValue),
                                                whenFull: .dropOldest)
         let frames = try await phone.receiveAudio(from: call, format: format)
+        let rate = Int64(format.sampleRate.rawValue)
         Task {
             var wasLoud = false
             for await frame in frames {
-                let received = nanoseconds()
+                let received = Int64(nanoseconds())
                 guard (try? await writer.write(frame)) != nil else { break }
-                let written = nanoseconds()
+                let written = Int64(nanoseconds())
+                let stream = Int64(frame.timestamp) * 1_000_000_000 / rate
                 let loud = frame.rmsLevel > clickLevel
                 let onset = loud && !wasLoud
                 wasLoud = loud
                 recorder.log.withLock { log in
                     log.framesEchoed += 1
-                    if frame.bridgeNanoseconds > 0 { log.deliveryMicroseconds.append(Double(received &- frame.bridgeNanoseconds) / 1000) }
+                    log.arrivals[sipCallID, default: []].append(.init(stream: stream, received: received))
                     if onset {
                         // Sign changes per 20 ms of the click (1 kHz: about 40, 2 kHz: about 80).
                         let crossings = zip(frame.samples, frame.samples.dropFirst()).filter { ($0 < 0) != ($1 < 0) }.count
                             * 20 / format.frameDuration.rawValue
-                        log.clicks.append(.init(sipCallID: sipCallID, bridge: frame.bridgeNanoseconds, received: received, written: written,
+                        log.clicks.append(.init(sipCallID: sipCallID, stream: stream, received: received, written: written,
                                                 crossings: crossings))
                     }
                 }

@@ -12,8 +12,9 @@ import PJSUATestSupport
 ///   sockets, a tone with a click every second per call (1 and 2 kHz in turn).
 /// - CPU: the server's CPU seconds over the media phase, per call-second, median of the
 ///   interleaved runs (swift, c, swift, c, ...) and the ratio; the server's share of one core.
-/// - Latency, all CLOCK_MONOTONIC (one clock for both processes): frame delivery (the bridge hands
-///   a frame to the frame port -> the Swift consumer has it), RTP in -> frame out (a click's
+/// - Latency, all CLOCK_MONOTONIC (one clock for both processes): frame delivery (the bridge's tick
+///   -> the Swift consumer has the frame, above the call's fastest frame: the agent reckons the
+///   ticks from its own clock reads, see ``FramesAgent``), RTP in -> frame out (a click's
 ///   packet sent -> its frame in Swift), frame in -> RTP out (the echo written -> its packet
 ///   back at the caller), and the round trip.
 enum FramesBenchmark {
@@ -211,7 +212,7 @@ enum FramesBenchmark {
         fields["delivery_us_p50"] = LoadBenchmark.median(swift.map(\.deliveryP50))
         fields["delivery_us_p99"] = LoadBenchmark.median(swift.map(\.deliveryP99))
         fields["delivery_frames"] = swift.map(\.deliveryCount).reduce(0, +)
-        progress("frames delivery (bridge -> Swift consumer, measured per frame): p50 \(format(fields["delivery_us_p50"] as? Double ?? .nan, 0)) us, "
+        progress("frames delivery (bridge tick -> Swift consumer, above each call's fastest frame): p50 \(format(fields["delivery_us_p50"] as? Double ?? .nan, 0)) us, "
                  + "p99 \(format(fields["delivery_us_p99"] as? Double ?? .nan, 0)) us (median of the runs' percentiles)")
         let series: [(String, String, [Double])] = [
             ("rtp_in_to_frame_out", "RTP in -> frame out", swift.flatMap(\.inbound)),

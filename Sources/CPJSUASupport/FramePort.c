@@ -18,10 +18,8 @@
 #endif
 #include <pjsua.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "CPJSUASupport.h"
 
 #define MAX_SAMPLES_PER_FRAME 960  /* 48 kHz x 20 ms */
@@ -74,7 +72,6 @@ typedef struct frame_port {
     cpjsua_frame_release release;
 } frame_port;
 
-static atomic_int live_ports;
 static const int16_t zeros[MAX_SAMPLES_PER_FRAME];
 
 cpjsua_frame_buffer *cpjsua_frame_buffer_create(uint32_t samples_per_frame, uint32_t capacity_frames,
@@ -243,12 +240,7 @@ static pj_status_t reader_put_frame(pjmedia_port *this_port, pjmedia_frame *fram
     const int16_t *samples = zeros;
     if (frame->type == PJMEDIA_FRAME_TYPE_AUDIO && frame->buf && frame->size >= spf * sizeof(int16_t))
         samples = (const int16_t *)frame->buf;
-    /* When the bridge handed the frame over (CLOCK_MONOTONIC, ns): what the frame-delivery
-     * latency (pjsua-bench frames) is measured from. */
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    uint64_t handed = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
-    b->notify(b->ctx, CPJSUA_FRAME_EVENT_RECEIVED, samples, spf, position, handed);
+    b->notify(b->ctx, CPJSUA_FRAME_EVENT_RECEIVED, samples, spf, position, 0);
     return PJ_SUCCESS;
 }
 
@@ -414,7 +406,6 @@ static pj_status_t frame_port_on_destroy(pjmedia_port *this_port)
     pj_pool_t *pool = port->pool;
     /* May free the buffer (the Swift owner's last reference): touch it no more. */
     port->release(port->retained);
-    atomic_fetch_sub(&live_ports, 1);
     pj_pool_safe_release(&pool);
     return PJ_SUCCESS;
 }
@@ -438,11 +429,9 @@ int32_t cpjsua_frame_port_attach(cpjsua_frame_buffer *b, int32_t is_writer, uint
     port->base.get_frame = is_writer ? &writer_get_frame : &reader_get_frame;
     port->base.put_frame = is_writer ? &writer_put_frame : &reader_put_frame;
     port->base.on_destroy = &frame_port_on_destroy;
-    atomic_fetch_add(&live_ports, 1);
     pj_status_t status = pjmedia_port_init_grp_lock(&port->base, pool, NULL);
     if (status != PJ_SUCCESS) {
         /* No group lock: nothing will call on_destroy. */
-        atomic_fetch_sub(&live_ports, 1);
         release(retained);
         pj_pool_release(pool);
         return status;
@@ -467,9 +456,4 @@ void cpjsua_frame_port_detach(cpjsua_frame_buffer *b)
     pjsua_conf_remove_port(b->slot);
     b->slot = -1;
     pjmedia_port_dec_ref(port);
-}
-
-int32_t cpjsua_frame_ports_alive(void)
-{
-    return atomic_load(&live_ports);
 }

@@ -123,8 +123,7 @@ int cpjsua_ice_chosen_pair(const void *_Nonnull ice_info, int32_t *_Nonnull loca
  * calls `notify` after releasing the mutex: notify must not block. */
 #define CPJSUA_FRAME_MAX_MARKS 256
 enum {
-    CPJSUA_FRAME_EVENT_RECEIVED = 1,      /* reader: samples, count; value = stream position;
-                                             played = CLOCK_MONOTONIC ns when the bridge handed it over */
+    CPJSUA_FRAME_EVENT_RECEIVED = 1,      /* reader: samples, count; value = stream position; played = 0 */
     CPJSUA_FRAME_EVENT_MARK_PLAYED = 2,   /* writer: value = mark id; played = samples played */
     CPJSUA_FRAME_EVENT_MARK_FLUSHED = 3,  /* writer: value = mark id; played = samples played */
     CPJSUA_FRAME_EVENT_UNDERRUN = 4,      /* writer: the queue ran dry while audio was flowing */
@@ -185,8 +184,6 @@ int32_t cpjsua_frame_port_attach(cpjsua_frame_buffer *_Nonnull buffer, int32_t i
 /* Engine thread: removes the port from the bridge (asynchronously: the bridge holds a reference
  * until it is done) and drops ours. Does nothing the second time. */
 void cpjsua_frame_port_detach(cpjsua_frame_buffer *_Nonnull buffer);
-/* Frame ports not yet destroyed in this process. */
-int32_t cpjsua_frame_ports_alive(void);
 
 /* A joinable POSIX thread, owned by the caller. */
 typedef struct cpjsua_thread cpjsua_thread;

@@ -6,7 +6,7 @@ import PJSIP
 func onRegState(_ accID: pjsua_acc_id, _ info: UnsafeMutablePointer<pjsua_reg_info>?) {
     guard let info, let param = info.pointee.cbparam?.pointee, let run = EngineRun.current else { return }
     var state = PJSUA.RegistrationState(
-        status: PJSUA.SIPStatus(code: .init(rawValue: Int(param.code)), reason: String(pj: param.reason)),
+        status: PJSUA.SIPStatus(code: .init(rawValue: Int(param.code)), reason: String(pj: param.reason), in: run),
         expires: .seconds(param.expiration == UInt32.max ? 0 : Int(param.expiration)),
         isUnregistration: info.pointee.renew == 0,
         transportStatus: param.status)

@@ -14,9 +14,6 @@ enum AudioWiring {
     /// Rewires `call` from its current media if it is still the call in its slot. Executor
     /// thread only.
     static func rewire(_ call: PJSUA.Call, in run: EngineRun) {
-        #if DEBUG  // the wiring-thread probe is a test hook: release builds have no counter or lock here
-        Probe.note(onExecutor: run.isOnEngineThread)
-        #endif
         guard isLive(call) else { return }
         let wiresCallsToSlotZero = run.wiresCallsToSlotZero
         let muted = run.record(of: call) { $0.isMuted } ?? false
@@ -38,24 +35,6 @@ enum AudioWiring {
         // A member of the local conference gets its links to the other members back.
         run.conferenceWiring.link(call)
     }
-
-    #if DEBUG  // test hook only (HoldAndMuteTests reads it); not the same on every build by design
-    /// Counts of wirings by thread, for the test that holds this type to its rule
-    /// (`HoldAndMuteTests`). Debug builds only (SwiftPM defines `DEBUG` there, and the tests are
-    /// built that way): a release build has neither the counter nor its lock on the wiring path.
-    enum Probe {
-        private static let wirings = LockedValueBox((onExecutor: 0, elsewhere: 0))
-
-        static func note(onExecutor here: Bool) {
-            wirings.withLockedValue { if here { $0.onExecutor += 1 } else { $0.elsewhere += 1 } }
-        }
-
-        /// Wirings so far: on the executor thread, and on any other thread (must stay 0).
-        static var counts: (onExecutor: Int, elsewhere: Int) {
-            wirings.withLockedValue { $0 }
-        }
-    }
-    #endif
 
     /// Rewires every call pjsua holds (after the sound device changed). Executor thread only.
     static func rewireAll(_ slots: [pjsua_call_id], in run: EngineRun) {

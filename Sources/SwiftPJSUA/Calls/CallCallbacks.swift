@@ -69,7 +69,7 @@ func onCallState(_ callID: pjsua_call_id, _ event: UnsafeMutablePointer<pjsip_ev
     let published = withCallInfo(callID) { info in
         PJSUA.Event.callState(
             call: call, state: PJSUA.CallState(info.pointee.state), sipCallID: callIdentity(call, info, in: run).sipCallID,
-            lastStatus: PJSUA.SIPStatus(code: .init(info.pointee.last_status), reason: String(pj: info.pointee.last_status_text)))
+            lastStatus: PJSUA.SIPStatus(code: .init(info.pointee.last_status), reason: String(pj: info.pointee.last_status_text), in: run))
     }
     guard let published else { return }
     if case .callState(_, .disconnected, _, _) = published {

@@ -66,13 +66,41 @@ extension PJSUA {
         /// The reason phrase.
         public let reason: String
 
+        /// The refused certificate behind the status, found when the engine made it (see
+        /// ``certificateError``). Not part of the status's value: equality and hashing ignore it.
+        let certificateRefusal: PJSUAError?
+
         /// Creates a status.
         public init(code: SIPResponseCode, reason: String) {
+            self.init(code: code, reason: reason, certificateRefusal: nil)
+        }
+
+        /// A status the engine received in `run`: it carries the run's certificate refusal when
+        /// a refused certificate is why it came about (``CertificateRefusals``).
+        init(code: SIPResponseCode, reason: String, in run: EngineRun?) {
+            let refusal = code == .serviceUnavailable ? CertificateRefusals.error(status: 0, code: code, reason: reason, in: run) : nil
+            self.init(code: code, reason: reason, certificateRefusal: refusal)
+        }
+
+        private init(code: SIPResponseCode, reason: String, certificateRefusal: PJSUAError?) {
             self.code = code
             self.reason = reason
+            self.certificateRefusal = certificateRefusal
         }
 
         public var description: String { reason.isEmpty ? "\(code)" : "\(code) \(reason)" }
+
+        /// Whether two statuses have the same code and reason (a certificate refusal the engine
+        /// found for one is not part of its value).
+        public static func == (lhs: SIPStatus, rhs: SIPStatus) -> Bool {
+            lhs.code == rhs.code && lhs.reason == rhs.reason
+        }
+
+        /// Hashes the code and the reason, as ``==(_:_:)`` compares them.
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(code)
+            hasher.combine(reason)
+        }
     }
 
     /// The outcome of a REGISTER (or un-REGISTER) transaction (`on_reg_state2`).

@@ -234,7 +234,7 @@ extension PJSUA {
         return try withLiveCallInfo(call) { info in
             let identity = callIdentity(call, info, in: run)
             return CallInfo(call: call, state: CallState(info.pointee.state), sipCallID: identity.sipCallID, remote: identity.remote,
-                            lastStatus: SIPStatus(code: .init(info.pointee.last_status), reason: String(pj: info.pointee.last_status_text)),
+                            lastStatus: SIPStatus(code: .init(info.pointee.last_status), reason: String(pj: info.pointee.last_status_text), in: run),
                             media: MediaState(info.pointee.media_status), isOutgoing: info.pointee.role == PJSIP_ROLE_UAC,
                             hasVideo: hasActiveVideo(info), encryption: mediaEncryption(of: call.slot, info))
         }
@@ -249,7 +249,7 @@ extension PJSUA {
     /// after the call ended, until pjsua gives the call's slot to another incoming call or the
     /// engine shuts down; nil for an outgoing call, and after that.
     public nonisolated func incomingCallHeaders(_ call: Call) -> [SIPHeader]? {
-        EngineRun.current?.withState { state in
+        runBox.withLockedValue { $0 }?.withState { state in
             guard let kept = state.inviteHeaders[call.slot], kept.token == call.token else { return nil }
             return kept.headers
         }

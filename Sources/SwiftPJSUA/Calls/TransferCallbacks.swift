@@ -129,7 +129,7 @@ private func onTransferStatus(_ callID: pjsua_call_id, _ code: Int32, _ text: Un
                               _ keepReporting: UnsafeMutablePointer<pj_bool_t>?) {
     guard let run = EngineRun.current else { return }
     let call = callHandle(callID)
-    let status = PJSUA.SIPStatus(code: .init(rawValue: Int(code)), reason: text.map { String(pj: $0.pointee) } ?? "")
+    let status = PJSUA.SIPStatus(code: .init(rawValue: Int(code)), reason: text.map { String(pj: $0.pointee) } ?? "", in: run)
     let isFinal = final != 0
     run.publish(.transferStatus(PJSUA.TransferProgress(call: call, status: status, isFinal: isFinal)))
     // A NOTIFY with 2xx ends the transfer even when the subscription is still active (pjsua then

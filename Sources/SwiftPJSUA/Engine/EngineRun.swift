@@ -228,8 +228,8 @@ final class EngineRun: Sendable {
 // `HandleToken` (handles are unique for the life of the process, across runs), `EngineSlot` (the
 // claim on pjsua across engines, which outlives the run being torn down), `PJLibrary` (PJLIB's
 // init count, shared with C code), `ReferWatcher.module` (C memory PJSIP keeps a pointer to
-// across runs), `FrameWakeUps` (the null clock's tick-end hook is a C function with no context
-// argument) and `AudioWiring.Probe` (a test counter, compiled into debug builds only).
+// across runs), and `FrameWakeUps` (the null clock's tick-end hook is a C function with no context
+// argument).
 extension EngineRun {
     /// The run pjsua's callbacks report to. The one global of engine state, because a C function
     /// pointer carries no context: set when a run begins (before `pjsua_init` installs the

@@ -22,7 +22,15 @@ public actor PJSUA {
     var phase: Phase = .idle
     /// What this run owns (nil while idle): made by ``start(_:)``, ended by ``tearDown(_:flags:endingSubscriptions:)``.
     /// Every per-run value lives in it, so the next start begins clean by construction.
-    var run: EngineRun?
+    /// Written on the actor only; stored in ``runBox`` so that the few nonisolated entries
+    /// (``incomingCallHeaders(_:)``) are handed the same run rather than looking one up.
+    var run: EngineRun? {
+        get { runBox.withLockedValue { $0 } }
+        set { runBox.withLockedValue { $0 = newValue } }
+    }
+    /// The storage of ``run``: read it off the actor (a nonisolated entry) here, write it only
+    /// through ``run``.
+    nonisolated let runBox = LockedValueBox<EngineRun?>(nil)
     /// Callers of ``shutdown()`` that arrived while another shutdown was under way. On the actor,
     /// not the run: they are resumed after the run has ended.
     var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
@@ -39,7 +47,7 @@ public actor PJSUA {
     deinit {
         let executor = self.executor
         let hub = self.hub
-        if let run {
+        if let run = runBox.withLockedValue({ $0 }) {
             // Dropped while running: pjsua is torn down on the engine's own thread, after the
             // work already queued there, and the thread then ends by itself. Nothing here waits,
             // so releasing the last reference never blocks the releasing thread (it may be the

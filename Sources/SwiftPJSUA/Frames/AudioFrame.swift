@@ -9,10 +9,6 @@ extension PJSUA {
         /// began: frames received in order advance it by one frame each, so a frame the app's
         /// buffer had to drop shows up as a gap.
         public let timestamp: UInt64
-        /// When the conference bridge handed a received frame to its port (CLOCK_MONOTONIC
-        /// nanoseconds; 0 for frames the app made). Not part of the frame's value: equality and
-        /// hashing ignore it.
-        @_spi(Benchmarks) public let bridgeNanoseconds: UInt64
 
         /// A frame of samples to send.
         /// - Throws: ``PJSUAError/Code/invalidFrame`` when `samples` is not exactly one frame of
@@ -24,21 +20,10 @@ extension PJSUA {
             self.init(unchecked: samples, format: format, timestamp: timestamp)
         }
 
-        init(unchecked samples: [Int16], format: AudioFormat, timestamp: UInt64, bridgeNanoseconds: UInt64 = 0) {
+        init(unchecked samples: [Int16], format: AudioFormat, timestamp: UInt64) {
             self.format = format
             self.samples = samples
             self.timestamp = timestamp
-            self.bridgeNanoseconds = bridgeNanoseconds
-        }
-
-        public static func == (lhs: AudioFrame, rhs: AudioFrame) -> Bool {
-            lhs.format == rhs.format && lhs.timestamp == rhs.timestamp && lhs.samples == rhs.samples
-        }
-
-        public func hash(into hasher: inout Hasher) {
-            hasher.combine(format)
-            hasher.combine(timestamp)
-            hasher.combine(samples)
         }
 
         /// A frame of silence.

@@ -213,7 +213,7 @@ final class FrameChannel: @unchecked Sendable {
         case CPJSUA_FRAME_EVENT_RECEIVED:
             guard let samples else { return }
             let frame = PJSUA.AudioFrame(unchecked: Array(UnsafeBufferPointer(start: samples, count: Int(count))),
-                                         format: format, timestamp: value, bridgeNanoseconds: played)
+                                         format: format, timestamp: value)
             received.add(frame)
         case CPJSUA_FRAME_EVENT_MARK_PLAYED:
             let milliseconds = format.milliseconds(ofSamples: played)

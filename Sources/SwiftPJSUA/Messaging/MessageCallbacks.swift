@@ -40,9 +40,9 @@ func onPagerStatus(_ callID: pjsua_call_id, _ to: UnsafePointer<pj_str_t>?, _ bo
                    _ tdata: UnsafeMutablePointer<pjsip_tx_data>?, _ rdata: UnsafeMutablePointer<pjsip_rx_data>?, _ accID: pjsua_acc_id) {
     let token = HandleToken.token(userData)
     // Every MESSAGE the engine sends carries its identifier; there are no others.
-    guard token != 0 else { return }
+    guard token != 0, let run = EngineRun.current else { return }
     let result = PJSUA.MessageStatus(
         id: PJSUA.MessageID(rawValue: token), call: existingCallHandle(callID), to: to.map { String(pj: $0.pointee) } ?? "",
-        status: PJSUA.SIPStatus(code: .init(status), reason: reason.map { String(pj: $0.pointee) } ?? ""))
-    EngineRun.current?.publish(.messageStatus(result))
+        status: PJSUA.SIPStatus(code: .init(status), reason: reason.map { String(pj: $0.pointee) } ?? "", in: run))
+    run.publish(.messageStatus(result))
 }

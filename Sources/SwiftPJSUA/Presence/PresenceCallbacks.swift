@@ -109,13 +109,13 @@ private func bodyText(_ rdata: UnsafeMutablePointer<pjsip_rx_data>) -> String? {
     return String(decoding: UnsafeRawBufferPointer(start: data, count: Int(body.pointee.len)), as: UTF8.self)
 }
 
-private func ending(_ sub: OpaquePointer, _ event: UnsafeMutablePointer<pjsip_event>?) -> Ending {
+private func ending(_ sub: OpaquePointer, _ event: UnsafeMutablePointer<pjsip_event>?, in run: EngineRun) -> Ending {
     let termination = pjsip_evsub_get_termination_reason(sub).map { String(pj: $0.pointee) } ?? ""
     var ending = Ending(status: PJSUA.SIPStatus(code: .ok, reason: ""), reason: termination, isRefusal: false, retryAfter: nil)
     if let event, event.pointee.type == PJSIP_EVENT_TSX_STATE, let tsx = event.pointee.body.tsx_state.tsx {
         if pjsip_method_cmp(&tsx.pointee.method, pjsip_get_subscribe_method()) == 0 {
             let code = Int(tsx.pointee.status_code)
-            ending.status = PJSUA.SIPStatus(code: .init(rawValue: code), reason: String(pj: tsx.pointee.status_text))
+            ending.status = PJSUA.SIPStatus(code: .init(rawValue: code), reason: String(pj: tsx.pointee.status_text), in: run)
             if ending.reason.isEmpty { ending.reason = ending.status.reason }
             // 408 (or no answer), 481 and 5xx may pass soon; any other refusal will not.
             ending.isRefusal = (400...699).contains(code) && code != 408 && code != 481 && !(500...599).contains(code)
@@ -159,7 +159,7 @@ private func subscriptionChanged(_ slot: pjsua_buddy_id, _ sub: OpaquePointer?, 
         }
         return
     }
-    let end = ending(sub, event)
+    let end = ending(sub, event, in: run)
     let delay = run.withState { state -> Duration? in
         guard var record = state.presence.buddies[slot], record.wanted else { return nil }
         let schedule = state.presence.retry

@@ -95,10 +95,8 @@ extension PJSUA {
 extension PJSUA.SIPStatus {
     /// Why a TLS certificate was refused, when that is why this status came about: pjsip ends a
     /// request whose TLS connection was refused with `503` and the text of
-    /// `PJSIP_TLS_ECERTVERIF`. The error is the most recent refusal (reported by
-    /// ``PJSUA/Event/tlsConnection(_:)``): read it when the status arrives. nil otherwise.
-    public var certificateError: PJSUAError? {
-        // A status carries no engine: the running one's refusals (the API's one lookup).
-        CertificateRefusals.error(status: 0, code: code, reason: reason, in: EngineRun.current)
-    }
+    /// `PJSIP_TLS_ECERTVERIF`. The error is the engine's most recent refusal (reported by
+    /// ``PJSUA/Event/tlsConnection(_:)``) when the engine received the status, and stays with
+    /// the status. nil otherwise, and for a status the app made.
+    public var certificateError: PJSUAError? { certificateRefusal }
 }

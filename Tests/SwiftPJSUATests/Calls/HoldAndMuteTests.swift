@@ -1,6 +1,7 @@
 import Foundation
 import PJSUATestSupport
-@testable import SwiftPJSUA
+@_spi(MediaHooks) @testable import SwiftPJSUA
+import Synchronization
 import Testing
 
 @Suite("Hold, resume and mute")
@@ -94,14 +95,17 @@ struct HoldAndMuteTests {
     /// A mute racing media updates: the far end holds and resumes the muted call over and over
     /// (each a media update on pjsua's worker) while the app toggles mute. Every wiring runs on
     /// the engine's thread, so the two never interleave, and once the last mute is in place the
-    /// microphone path stays cut through further updates.
+    /// microphone path stays cut through further updates. Where each wiring ran, the test sees
+    /// for itself: the engine tells a call's attachment (the MediaHooks SPI) of every wiring, on
+    /// the thread that wires.
     @Test func muteAndMediaUpdatesNeverInterleave() async throws {
         try await withEngine { phone, transport, log in
             let caller = try await phone.makeCall(to: transport.uri(user: "mute-race"))
             let callee = try await log.incomingCall().call
             try await phone.answer(callee)
             try await log.mediaActive(caller)
-            let before = AudioWiring.Probe.counts
+            let wirings = WiringThreads(engineThread: await phone.executorThread())
+            #expect(try await phone.mediaHookContext().attach(wirings, to: caller))
             let toggling = Task {
                 for round in 0..<200 {
                     try await phone.setMuted(caller, to: round.isMultiple(of: 2))
@@ -139,9 +143,9 @@ struct HoldAndMuteTests {
             try await holdAndResume()
             try await Task.sleep(for: .milliseconds(100))
             #expect(try await !phone.microphonePathConnected(caller), "the microphone is live on a muted call")
-            let after = AudioWiring.Probe.counts
-            #expect(after.onExecutor - before.onExecutor >= 200, "wirings: \(before) -> \(after)")
-            #expect(after.elsewhere == 0, "\(after.elsewhere) wirings ran off the engine's thread")
+            let counts = wirings.counts
+            #expect(counts.onEngineThread >= 200, "wirings: \(counts)")
+            #expect(counts.elsewhere == 0, "\(counts.elsewhere) wirings ran off the engine's thread")
             try await phone.hangUp(caller)
         }
     }
@@ -176,4 +180,33 @@ struct HoldAndMuteTests {
             try await log.state(call, .disconnected)
         }
     }
+}
+
+/// Counts the wirings of one call's audio by the thread they ran on: an attachment is told of
+/// each one (``PJSUA/CallMediaAttachment/callAudioWired(slot:)``) by the code that wires, on its
+/// thread.
+private final class WiringThreads: PJSUA.CallMediaAttachment {
+    private let engineThread: pthread_t
+    private let wirings = Mutex((onEngineThread: 0, elsewhere: 0))
+
+    init(engineThread: pthread_t) {
+        self.engineThread = engineThread
+    }
+
+    /// Wirings so far: on the engine's executor thread, and on any other thread (must stay 0).
+    var counts: (onEngineThread: Int, elsewhere: Int) { wirings.withLock { $0 } }
+
+    func callAudioWired(slot: Int32) {
+        let here = pthread_equal(pthread_self(), engineThread) != 0
+        wirings.withLock { if here { $0.onEngineThread += 1 } else { $0.elsewhere += 1 } }
+    }
+
+    func callKeyed(_ digit: PJSUA.DTMFDigit) {}
+    func callEnded() {}
+    func engineStopping() {}
+}
+
+extension PJSUA {
+    /// The engine's executor thread (this method runs on it, as every isolated one does).
+    fileprivate func executorThread() -> pthread_t { pthread_self() }
 }

@@ -48,6 +48,41 @@ struct MediaHookTests {
         configuration.enablesMediaStreams = false
         #expect(configuration.mediaHooks.isEmpty)
     }
+
+    /// The engine installs its own callbacks first and refuses hooks that replace one of them
+    /// (the run would lose that callback's events): `start` throws invalidArgument naming the
+    /// hooks, and leaves nothing behind: the same engine starts without them and its calls are
+    /// reported.
+    @Test func hooksThatReplaceOneOfTheEnginesCallbacksAreRefused() async throws {
+        var configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null)
+        let replaced = Box<Bool>()
+        configuration.mediaHooks = [PJSUA.MediaHooks(name: "replaces-on-call-state", install: { config in
+            replaced.value = config.cb.on_call_state != nil
+            config.cb.on_call_state = { _, _ in }
+        }, releaseAll: {})]
+        await EngineTurns.shared.acquire()
+        let phone = PJSUA()
+        do {
+            let error = await #expect(throws: PJSUAError.self) { try await phone.start(configuration) }
+            #expect(error?.code == .invalidArgument, "\(String(describing: error))")
+            #expect(error?.message.contains("replaces-on-call-state") == true, "\(String(describing: error))")
+            #expect(replaced.value == true, "the hook ran after the engine's callbacks were installed")
+            #expect(await !phone.isRunning)
+            configuration.mediaHooks = []
+            let log = EventLog(phone.events)
+            let transport = try await phone.start(configuration)
+            let call = try await phone.makeCall(to: transport.uri(user: "after-refusal"))
+            let callee = try await log.incomingCall().call
+            try await phone.answer(callee)
+            try await log.state(call, .confirmed)
+            try await phone.hangUp(call)
+            try await log.state(call, .disconnected)
+        } catch {
+            Issue.record(error)
+        }
+        await phone.shutdown()
+        await EngineTurns.shared.release()
+    }
 }
 
 extension PJSUA {

@@ -1,6 +1,6 @@
 import Foundation
 import PJSUATestSupport
-@_spi(Benchmarks) @testable import SwiftPJSUA
+@testable import SwiftPJSUA
 import Testing
 
 /// The OpenAI Realtime path's costs (Performance.md, MediaStreams.md): CPU per streamed
@@ -50,8 +50,9 @@ extension MediaStreamTests {
                 defer { agent.stop() }
                 let call = active[0]
                 let tap = try await phone.receiveAudio(from: call, format: .init(sampleRate: .hz16000), bufferingNewest: 500)
-                let heard = Task { () -> UInt64? in
-                    for await frame in tap where frame.rmsLevel > 0.1 { return frame.bridgeNanoseconds }
+                // Heard: when the tap's consumer, waiting on every frame, has the first loud one.
+                let heard = Task { () -> Double? in
+                    for await frame in tap where frame.rmsLevel > 0.1 { return monotonicSeconds() }
                     return nil
                 }
                 let stream = try await phone.stream(call, to: agent.url(path: "/v1/realtime"), protocol: .openAIRealtime,
@@ -73,7 +74,7 @@ extension MediaStreamTests {
                 await phone.stopReceiving(tap)
                 await phone.stopStream(stream)
                 let sent = agent.records.first { $0["firstDelta"] != nil }?["t"] as? Double
-                if let heardAt, let sent { latencies.append(Double(heardAt) / 1e6 - sent * 1000) }
+                if let heardAt, let sent { latencies.append((heardAt - sent) * 1000) }
                 if let firstPlayed, let sent { played.append((firstPlayed - sent) * 1000) }
                 try await Task.sleep(for: .milliseconds(300))
             }
