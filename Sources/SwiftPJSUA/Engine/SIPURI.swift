@@ -15,7 +15,8 @@ extension PJSUA {
     /// (`pjsua_verify_sip_url`), and throws ``PJSUAError/Code/invalidURI`` before anything is
     /// sent: a mistyped literal fails there. Text built at run time (typed by a user, read from a
     /// received message's `from`) becomes a `SIPURI` through `try SIPURI(text)`, so its error
-    /// surfaces where the app built it.
+    /// surfaces where the app built it. (`SIPURI("sip:bob@example.com")` with a literal argument
+    /// is the literal form, as Swift reads a literal given to a literal-expressible type.)
     ///
     /// Equality compares the text as written, not the URI equivalence of RFC 3261 19.1.4
     /// (`sip:Bob@Example.com` and `sip:Bob@example.com` differ here).
