@@ -13,7 +13,7 @@ enum IdleBenchmark {
         // No sound device open (the default, and an iOS app's state between calls): with the
         // null device the bridge's 20 ms clock would tick all the time.
         try await phone.start(.init(port: 0, bindAddress: "127.0.0.1"))
-        let account = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: kamailio.uri,
+        let account = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: PJSUA.SIPURI(kamailio.uri),
                                                  username: "alice", password: "alice-secret")
         var registered = false
         for await event in events {

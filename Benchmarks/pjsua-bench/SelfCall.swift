@@ -4,10 +4,10 @@ import SwiftPJSUA
 /// both DISCONNECTED, driven by the events as an application would.
 struct SelfCaller {
     let phone: PJSUA
-    let uri: String
+    let uri: PJSUA.SIPURI
     private var iterator: PJSUA.Events.Iterator
 
-    init(phone: PJSUA, uri: String) {
+    init(phone: PJSUA, uri: PJSUA.SIPURI) {
         self.phone = phone
         self.uri = uri
         iterator = phone.events.makeAsyncIterator()

@@ -58,7 +58,7 @@ extension PJSUA.MediaStream {
         /// Keeps the call and plays a WAV file into it (`PJSUA.play(_:into:loop:)`), once.
         case play(path: String)
         /// Transfers the call (`PJSUA.transfer(_:to:hangUpWhenDone:)`, a REFER).
-        case transfer(to: String)
+        case transfer(to: PJSUA.SIPURI)
     }
 
     /// How a stream connects and behaves.

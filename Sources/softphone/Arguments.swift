@@ -1,3 +1,5 @@
+import SwiftPJSUA
+
 /// A usage error: bad flags or values. The CLI prints it on one line and exits with 2.
 struct UsageError: Error, CustomStringConvertible {
     let description: String
@@ -109,5 +111,17 @@ struct Arguments {
             throw UsageError("--\(name) must be a number of seconds in \(range.lowerBound)...\(range.upperBound), got '\(text)'")
         }
         return number
+    }
+}
+
+extension Arguments {
+    /// `text`, an argument naming a SIP URI, as a `PJSUA.SIPURI`, checked before any engine
+    /// starts: a bad one is a usage error that says which argument it was.
+    static func sipURI(_ text: String, for what: String) throws(UsageError) -> PJSUA.SIPURI {
+        do {
+            return try PJSUA.SIPURI(text)
+        } catch {
+            throw UsageError("invalid \(what): \(error.message)")
+        }
     }
 }

@@ -4,13 +4,13 @@ import SwiftPJSUA
 extension Output {
     func emit(presence update: PJSUA.PresenceUpdate) {
         let presence = update.presence
-        emit("presence", ["buddy": update.buddy.description, "uri": update.uri, "basic": presence.basic.rawValue,
+        emit("presence", ["buddy": update.buddy.description, "uri": update.uri.description, "basic": presence.basic.rawValue,
                           "activity": presence.activity.rawValue, "note": presence.note],
              human: "\(update.uri) is \(presence)")
     }
 
     func emit(line: PJSUA.LineState) {
-        emit("lineState", ["buddy": line.buddy.description, "uri": line.uri, "state": line.state.rawValue,
+        emit("lineState", ["buddy": line.buddy.description, "uri": line.uri.description, "state": line.state.rawValue,
                            "dialogState": line.dialogState, "direction": line.direction, "remote": line.remote,
                            "sipCallID": line.sipCallID],
              human: "line \(line)")

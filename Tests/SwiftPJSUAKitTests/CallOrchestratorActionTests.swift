@@ -1,4 +1,5 @@
 import Foundation
+import SwiftPJSUA
 import Testing
 @testable import SwiftPJSUAKit
 
@@ -55,6 +56,25 @@ struct CallOrchestratorActionTests {
         await eventually("the answer is queued") { await h.core.pendingActionCount(for: uuid) == 1 }
         _ = await h.push("c1", cancelled: true)
         await #expect(throws: CallOrchestratorError.callEnded(uuid)) { try await answer.value }
+    }
+
+    /// CallKit's handle is a String; one that is not a SIP URI fails as the engine's
+    /// invalidURI before anything is recorded, configured or sent.
+    @Test func startingACallToSomethingThatIsNotASIPURIFailsBeforeAnythingHappens() async {
+        let h = await Harness()
+        let outgoing = UUID()
+        do {
+            try await h.core.startCall(uuid: outgoing, to: "sip:bob@example.com\r\nX-Evil: 1")
+            Issue.record("started a call to an injected URI")
+        } catch {
+            guard case let .engine(engineError) = error else { Issue.record("\(error)"); return }
+            #expect((engineError as? PJSUAError)?.code == .invalidURI)
+        }
+        #expect(h.engine.log.isEmpty)
+        #expect(h.audio.configurations == 0)
+        #expect(await h.core.liveCalls.isEmpty)
+        try? await h.core.startCall(uuid: outgoing, to: "sip:bob@example.com")
+        #expect(h.engine.log.first?.hasPrefix("place sip:bob@example.com") == true, "the UUID was not kept: \(h.engine.log)")
     }
 
     @Test func answeringAnUnknownCallFails() async {

@@ -23,7 +23,7 @@ private func withIncomingVideoCall(_ name: String,
         let core = CallOrchestrator(engine: PJSUACallEngine(phone), provider: provider, audioSession: FakeAudioSession(),
                                     configuration: .init(supportsVideo: true))
         await core.start()
-        let child = try ChildProcess(try softphone(), ["call", transport.uri(user: "kit"), "--json", "--seconds", "20"] + childVideo,
+        let child = try ChildProcess(try softphone(), ["call", transport.uri(user: "kit").description, "--json", "--seconds", "20"] + childVideo,
                                      name: name)
         defer { child.stop() }
         if await eventually("the INVITE is reported", timeout: .seconds(15), { provider.newIncomingUUIDs.count == 1 }),
@@ -127,7 +127,7 @@ struct RealEngineVideoTests {
             await core.start()
             let uuid = UUID()
             await #expect(throws: CallOrchestratorError.videoNotSupported(uuid)) {
-                try await core.startCall(uuid: uuid, to: transport.uri(user: "kit"), video: true)
+                try await core.startCall(uuid: uuid, to: transport.uri(user: "kit").description, video: true)
             }
             let calls = try await phone.activeCalls()
             #expect(calls.isEmpty, "no INVITE was sent")

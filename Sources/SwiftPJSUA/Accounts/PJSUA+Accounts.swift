@@ -4,10 +4,11 @@ import PJSIP
 extension PJSUA.Account {
     /// Everything needed to add a SIP account.
     public struct Configuration: Sendable, CustomStringConvertible, CustomReflectable {
-        /// The account's address of record, e.g. `sip:alice@example.com`.
-        public var id: String
+        /// The account's address of record, e.g. `sip:alice@example.com` (or with a display
+        /// name, `"Alice" <sip:alice@example.com>`).
+        public var id: PJSUA.SIPURI
         /// The registrar URI, e.g. `sip:example.com`; nil for an account that does not register.
-        public var registrar: String?
+        public var registrar: PJSUA.SIPURI?
         /// The digest user name; nil for no credentials. Given with ``password`` or not at all.
         /// The stored-password form of ``credentials``.
         public var username: String?
@@ -48,7 +49,7 @@ extension PJSUA.Account {
         /// RFC 8599 push parameters for the REGISTER Contact.
         public var push: PJSUA.PushParameters?
         /// Outbound proxies, in order (`pjsua_acc_config.proxy`).
-        public var proxies: [String]
+        public var proxies: [PJSUA.SIPURI]
         /// Registration expiry asked of the registrar (whole seconds, 60...86400 s).
         public var registrationExpiry: Duration
         /// Whether REGISTER is sent as soon as the account is added.
@@ -87,8 +88,8 @@ extension PJSUA.Account {
         public var publishesPresence: Bool = false
 
         /// Creates an account configuration.
-        public init(id: String, registrar: String? = nil, username: String? = nil, password: String? = nil,
-                    realm: String = "*", push: PJSUA.PushParameters? = nil, proxies: [String] = [],
+        public init(id: PJSUA.SIPURI, registrar: PJSUA.SIPURI? = nil, username: String? = nil, password: String? = nil,
+                    realm: String = "*", push: PJSUA.PushParameters? = nil, proxies: [PJSUA.SIPURI] = [],
                     registrationExpiry: Duration = .seconds(300), registerOnAdd: Bool = true,
                     registrationRetry: RegistrationRetry = .default, ipChangeCalls: PJSUA.IPChangeCallPolicy = .keep,
                     ice: PJSUA.AccountOverride<PJSUA.ICEConfiguration> = .engineDefault,
@@ -116,8 +117,8 @@ extension PJSUA.Account {
 
         /// Creates an account configuration whose challenges are answered with `credentials`
         /// (for example `.provider(...)`, which keeps no password in the engine).
-        public init(id: String, registrar: String? = nil, credentials: Credentials?, push: PJSUA.PushParameters? = nil,
-                    proxies: [String] = [], registrationExpiry: Duration = .seconds(300), registerOnAdd: Bool = true,
+        public init(id: PJSUA.SIPURI, registrar: PJSUA.SIPURI? = nil, credentials: Credentials?, push: PJSUA.PushParameters? = nil,
+                    proxies: [PJSUA.SIPURI] = [], registrationExpiry: Duration = .seconds(300), registerOnAdd: Bool = true,
                     registrationRetry: RegistrationRetry = .default, ipChangeCalls: PJSUA.IPChangeCallPolicy = .keep,
                     ice: PJSUA.AccountOverride<PJSUA.ICEConfiguration> = .engineDefault,
                     turn: PJSUA.AccountOverride<PJSUA.TURNConfiguration> = .engineDefault, usesSTUN: Bool = true,
@@ -146,7 +147,7 @@ extension PJSUA.Account {
         }
 
         public var description: String {
-            "Account.Configuration(id: \(id), registrar: \(registrar ?? "none"), username: \(username ?? "none"), password: \(password == nil ? "none" : "<redacted>")\(provider == nil ? "" : ", credentials: provider"), push: \(push.map(\.description) ?? "none"), srtp: \(srtp.map(\.description) ?? "engine's"))"
+            "Account.Configuration(id: \(id), registrar: \(registrar.map(\.description) ?? "none"), username: \(username ?? "none"), password: \(password == nil ? "none" : "<redacted>")\(provider == nil ? "" : ", credentials: provider"), push: \(push.map(\.description) ?? "none"), srtp: \(srtp.map(\.description) ?? "engine's"))"
         }
     }
 }
@@ -156,7 +157,7 @@ extension PJSUA {
     ///
     /// Drives `pjsua_acc_add()`. Registration outcomes arrive as ``Event/registration(account:state:)``.
     @discardableResult
-    public func addAccount(id: String, registrar: String? = nil, username: String? = nil, password: String? = nil,
+    public func addAccount(id: SIPURI, registrar: SIPURI? = nil, username: String? = nil, password: String? = nil,
                            realm: String = "*", push: PushParameters? = nil) throws -> Account {
         try addAccount(Account.Configuration(id: id, registrar: registrar, username: username, password: password,
                                              realm: realm, push: push))
@@ -167,7 +168,7 @@ extension PJSUA {
     ///
     /// Drives `pjsua_acc_add()`. Registration outcomes arrive as ``Event/registration(account:state:)``.
     @discardableResult
-    public func addAccount(id: String, registrar: String? = nil, credentials: Account.Credentials?,
+    public func addAccount(id: SIPURI, registrar: SIPURI? = nil, credentials: Account.Credentials?,
                            push: PushParameters? = nil) throws -> Account {
         try addAccount(Account.Configuration(id: id, registrar: registrar, credentials: credentials, push: push))
     }
@@ -234,7 +235,7 @@ extension PJSUA {
         return try withCStringArena { arena throws(PJSUAError) in
             var config = pjsua_acc_config()
             pjsua_acc_config_default(&config)
-            config.id = arena.pj(configuration.id)
+            config.id = arena.pj(configuration.id.text)
             config.user_data = HandleToken.pointer(token)
             config.unreg_timeout = UInt32(settings.unregisterTimeout.wholeMilliseconds)
             config.reg_timeout = UInt32(configuration.registrationExpiry.wholeSeconds)
@@ -249,12 +250,12 @@ extension PJSUA {
             config.auto_repond_sip_message = pjsuaAnswersMessages
             if let srtp = configuration.srtp { Self.apply(srtp, to: &config) }
             Self.setMediaBinding(&config, settings, arena)
-            if let registrar = configuration.registrar { config.reg_uri = arena.pj(registrar) }
+            if let registrar = configuration.registrar { config.reg_uri = arena.pj(registrar.text) }
             if let pushParameters { config.reg_contact_uri_params = arena.pj(pushParameters) }
             withUnsafeMutableBytes(of: &config.proxy) { raw in
                 let proxies = raw.bindMemory(to: pj_str_t.self)
                 for (index, proxy) in configuration.proxies.enumerated() where index < proxies.count {
-                    proxies[index] = arena.pj(proxy)
+                    proxies[index] = arena.pj(proxy.text)
                 }
             }
             config.proxy_cnt = UInt32(configuration.proxies.count)
@@ -272,7 +273,7 @@ extension PJSUA {
                 let headers = field(config, \.reg_hdr_list)
                 pj_list_init(headers)
                 registrationHeaders.append(to: headers)
-                try check(pjsua_acc_add(config, 0, &slot), "cannot add account \(Validation.quoted(configuration.id))")
+                try check(pjsua_acc_add(config, 0, &slot), "cannot add account \(Validation.quoted(configuration.id.text))")
             }
             withExtendedLifetime(registrationHeaders) {}
             return slot

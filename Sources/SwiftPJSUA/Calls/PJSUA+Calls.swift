@@ -10,12 +10,12 @@ extension PJSUA {
     ///   - account: the account to call from; nil uses ``localAccount``.
     ///   - headers: extra headers for the INVITE (e.g. `X-Call-UUID`); checked before anything
     ///     is sent (``PJSUAError/Code/invalidHeader``).
-    public func makeCall(to uri: String, from account: Account? = nil, headers: [SIPHeader] = []) throws -> Call {
+    public func makeCall(to uri: SIPURI, from account: Account? = nil, headers: [SIPHeader] = []) throws -> Call {
         try placeCall(to: uri, from: account, headers: headers, setting: Self.callSetting())
     }
 
     /// Places a call with the given pjsua call settings (audio-only, or with video).
-    func placeCall(to uri: String, from account: Account?, headers: [SIPHeader], setting: pjsua_call_setting) throws(PJSUAError) -> Call {
+    func placeCall(to uri: SIPURI, from account: Account?, headers: [SIPHeader], setting: pjsua_call_setting) throws(PJSUAError) -> Call {
         try requireRunning()
         try Validation.sipURI(uri, what: "destination URI")
         let accountSlot = try resolve(account ?? defaultAccount)
@@ -27,9 +27,9 @@ extension PJSUA {
         var setting = setting
         try withMessageData(headers) { data throws(PJSUAError) in
             try withCStringArena { arena throws(PJSUAError) in
-                var destination = arena.pj(uri)
+                var destination = arena.pj(uri.text)
                 try check(pjsua_call_make_call(accountSlot, &destination, &setting, HandleToken.pointer(token), data, &slot),
-                          "cannot call \(Validation.quoted(uri))")
+                          "cannot call \(Validation.quoted(uri.text))")
             }
         }
         return Call(slot: slot, token: token)

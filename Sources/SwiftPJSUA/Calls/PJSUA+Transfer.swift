@@ -13,15 +13,15 @@ extension PJSUA {
     ///   - call: an established call.
     ///   - uri: the transfer target, e.g. `sip:carol@example.com`; validated before PJSIP sees it.
     ///   - hangUpWhenDone: whether to end `call` once the transfer succeeded.
-    public func transfer(_ call: Call, to uri: String, hangUpWhenDone: Bool = true) throws {
+    public func transfer(_ call: Call, to uri: SIPURI, hangUpWhenDone: Bool = true) throws {
         let slot = try resolveEstablished(call, for: "transfer")
         try Validation.sipURI(uri, what: "transfer target")
         let run = try requireRunning()
         TransferContext.setHangUpOnSuccess(call, hangUpWhenDone, in: run)
         do {
             try withCStringArena { arena throws(PJSUAError) in
-                var destination = arena.pj(uri)
-                try check(pjsua_call_xfer(slot, &destination, nil), "cannot transfer \(call) to \(Validation.quoted(uri))")
+                var destination = arena.pj(uri.text)
+                try check(pjsua_call_xfer(slot, &destination, nil), "cannot transfer \(call) to \(Validation.quoted(uri.text))")
             }
         } catch {
             TransferContext.setHangUpOnSuccess(call, false, in: run)

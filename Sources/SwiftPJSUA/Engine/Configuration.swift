@@ -229,13 +229,14 @@ extension PJSUA {
         /// The port it is bound to (the real one when 0 was asked for).
         public let port: Int
 
-        /// A SIP URI that reaches this transport, e.g. `sip:127.0.0.1:5060;transport=tcp`.
-        public func uri(user: String? = nil) -> String {
+        /// A SIP URI that reaches this transport, e.g. `sip:127.0.0.1:5060;transport=tcp`, with
+        /// `user` as its user part when given (checked where the URI is used).
+        public func uri(user: String? = nil) -> SIPURI {
             let hostPart = ipv6 && !host.hasPrefix("[") ? "[\(host)]" : host
             let userPart = user.map { "\($0)@" } ?? ""
             let scheme = kind == .tls ? "sips" : "sip"
             let parameter = kind == .udp ? "" : ";transport=\(kind == .tls ? "tls" : "tcp")"
-            return "\(scheme):\(userPart)\(hostPart):\(port)\(parameter)"
+            return SIPURI(unchecked: "\(scheme):\(userPart)\(hostPart):\(port)\(parameter)")
         }
 
         public var description: String { "\(kind)\(ipv6 ? "6" : "") \(host):\(port)" }

@@ -8,9 +8,21 @@ public enum Validation {
     /// The longest URI accepted (PJSIP's `PJSIP_MAX_URL_SIZE` buffers are 256 bytes).
     static let maxURILength = 255
 
-    /// Rejects a malformed SIP URI. The scheme must be `sip` or `sips` (or `tel` when allowed);
-    /// PJSIP's own parser (`pjsua_verify_sip_url`) then has the last word.
-    static func sipURI(_ uri: String, what: String, allowTel: Bool = false) throws(PJSUAError) {
+    /// Rejects a malformed SIP URI: ``sipURISyntax(_:what:)``, then PJSIP's own parser
+    /// (`pjsua_verify_sip_url`) has the last word. Only on the engine's executor with the engine
+    /// running (PJSIP parses it).
+    static func sipURI(_ uri: String, what: String) throws(PJSUAError) {
+        try sipURISyntax(uri, what: what)
+        guard uri.withCString({ pjsua_verify_sip_url($0) }) == pjSuccess else {
+            throw PJSUAError(.invalidURI, "invalid \(what) \(quoted(uri)): PJSIP cannot parse it")
+        }
+    }
+
+    /// Rejects what a user can get wrong in a SIP URI, in Swift alone (no PJSIP, so any thread,
+    /// with or without a running engine: ``PJSUA/SIPURI/init(_:)`` checks with it). The scheme
+    /// must be `sip` or `sips`; no control character (CR, LF, NUL: header injection), no space,
+    /// at most ``maxURILength`` bytes.
+    static func sipURISyntax(_ uri: String, what: String) throws(PJSUAError) {
         func fail(_ why: String) -> PJSUAError {
             PJSUAError(.invalidURI, "invalid \(what) \(quoted(uri)): \(why)")
         }
@@ -21,21 +33,23 @@ public enum Validation {
         }
         // A display-name form such as `"Bob" <sip:bob@host>` is accepted; the scheme check
         // applies to the URI inside the angle brackets.
-        var bare = Substring(uri)
-        if let open = uri.firstIndex(of: "<") {
-            guard let close = uri.lastIndex(of: ">"), close > open else { throw fail("unbalanced angle brackets") }
-            bare = uri[uri.index(after: open)..<close]
-        }
+        guard let bare = bareURI(uri) else { throw fail("unbalanced angle brackets") }
         let lower = bare.lowercased()
-        let schemes = allowTel ? ["sip:", "sips:", "tel:"] : ["sip:", "sips:"]
+        let schemes = ["sip:", "sips:"]
         guard schemes.contains(where: { lower.hasPrefix($0) }) else {
             throw fail("the scheme must be \(schemes.map { String($0.dropLast()) }.joined(separator: " or "))")
         }
         let rest = lower.drop(while: { $0 != ":" }).dropFirst()
         guard !rest.isEmpty, !rest.hasPrefix("@") else { throw fail("it has no host") }
         guard !bare.contains(" ") else { throw fail("it contains spaces") }
-        let verdict = uri.withCString { allowTel ? pjsua_verify_url($0) : pjsua_verify_sip_url($0) }
-        guard verdict == pjSuccess else { throw fail("PJSIP cannot parse it") }
+    }
+
+    /// The URI itself: the text between the first `<` and the last `>` of a display-name form,
+    /// else the whole text; nil when the angle brackets do not pair.
+    static func bareURI(_ uri: String) -> Substring? {
+        guard let open = uri.firstIndex(of: "<") else { return Substring(uri) }
+        guard let close = uri.lastIndex(of: ">"), close > open else { return nil }
+        return uri[uri.index(after: open)..<close]
     }
 
     /// Rejects anything that is not a numeric IPv4 or IPv6 address of the right family.

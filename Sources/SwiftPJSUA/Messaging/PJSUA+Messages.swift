@@ -16,7 +16,7 @@ extension PJSUA {
     ///   - contentType: the body's MIME type, `type/subtype` with optional `;parameters`.
     ///   - headers: extra headers for the request.
     @discardableResult
-    public func sendMessage(_ text: String, to uri: String, from account: Account? = nil, contentType: String = "text/plain",
+    public func sendMessage(_ text: String, to uri: SIPURI, from account: Account? = nil, contentType: String = "text/plain",
                             headers: [SIPHeader] = []) throws -> MessageID {
         try sendMessage(Data(text.utf8), to: uri, from: account, contentType: contentType, headers: headers)
     }
@@ -26,7 +26,7 @@ extension PJSUA {
     ///
     /// Drives `pjsua_im_send()`.
     @discardableResult
-    public func sendMessage(_ body: Data, to uri: String, from account: Account? = nil, contentType: String,
+    public func sendMessage(_ body: Data, to uri: SIPURI, from account: Account? = nil, contentType: String,
                             headers: [SIPHeader] = []) throws -> MessageID {
         try requireRunning()
         try Validation.sipURI(uri, what: "message destination URI")
@@ -35,11 +35,11 @@ extension PJSUA {
         let id = MessageID(rawValue: HandleToken.next())
         try withMessageData(headers) { data throws(PJSUAError) in
             try withCStringArena { arena throws(PJSUAError) in
-                var destination = arena.pj(uri)
+                var destination = arena.pj(uri.text)
                 var type = arena.pj(contentType)
                 try Self.withContent(body) { content throws(PJSUAError) in
                     try check(pjsua_im_send(accountSlot, &destination, &type, content, data, HandleToken.pointer(id.rawValue)),
-                              "cannot send a message to \(Validation.quoted(uri))")
+                              "cannot send a message to \(Validation.quoted(uri.text))")
                 }
             }
         }

@@ -4,7 +4,7 @@ struct BuddyRecord {
     /// The token of the buddy's handle (pjsua reuses slots).
     let token: UInt
     /// The URI as added.
-    let uri: String
+    let uri: PJSUA.SIPURI
     /// Whether the buddy watches `presence` (false: `dialog`, BLF).
     let watchesPresence: Bool
     /// Whether the app wants the subscription (``PJSUA/subscribe(_:)``): false after

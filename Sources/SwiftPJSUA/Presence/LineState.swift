@@ -18,7 +18,7 @@ extension PJSUA {
         /// The buddy.
         public let buddy: Buddy
         /// The buddy's URI, as added.
-        public let uri: String
+        public let uri: SIPURI
         /// The lamp's state.
         public let state: State
         /// The `<state>` as received (e.g. `proceeding`); empty with no dialog.

@@ -26,7 +26,7 @@ extension PJSUA {
     ///   - watching: presence, or the dialog package for a busy-lamp field.
     /// - Throws: ``PJSUAError/Code/invalidURI``, ``PJSUAError/Code/tooMany`` past
     ///   ``BuildLimits/maxBuddies`` (32 in the iOS binary), ``PJSUAError/Code/staleHandle``.
-    public func addBuddy(_ uri: String, account: Account? = nil, watching: Buddy.Watch = .presence) throws -> Buddy {
+    public func addBuddy(_ uri: SIPURI, account: Account? = nil, watching: Buddy.Watch = .presence) throws -> Buddy {
         let run = try requireRunning()
         try Validation.sipURI(uri, what: "buddy URI")
         let accountSlot = try resolve(account ?? defaultAccount)
@@ -38,12 +38,12 @@ extension PJSUA {
         try withCStringArena { arena throws(PJSUAError) in
             var config = pjsua_buddy_config()
             pjsua_buddy_config_default(&config)
-            config.uri = arena.pj(uri)
+            config.uri = arena.pj(uri.text)
             config.acc_id = accountSlot
             config.user_data = HandleToken.pointer(token)
             // Subscribed below, once the record exists: the first state callback may come
             // before pjsua_buddy_subscribe_* returns.
-            try check(pjsua_buddy_add(&config, &slot), "cannot add buddy \(Validation.quoted(uri))")
+            try check(pjsua_buddy_add(&config, &slot), "cannot add buddy \(Validation.quoted(uri.text))")
         }
         let watchesPresence = watching == .presence
         run.withState { $0.presence.buddies[slot] = BuddyRecord(token: token, uri: uri, watchesPresence: watchesPresence, wanted: true) }

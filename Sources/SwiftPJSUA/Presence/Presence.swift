@@ -86,7 +86,7 @@ extension PJSUA {
         /// The buddy.
         public let buddy: Buddy
         /// The buddy's URI, as added.
-        public let uri: String
+        public let uri: SIPURI
         /// What its last NOTIFY said.
         public let presence: Presence
     }

@@ -12,7 +12,7 @@ extension PJSUA {
     /// an `m=video` line with every enabled video codec (``videoCodecs()``). Our video goes out
     /// as soon as the stream is up, from `video.captureDevice`, unless `video` says otherwise.
     /// ``Event/videoMedia(call:streams:)`` reports the stream.
-    public func makeCall(to uri: String, from account: Account? = nil, headers: [SIPHeader] = [], video: VideoOptions) throws -> Call {
+    public func makeCall(to uri: SIPURI, from account: Account? = nil, headers: [SIPHeader] = [], video: VideoOptions) throws -> Call {
         try Self.requireVideo()
         let call = try placeCall(to: uri, from: account, headers: headers, setting: Self.callSetting(video: video))
         VideoWiring.remember(video, for: call, in: try requireRunning())

@@ -14,7 +14,7 @@ public protocol CallEngine: Sendable {
     func callEvents() -> AsyncStream<CallEngineEvent<CallHandle>>
     /// Places an outgoing call to `destination` (a SIP URI); with `video`, the offer carries video
     /// too, otherwise audio alone.
-    func makeCall(to destination: String, video: Bool) async throws -> CallHandle
+    func makeCall(to destination: PJSUA.SIPURI, video: Bool) async throws -> CallHandle
     /// Sends a provisional response (180 Ringing) for an incoming call.
     func ring(_ call: CallHandle) async throws
     /// Answers an incoming call with 200 OK; with `video`, accepting the video it offers (and

@@ -40,7 +40,7 @@ public struct PJSUACallEngine: CallEngine {
     /// Calls `PJSUA.makeCall(to:from:headers:)` from the local account, or with
     /// `video` `PJSUA.makeCall(to:from:headers:video:)` with video both ways from the
     /// default capture device (switch it with `PJSUA.setVideoCaptureDevice(_:of:)`).
-    public func makeCall(to destination: String, video: Bool) async throws -> PJSUA.Call {
+    public func makeCall(to destination: PJSUA.SIPURI, video: Bool) async throws -> PJSUA.Call {
         if video {
             try await phone.makeCall(to: destination, from: nil, video: .sendReceive)
         } else {

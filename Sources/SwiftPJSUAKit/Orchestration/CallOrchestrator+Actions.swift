@@ -1,4 +1,5 @@
 import Foundation
+import SwiftPJSUA
 
 // Provider actions: what the user did in the call UI, carried out on the engine; an answer or
 // end tapped before the INVITE arrived waits for it (see CallOrchestrator+PendingActions.swift).
@@ -8,10 +9,20 @@ extension CallOrchestrator {
     ///
     /// The call is recorded with `hasVideo == video`, what the call UI was told when the call
     /// started; the media event then says whether the peer took the video.
+    /// `destination` is the call UI's handle, a `String` (CallKit's `CXHandle` value); it
+    /// becomes a `PJSUA.SIPURI` here, before anything is recorded.
     /// - Throws: ``CallOrchestratorError/videoNotSupported(_:)`` for a video call when
-    ///   ``OrchestratorConfiguration/supportsVideo`` is false (nothing is sent).
+    ///   ``OrchestratorConfiguration/supportsVideo`` is false (nothing is sent);
+    ///   ``CallOrchestratorError/engine(_:)`` with the `PJSUAError` (`invalidURI`) of a
+    ///   destination that is not a SIP URI (nothing is recorded or sent).
     public func startCall(uuid: UUID, to destination: String, video: Bool = false) async throws(CallOrchestratorError) {
         if video, !configuration.supportsVideo { throw .videoNotSupported(uuid) }
+        let uri: PJSUA.SIPURI
+        do {
+            uri = try PJSUA.SIPURI(destination)
+        } catch {
+            throw .engine(error)
+        }
         guard registry.beginOutgoing(uuid: uuid, destination: destination, video: video) else { throw .duplicateCall(uuid) }
         do {
             try await audioSession.configureForVoiceCall()
@@ -21,7 +32,7 @@ extension CallOrchestrator {
         }
         let handle: Handle
         do {
-            handle = try await engine.makeCall(to: destination, video: video)
+            handle = try await engine.makeCall(to: uri, video: video)
         } catch {
             forget(uuid)
             throw .engine(error)

@@ -38,7 +38,8 @@ struct AccountOptions {
         case "hangup": ipChangeCalls = .hangUp
         case let other?: throw UsageError("--ip-change-calls must be keep or hangup, got '\(other)'")
         }
-        configuration = PJSUA.Account.Configuration(id: id, registrar: arguments.string("registrar"),
+        let registrar = try arguments.string("registrar").map { text throws(UsageError) in try Arguments.sipURI(text, for: "--registrar") }
+        configuration = PJSUA.Account.Configuration(id: try Arguments.sipURI(id, for: "--account"), registrar: registrar,
                                                     username: username, password: password, ipChangeCalls: ipChangeCalls)
     }
 }

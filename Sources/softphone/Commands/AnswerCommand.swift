@@ -131,7 +131,7 @@ enum AnswerCommand {
             defer { networkChanges.cancel() }
             try await media.apply(to: phone)
             let video = try await videoOptions.apply(to: phone, output: output)
-            output.emit("listening", ["uri": transport.uri(), "transport": transport.kind.rawValue, "host": transport.host, "port": transport.port],
+            output.emit("listening", ["uri": transport.uri().description, "transport": transport.kind.rawValue, "host": transport.host, "port": transport.port],
                         human: "listening on \(transport.uri())")
             var added: PJSUA.Account?
             if let configuration = account.configuration {

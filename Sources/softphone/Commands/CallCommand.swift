@@ -52,6 +52,7 @@ enum CallCommand {
         let output = Output(json: arguments.has("json"))
         let destination = arguments.positionals[0]
         let listen = try ListenAddress(arguments, reaching: [destination, arguments.string("registrar")])
+        let destinationURI = try Arguments.sipURI(destination, for: "destination URI")
         let seconds = try arguments.seconds("seconds", in: 0...86_400, default: 5) ?? 5
         let timeout = try arguments.seconds("timeout", in: 1...3600, default: 30) ?? 30
         let play = arguments.string("play")
@@ -61,13 +62,11 @@ enum CallCommand {
         let stream = try StreamOptions(arguments)
         let account = try AccountOptions(arguments, required: false)
         let transferOptions = try TransferOptions(arguments)
-        let transferTarget = arguments.string("transfer-to")
+        let transferTarget = try arguments.string("transfer-to").map { text throws(UsageError) in
+            try Arguments.sipURI(text, for: "--transfer-to (the transfer target)")
+        }
         let transferAfter = try arguments.seconds("transfer-after", in: 0...86_400, default: 1) ?? 1
         if transferTarget == nil && arguments.string("transfer-after") != nil { throw UsageError("--transfer-after needs --transfer-to") }
-        // The engine checks the URI in full when it transfers; a wrong scheme is caught before the call.
-        if let transferTarget, !["sip:", "sips:"].contains(where: { transferTarget.lowercased().hasPrefix($0) }) {
-            throw UsageError("--transfer-to must be a sip: or sips: URI (the transfer target), got '\(transferTarget)'")
-        }
         let media = try MediaOptions(arguments)
         let videoOptions = try VideoCLIOptions(arguments)
         var configuration = listen.configuration()
@@ -87,9 +86,9 @@ enum CallCommand {
             let (from, failure) = try await account.add(to: phone, watcher: watcher, timeout: timeout, signals: signals, output: output)
             if let failure { return failure }
             let call = if let video {
-                try await phone.makeCall(to: destination, from: from, headers: headers, video: video)
+                try await phone.makeCall(to: destinationURI, from: from, headers: headers, video: video)
             } else {
-                try await phone.makeCall(to: destination, from: from, headers: headers)
+                try await phone.makeCall(to: destinationURI, from: from, headers: headers)
             }
             guard let outcome = await watcher.state(of: call, in: [.confirmed, .disconnected], within: timeout, signals: signals) else {
                 if signals.pending != nil {
@@ -148,7 +147,7 @@ enum CallCommand {
     }
 
     /// `--transfer-to`: waits, transfers the call (REFER) and waits for the outcome.
-    static func transfer(_ call: PJSUA.Call, to target: String, after delay: Double, phone: PJSUA, watcher: Watcher,
+    static func transfer(_ call: PJSUA.Call, to target: PJSUA.SIPURI, after delay: Double, phone: PJSUA, watcher: Watcher,
                          output: Output, timeout: Double, recorder: PJSUA.Recorder?) async throws -> Int32 {
         let signals = Signals.shared
         if await watcher.state(of: call, in: [.disconnected], within: delay, signals: signals) != nil {

@@ -38,7 +38,7 @@ enum DemoCommand {
         output.emit("demo", ["step": "call", "callee": calleeURI], human: "demo: calling \(calleeURI)")
 
         let connected = try await withPhone(ListenAddress.loopback.configuration(), output: output) { phone, _, watcher in
-            let call = try await phone.makeCall(to: calleeURI.replacingOccurrences(of: "sip:", with: "sip:demo@"))
+            let call = try await phone.makeCall(to: PJSUA.SIPURI(calleeURI.replacingOccurrences(of: "sip:", with: "sip:demo@")))
             guard let outcome = await watcher.state(of: call, in: [.confirmed, .disconnected], within: 15), outcome.state == .confirmed else {
                 return Int32(1)
             }

@@ -25,6 +25,7 @@ enum MessageCommand {
         let destination = arguments.positionals[0]
         let text = arguments.positionals[1]
         let listen = try ListenAddress(arguments, reaching: [destination, arguments.string("registrar")])
+        let destinationURI = try Arguments.sipURI(destination, for: "message destination URI")
         let timeout = try arguments.seconds("timeout", in: 1...3600, default: 35) ?? 35
         let contentType = arguments.string("content-type") ?? "text/plain"
         let headers = try arguments.strings("header").map(PJSUA.SIPHeader.init(parsing:))
@@ -38,7 +39,7 @@ enum MessageCommand {
         return try await withPhone(configuration, output: output) { phone, _, watcher in
             let (from, failure) = try await account.add(to: phone, watcher: watcher, timeout: timeout, signals: signals, output: output)
             if let failure { return failure }
-            let id = try await phone.sendMessage(text, to: destination, from: from, contentType: contentType, headers: headers)
+            let id = try await phone.sendMessage(text, to: destinationURI, from: from, contentType: contentType, headers: headers)
             let outcome = await watcher.first(within: timeout, signals: signals) { event -> PJSUA.MessageStatus? in
                 if case let .messageStatus(status) = event, status.id == id { return status }
                 return nil

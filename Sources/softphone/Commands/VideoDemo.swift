@@ -56,7 +56,7 @@ enum VideoDemo {
 
         let verdict = try await withPhone(ListenAddress.loopback.configuration(), output: output) { phone, _, watcher in
             if let codec { try await phone.useVideoCodecs([codec.uppercased()]) }
-            let call = try await phone.makeCall(to: calleeURI.replacingOccurrences(of: "sip:", with: "sip:demo@"), video: .receiveOnly)
+            let call = try await phone.makeCall(to: PJSUA.SIPURI(calleeURI.replacingOccurrences(of: "sip:", with: "sip:demo@")), video: .receiveOnly)
             guard let outcome = await watcher.state(of: call, in: [.confirmed, .disconnected], within: 15, signals: .shared),
                   outcome.state == .confirmed else {
                 return fail(output, "the call did not connect")

@@ -41,7 +41,7 @@ enum WatchCommand {
             if let failure { return failure }
             for target in targets {
                 do {
-                    let buddy = try await phone.addBuddy(target, account: from, watching: watching)
+                    let buddy = try await phone.addBuddy(try PJSUA.SIPURI(target), account: from, watching: watching)
                     output.emit("watching", ["buddy": buddy.description, "uri": target, "package": watching == .presence ? "presence" : "dialog"],
                                 human: "watching \(target) (\(watching == .presence ? "presence" : "line state"))")
                 } catch let error as PJSUAError {

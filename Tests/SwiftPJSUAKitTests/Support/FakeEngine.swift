@@ -91,7 +91,7 @@ final class FakeEngine: CallEngine {
         return stream
     }
 
-    func makeCall(to destination: String, video: Bool) async throws -> FakeCall {
+    func makeCall(to destination: PJSUA.SIPURI, video: Bool) async throws -> FakeCall {
         try record("place \(destination)\(video ? " video" : "")", "place")
         let call = state.withLock { state in
             state.nextCall += 1

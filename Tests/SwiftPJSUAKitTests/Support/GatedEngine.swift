@@ -56,7 +56,7 @@ final class GatedEngine: CallEngine {
         if passThrough { continuation.yield(event) }
     }
 
-    func makeCall(to destination: String, video: Bool) async throws -> PJSUA.Call { try await phone.makeCall(to: destination, video: video) }
+    func makeCall(to destination: PJSUA.SIPURI, video: Bool) async throws -> PJSUA.Call { try await phone.makeCall(to: destination, video: video) }
     func ring(_ call: PJSUA.Call) async throws { try await phone.ring(call) }
     func answer(_ call: PJSUA.Call, video: Bool) async throws { try await phone.answer(call, video: video) }
     func setVideo(_ call: PJSUA.Call, to enabled: Bool) async throws { try await phone.setVideo(call, to: enabled) }

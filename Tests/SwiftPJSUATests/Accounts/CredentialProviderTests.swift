@@ -38,7 +38,7 @@ struct CredentialProviderTests {
         defer { kamailio.stop() }
         let probe = ProviderProbe()
         try await withEngine { phone, _, log in
-            let account = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: kamailio.uri,
+            let account = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: PJSUA.SIPURI(kamailio.uri),
                                                      credentials: probe.provider { _ in .init(username: "alice", password: "alice-secret") })
             let registered = try await log.registration(account, "registration")
             #expect(registered.isRegistered, "\(registered)")
@@ -62,7 +62,7 @@ struct CredentialProviderTests {
         defer { kamailio.stop() }
         let probe = ProviderProbe()
         try await withEngine { phone, _, log in
-            let account = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: kamailio.uri,
+            let account = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: PJSUA.SIPURI(kamailio.uri),
                                                      credentials: probe.provider { _ in .init(username: "alice", password: "wrong") })
             let failed = try await log.registration(account, "failed registration")
             #expect(!failed.isRegistered)
@@ -79,7 +79,7 @@ struct CredentialProviderTests {
         let probe = ProviderProbe()
         try await withEngine { phone, _, log in
             let started = ContinuousClock.now
-            let account = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: kamailio.uri,
+            let account = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: PJSUA.SIPURI(kamailio.uri),
                                                      credentials: probe.provider { _ in throw KeychainLocked() })
             let failed = try await log.registration(account, "failed registration", timeout: .seconds(3))
             #expect(!failed.isRegistered)
@@ -97,7 +97,7 @@ struct CredentialProviderTests {
         try await withEngine { phone, _, log in
             let started = ContinuousClock.now
             let account = try await phone.addAccount(
-                id: "sip:alice@127.0.0.1", registrar: kamailio.uri,
+                id: "sip:alice@127.0.0.1", registrar: PJSUA.SIPURI(kamailio.uri),
                 credentials: probe.provider(timeout: .milliseconds(300)) { _ in
                     do { try await Task.sleep(for: .seconds(3600)) } catch { probe.recordCancellation() }
                     return .init(username: "alice", password: "alice-secret")
@@ -121,12 +121,12 @@ struct CredentialProviderTests {
         try await withEngine { phone, _, log in
             // bob answers from a stored password, in the same engine; alice's INVITE is challenged
             // by kamailio's proxy (407) and routed to bob's registered contact.
-            let bob = try await phone.addAccount(id: "sip:bob@127.0.0.1", registrar: kamailio.uri,
+            let bob = try await phone.addAccount(id: "sip:bob@127.0.0.1", registrar: PJSUA.SIPURI(kamailio.uri),
                                                  username: "bob", password: "bob-secret")
             try await log.registration(bob, "bob registered", where: \.isRegistered)
             let alice = try await phone.addAccount(id: "sip:alice@127.0.0.1",
                                                    credentials: probe.provider { _ in .init(username: "alice", password: "alice-secret") })
-            let call = try await phone.makeCall(to: "sip:bob@127.0.0.1:\(kamailio.port)", from: alice)
+            let call = try await phone.makeCall(to: PJSUA.SIPURI("sip:bob@127.0.0.1:\(kamailio.port)"), from: alice)
             let incoming = try await log.incomingCall()
             #expect(incoming.from.contains("alice@127.0.0.1"))
             let challenge = try #require(probe.challenges.first)
@@ -144,7 +144,7 @@ struct CredentialProviderTests {
         let probe = ProviderProbe()
         try await withEngine { phone, _, log in
             let alice = try await phone.addAccount(id: "sip:alice@127.0.0.1", credentials: probe.provider { _ in nil })
-            let call = try await phone.makeCall(to: "sip:bob@127.0.0.1:\(kamailio.port)", from: alice)
+            let call = try await phone.makeCall(to: PJSUA.SIPURI("sip:bob@127.0.0.1:\(kamailio.port)"), from: alice)
             let ended = try await log.state(call, .disconnected, timeout: .seconds(3))
             #expect([401, 407].contains(ended.status.code.rawValue), "\(ended.status)")
             #expect(probe.challenges.map(\.method) == ["INVITE"])
@@ -162,7 +162,7 @@ struct CredentialProviderTests {
                 return nil
             }
             let alice = try await phone.addAccount(id: "sip:alice@127.0.0.1", credentials: waiting)
-            let call = try await phone.makeCall(to: "sip:bob@127.0.0.1:\(kamailio.port)", from: alice)
+            let call = try await phone.makeCall(to: PJSUA.SIPURI("sip:bob@127.0.0.1:\(kamailio.port)"), from: alice)
             try await waitUntil("the provider asked") { probe.challenges.count == 1 }
             let credentials = try runningCredentials()
             #expect(credentials.pendingCount == 1)
@@ -171,7 +171,7 @@ struct CredentialProviderTests {
             #expect(try runningCredentials().pendingCount == 0)
 
             // A registration still waiting at shutdown is given up before pjsua is destroyed.
-            let carol = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: kamailio.uri, credentials: waiting)
+            let carol = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: PJSUA.SIPURI(kamailio.uri), credentials: waiting)
             try await waitUntil("the provider asked for the REGISTER") { probe.challenges.count == 2 }
             #expect(probe.challenges.last?.account == carol)
             #expect(credentials.pendingCount == 1)
@@ -191,7 +191,7 @@ struct CredentialProviderTests {
             let registrar = try await sipp(["-sf", scenario("uas-register-401-fresh-nonce.xml")], name: "sipp-register-401")
             defer { registrar.stop() }
             var configuration = PJSUA.Account.Configuration(
-                id: "sip:alice@127.0.0.1", registrar: "sip:127.0.0.1:\(registrar.sippPort)",
+                id: "sip:alice@127.0.0.1", registrar: try PJSUA.SIPURI("sip:127.0.0.1:\(registrar.sippPort)"),
                 credentials: probe.provider { _ in .init(username: "alice", password: "refused-anyway") })
             configuration.registrationRetry = .init(firstAfter: .seconds(600), interval: .seconds(600), jitter: .zero)
             let account = try await phone.addAccount(configuration)
@@ -222,7 +222,7 @@ struct CredentialProviderTests {
                 }
                 return .init(username: "alice", password: "alice-secret")
             }
-            let account = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: kamailio.uri, credentials: credentials)
+            let account = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: PJSUA.SIPURI(kamailio.uri), credentials: credentials)
             try await waitUntil("the provider asked") { probe.challenges.count == 1 }
             #expect(try runningCredentials().pendingCount == 1)
             try await phone.handleIPChange()
@@ -248,17 +248,17 @@ struct CredentialProviderTests {
         defer { kamailio.stop() }
         let probe = ProviderProbe()
         try await withEngine { phone, _, log in
-            let alice = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: kamailio.uri,
+            let alice = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: PJSUA.SIPURI(kamailio.uri),
                                                    credentials: probe.provider { _ in .init(username: "alice", password: "alice-secret") })
             try await log.registration(alice, "alice registered", where: \.isRegistered)
-            let bob = try await phone.addAccount(id: "sip:bob@127.0.0.1", registrar: kamailio.uri,
+            let bob = try await phone.addAccount(id: "sip:bob@127.0.0.1", registrar: PJSUA.SIPURI(kamailio.uri),
                                                  username: "bob", password: "bob-secret")
             try await log.registration(bob, "bob registered", where: \.isRegistered)
             try await phone.removeAccount(alice)
             let unregistered = try await log.registration(alice, "alice unregistered", where: \.isUnregistration)
             #expect(unregistered.isUnregistration && unregistered.status.code == .ok, "\(unregistered)")
             #expect(probe.challenges.map(\.method) == ["REGISTER", "REGISTER"])
-            let call = try await phone.makeCall(to: "sip:alice@127.0.0.1:\(kamailio.port)", from: bob)
+            let call = try await phone.makeCall(to: PJSUA.SIPURI("sip:alice@127.0.0.1:\(kamailio.port)"), from: bob)
             let ended = try await log.state(call, .disconnected)
             #expect(ended.status.code == .notFound, "\(ended.status)")
             #expect(!log.all.contains { if case .incomingCall = $0 { true } else { false } }, "alice's binding outlived her account")
@@ -272,7 +272,7 @@ struct CredentialProviderTests {
         defer { kamailio.stop() }
         let probe = ProviderProbe()
         let (log, alice) = try await withEngine { phone, _, log in
-            let alice = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: kamailio.uri,
+            let alice = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: PJSUA.SIPURI(kamailio.uri),
                                                    credentials: probe.provider { _ in .init(username: "alice", password: "alice-secret") })
             try await log.registration(alice, "alice registered", where: \.isRegistered)
             return (log, alice)
@@ -302,7 +302,7 @@ struct CredentialProviderTests {
         let secret = "provider-secret-\(UUID().uuidString.prefix(8))"
         try await withEngine(engine) { phone, _, log in
             // kamailio knows alice's password only; a wrong one is enough to see what is logged.
-            let account = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: kamailio.uri,
+            let account = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: PJSUA.SIPURI(kamailio.uri),
                                                      credentials: .provider(.init { _ in .init(username: "alice", password: secret) }))
             try await log.registration(account, "failed registration")
             #expect(lines.values.contains { $0.contains("Authorization: Digest") })

@@ -9,7 +9,7 @@ struct KamailioTests {
         let kamailio = try await Kamailio()
         defer { kamailio.stop() }
         try await withEngine { phone, _, log in
-            let account = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: kamailio.uri,
+            let account = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: PJSUA.SIPURI(kamailio.uri),
                                                      username: "alice", password: "alice-secret")
             let registered = try await log.registration(account, "registration")
             #expect(registered.status.code == 200)
@@ -27,7 +27,7 @@ struct KamailioTests {
         let kamailio = try await Kamailio()
         defer { kamailio.stop() }
         try await withEngine { phone, _, log in
-            let account = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: kamailio.uri,
+            let account = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: PJSUA.SIPURI(kamailio.uri),
                                                      username: "alice", password: "not-the-password")
             let state = try await log.registration(account, "failed registration")
             #expect(!state.isRegistered)
@@ -44,7 +44,7 @@ struct KamailioTests {
         configuration.logHandler = { _, message in lines.append(message) }
         try await withEngine(configuration) { phone, _, log in
             let account = try await phone.addAccount(
-                id: "sip:alice@127.0.0.1", registrar: kamailio.uri, username: "alice", password: "alice-secret",
+                id: "sip:alice@127.0.0.1", registrar: PJSUA.SIPURI(kamailio.uri), username: "alice", password: "alice-secret",
                 push: .apns(teamID: "ABCDE12345", bundleID: "com.example.offhook", token: Data([0xde, 0xad])))
             try await log.registration(account, "registered", where: \.isRegistered)
             try await phone.reRegister(account, updatingPush: .apns(teamID: "ABCDE12345", bundleID: "com.example.offhook", token: Data([0xbe, 0xef])))
@@ -74,10 +74,10 @@ struct KamailioCallTests {
             ], name: "softphone-bob", environment: ["BOB_PASSWORD": "bob-secret"])
             try await bob.waitForOutput("\"registered\":true")
 
-            let alice = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: kamailio.uri,
+            let alice = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: PJSUA.SIPURI(kamailio.uri),
                                                    username: "alice", password: "alice-secret")
             try await log.registration(alice, "alice registered", where: \.isRegistered)
-            let call = try await phone.makeCall(to: "sip:bob@127.0.0.1:\(kamailio.port)", from: alice)
+            let call = try await phone.makeCall(to: PJSUA.SIPURI("sip:bob@127.0.0.1:\(kamailio.port)"), from: alice)
             let confirmed = try await log.state(call, .confirmed)
             try await Task.sleep(for: .milliseconds(300))
             try await phone.hangUp(call)

@@ -50,7 +50,7 @@ struct RegistrarFaultTests {
         let configuration = PJSUA.Configuration(port: 0, transport: .tcp, bindAddress: "127.0.0.1", audioDevice: .null)
         try await withEngine(configuration) { phone, _, _ in
             let outcomes = Outcomes(phone.events)
-            var account = PJSUA.Account.Configuration(id: "sip:alice@127.0.0.1", registrar: kamailio.uri,
+            var account = PJSUA.Account.Configuration(id: "sip:alice@127.0.0.1", registrar: try PJSUA.SIPURI(kamailio.uri),
                                                       username: "alice", password: "alice-secret", registrationExpiry: .seconds(600))
             account.registrationRetry = .init(firstAfter: .seconds(1), interval: .seconds(2), jitter: .seconds(0))
             _ = try await phone.addAccount(account)
@@ -93,7 +93,7 @@ struct RegistrarFaultTests {
             let registrar = try await sipp(["-sf", scenario("uas-register-503.xml"), "-m", "3"], name: "sipp-registrar-503")
             defer { registrar.stop() }
             let outcomes = Outcomes(phone.events)
-            var account = PJSUA.Account.Configuration(id: "sip:alice@127.0.0.1", registrar: "sip:127.0.0.1:\(registrar.sippPort)")
+            var account = PJSUA.Account.Configuration(id: "sip:alice@127.0.0.1", registrar: try PJSUA.SIPURI("sip:127.0.0.1:\(registrar.sippPort)"))
             account.registrationRetry = .init(firstAfter: .seconds(1), interval: .seconds(2), jitter: .seconds(0))
             _ = try await phone.addAccount(account)
             var index = -1
@@ -117,7 +117,7 @@ struct RegistrarFaultTests {
         defer { kamailio.stop() }
         try await withEngine { phone, _, _ in
             let outcomes = Outcomes(phone.events)
-            var account = PJSUA.Account.Configuration(id: "sip:alice@127.0.0.1", registrar: kamailio.uri,
+            var account = PJSUA.Account.Configuration(id: "sip:alice@127.0.0.1", registrar: try PJSUA.SIPURI(kamailio.uri),
                                                       username: "alice", password: "alice-secret")
             account.registrationRetry = .init(firstAfter: .seconds(1), interval: .seconds(2), jitter: .seconds(0))
             _ = try await phone.addAccount(account)

@@ -37,7 +37,7 @@ struct CodecTests {
             #expect(codecs.map(\.priority) == codecs.map(\.priority).sorted(by: >))
             let offer = hasOpus ? "uas-offer-opus-first.xml" : "uas-offer-g722-first.xml"
             let peer = try await sipp(["-sf", scenario(offer)], name: "sipp-offer-best")
-            let call = try await phone.makeCall(to: "sip:offer@127.0.0.1:\(peer.sippPort)")
+            let call = try await phone.makeCall(to: PJSUA.SIPURI("sip:offer@127.0.0.1:\(peer.sippPort)"))
             #expect(try await log.state(call, .disconnected).status.code == 488)
             #expect(try await peer.waitForExit() == 0, "\(peer.output.suffix(2000))")
         }
@@ -49,7 +49,7 @@ struct CodecTests {
             let enabled = try await phone.codecs().filter { $0.priority > 0 }.map(\.id)
             #expect(enabled.count == 2 && enabled[0].hasPrefix("PCMA") && enabled[1].hasPrefix("PCMU"), "\(enabled)")
             let peer = try await sipp(["-sf", scenario("uas-offer-pcma-pcmu.xml")], name: "sipp-offer-pcma")
-            let call = try await phone.makeCall(to: "sip:offer@127.0.0.1:\(peer.sippPort)")
+            let call = try await phone.makeCall(to: PJSUA.SIPURI("sip:offer@127.0.0.1:\(peer.sippPort)"))
             #expect(try await log.state(call, .disconnected).status.code == 488)
             #expect(try await peer.waitForExit() == 0, "\(peer.output.suffix(2000))")
         }

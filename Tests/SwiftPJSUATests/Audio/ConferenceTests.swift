@@ -39,7 +39,7 @@ struct ConferenceTests {
             // PCMU: speex/16000 (what two engines pick by default) clips a tone this loud, and
             // the clipped 1000 Hz + 600 Hz mix reads as 200 Hz (measured).
             try await phone.useCodecs(["PCMU"])
-            let calls = try await parties.asyncMap { try await phone.makeCall(to: $0.uri) }
+            let calls = try await parties.asyncMap { try await phone.makeCall(to: PJSUA.SIPURI($0.uri)) }
             for call in calls {
                 try await log.state(call, .confirmed)
                 try await log.mediaActive(call)

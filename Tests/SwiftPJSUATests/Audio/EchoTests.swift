@@ -78,7 +78,7 @@ struct EchoTests {
         let listening = try await bot.waitForLine(startingWith: "echo bot listening on ")
         let port = try #require(listening.split(separator: ":").last.flatMap { Int($0) }, "\(bot.explain("printed no port"))")
         try await withEngine { phone, _, log in
-            let call = try await phone.makeCall(to: "sip:bot@127.0.0.1:\(port)")
+            let call = try await phone.makeCall(to: PJSUA.SIPURI("sip:bot@127.0.0.1:\(port)"))
             try await log.mediaActive(call)
             let recorder = try await phone.record(call, to: directory + "/heard.wav")
             _ = try await phone.play(directory + "/tone.wav", into: call, loop: true)

@@ -18,7 +18,7 @@ struct MediaBindingTests {
         try await withEngine(configuration) { phone, _, log in
             let account = fromAddedAccount ? try await phone.addAccount(id: "sip:alice@127.0.0.1") : nil
             let peer = try await sipp(["-sf", scenario("uas-sdp-loopback.xml")], name: "sipp-sdp-loopback")
-            let call = try await phone.makeCall(to: "sip:media@127.0.0.1:\(peer.sippPort)", from: account)
+            let call = try await phone.makeCall(to: PJSUA.SIPURI("sip:media@127.0.0.1:\(peer.sippPort)"), from: account)
             try await log.mediaActive(call)
             let bound = udpSocketAddresses(port: rtpPort) + udpSocketAddresses(port: rtpPort + 1)
             #expect(bound == ["127.0.0.1", "127.0.0.1"], "RTP and RTCP sockets on port \(rtpPort): \(bound)")

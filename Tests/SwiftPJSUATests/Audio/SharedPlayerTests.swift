@@ -17,8 +17,8 @@ struct SharedPlayerTests {
         try await withEngine { phone, _, log in
             let (child, port) = try await answeringSoftphone(["--record-dir", directory, "--exit-after", "2"], name: "softphone-recorder")
             defer { child.stop() }
-            let first = try await phone.makeCall(to: "sip:bot@127.0.0.1:\(port)")
-            let second = try await phone.makeCall(to: "sip:bot@127.0.0.1:\(port)")
+            let first = try await phone.makeCall(to: PJSUA.SIPURI("sip:bot@127.0.0.1:\(port)"))
+            let second = try await phone.makeCall(to: PJSUA.SIPURI("sip:bot@127.0.0.1:\(port)"))
             try await log.mediaActive(first)
             try await log.mediaActive(second)
             let player = try await phone.makePlayer(directory + "/tone.wav")
@@ -89,7 +89,7 @@ struct SharedPlayerTests {
                                                                      name: "softphone-shared-player")
             defer { child.stop() }
             let port = try #require(jsonLines(child.output).first { $0["event"] as? String == "listening" }?["port"] as? Int)
-            let second = try await phone.makeCall(to: "sip:bot@127.0.0.1:\(port)")
+            let second = try await phone.makeCall(to: PJSUA.SIPURI("sip:bot@127.0.0.1:\(port)"))
             try await log.mediaActive(second)
             let directory = try temporaryDirectory()
             defer { try? FileManager.default.removeItem(atPath: directory) }

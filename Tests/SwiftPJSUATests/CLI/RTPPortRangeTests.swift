@@ -61,7 +61,7 @@ struct RTPPortRangeTests {
         let configuration = PJSUA.Configuration(port: 0, bindAddress: "127.0.0.1", audioDevice: .null, rtpPort: first)
         try await withEngine(configuration) { phone, transport, log in
             let peer = try RawSIPPeer(target: transport.port)
-            _ = try await phone.makeCall(to: peer.uri)
+            _ = try await phone.makeCall(to: PJSUA.SIPURI(peer.uri))
             let invite = try #require(try await peer.request("INVITE"))
             let port = try #require(Self.mediaPort(invite), "\(invite.text)")
             #expect(port >= first + 200 && port.isMultiple(of: 2), "placed call's media at \(port), block \(first)-\(first + 199)")

@@ -25,7 +25,7 @@ struct AudioOnlyCallTests {
     @Test func ourOfferAndOurHoldAndResumeReinvitesHaveNoVideo() async throws {
         try await withEngine { phone, _, log in
             let peer = try await sipp(["-sf", scenario("uas-audio-only-offers.xml")], name: "sipp-audio-only")
-            let call = try await phone.makeCall(to: "sip:audio@127.0.0.1:\(peer.sippPort)")
+            let call = try await phone.makeCall(to: PJSUA.SIPURI("sip:audio@127.0.0.1:\(peer.sippPort)"))
             try await log.mediaActive(call)
             try await phone.hold(call)
             try await log.first("local hold") { event -> Void? in

@@ -16,9 +16,9 @@ struct BaresipTransferTests {
             let peer = try Baresip(lifetime: 30)
             defer { peer.process.stop() }
             try await peer.waitUntilReady()
-            let call = try await phone.makeCall(to: peer.uri)
+            let call = try await phone.makeCall(to: PJSUA.SIPURI(peer.uri))
             try await log.state(call, .confirmed)
-            try await phone.transfer(call, to: target.uri)
+            try await phone.transfer(call, to: PJSUA.SIPURI(target.uri))
             let outcome = try await log.transferOutcome(call)
             #expect(outcome.code == 200, "\(log.transferStatuses(of: call))\n\(peer.process.output.suffix(2000))")
             try await log.state(call, .disconnected)
@@ -36,7 +36,7 @@ struct BaresipTransferTests {
             let peer = try Baresip(lifetime: 30)
             defer { peer.process.stop() }
             try await peer.waitUntilReady()
-            try await peer.dial(transport.uri(user: "bob"))
+            try await peer.dial(transport.uri(user: "bob").description)
             let incoming = try await log.incomingCall()
             try await phone.answer(incoming.call)
             try await log.state(incoming.call, .confirmed)

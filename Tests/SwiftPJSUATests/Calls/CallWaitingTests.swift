@@ -14,13 +14,13 @@ struct CallWaitingTests {
         try WAVFile.tone(frequency: 700, duration: .seconds(2), amplitude: 0.3).write(to: directory + "/tone.wav")
         try await withEngine { phone, transport, log in
             try await phone.useCodecs(["PCMU"])
-            let first = try ChildProcess(try softphone(), ["call", transport.uri(user: "first"), "--listen", "udp:127.0.0.1:0",
+            let first = try ChildProcess(try softphone(), ["call", transport.uri(user: "first").description, "--listen", "udp:127.0.0.1:0",
                                                           "--seconds", "30", "--json"], name: "softphone-first")
             let one = try await log.incomingCall().call
             try await phone.answer(one)
             try await log.state(one, .confirmed)
 
-            let second = try ChildProcess(try softphone(), ["call", transport.uri(user: "second"), "--listen", "udp:127.0.0.1:0",
+            let second = try ChildProcess(try softphone(), ["call", transport.uri(user: "second").description, "--listen", "udp:127.0.0.1:0",
                                                            "--seconds", "30", "--play", directory + "/tone.wav", "--json"],
                                           name: "softphone-second")
             let two = try await log.first("the second incoming call") { event -> PJSUA.Call? in
@@ -73,7 +73,7 @@ struct CallWaitingTests {
         try await withEngine(configuration) { phone, transport, log in
             var callers: [ChildProcess] = []
             for index in 0..<limit {
-                callers.append(try ChildProcess(try softphone(), ["call", transport.uri(user: "c\(index)"), "--listen", "udp:127.0.0.1:0",
+                callers.append(try ChildProcess(try softphone(), ["call", transport.uri(user: "c\(index)").description, "--listen", "udp:127.0.0.1:0",
                                                                  "--seconds", "30", "--json"], name: "softphone-c\(index)"))
                 let call = try await log.first("call \(index)") { event -> PJSUA.Call? in
                     if case let .incomingCall(_, call, _, _, _) = event,
@@ -86,7 +86,7 @@ struct CallWaitingTests {
                 try await log.state(call, .confirmed)
             }
             #expect(try await phone.activeCalls().count == limit)
-            let extra = try await runSoftphone(["call", transport.uri(user: "extra"), "--listen", "udp:127.0.0.1:0", "--json"])
+            let extra = try await runSoftphone(["call", transport.uri(user: "extra").description, "--listen", "udp:127.0.0.1:0", "--json"])
             #expect(extra.status == 1, "\(extra.output)")
             #expect(extra.output.contains("503"), "\(extra.output)")
             #expect(try await phone.activeCalls().count == limit)

@@ -8,7 +8,7 @@ struct CustomHeaderTests {
     @Test func headersGivenToMakeCallAndHangupArriveOnTheInviteAndTheBye() async throws {
         try await withEngine { phone, _, log in
             let peer = try await sipp(["-sf", scenario("uas-header-check.xml")], name: "sipp-header-check")
-            let call = try await phone.makeCall(to: "sip:service@127.0.0.1:\(peer.sippPort)", headers: [
+            let call = try await phone.makeCall(to: PJSUA.SIPURI("sip:service@127.0.0.1:\(peer.sippPort)"), headers: [
                 .init("X-Call-UUID", "6f1c0a7e-2b1d-4c55-9d3e-1a2b3c4d5e6f"),
                 .init("P-Preferred-Identity", "<sip:alice@example.com>"),
             ])
@@ -24,7 +24,7 @@ struct CustomHeaderTests {
         // The scenario's checks are real: the same call without the headers makes sipp exit 1.
         try await withEngine { phone, _, log in
             let peer = try await sipp(["-sf", scenario("uas-header-check.xml")], name: "sipp-header-missing")
-            let call = try await phone.makeCall(to: "sip:service@127.0.0.1:\(peer.sippPort)")
+            let call = try await phone.makeCall(to: PJSUA.SIPURI("sip:service@127.0.0.1:\(peer.sippPort)"))
             try await log.state(call, .confirmed)
             try await phone.hangUp(call)
             try await log.state(call, .disconnected)
@@ -69,7 +69,7 @@ struct CustomHeaderTests {
     @Test func registrationHeadersArriveOnTheRegister() async throws {
         try await withEngine { phone, _, log in
             let peer = try await sipp(["-sf", scenario("uas-register-header-check.xml")], name: "sipp-register-headers")
-            let account = try await phone.addAccount(.init(id: "sip:alice@127.0.0.1", registrar: "sip:127.0.0.1:\(peer.sippPort)",
+            let account = try await phone.addAccount(.init(id: "sip:alice@127.0.0.1", registrar: PJSUA.SIPURI("sip:127.0.0.1:\(peer.sippPort)"),
                                                            registrationHeaders: [.init("X-Device-ID", "handset-7")]))
             let state = try await log.registration(account, "registration")
             #expect(state.status.code == 200)
@@ -96,10 +96,10 @@ struct CustomHeaderTests {
             let uri = "sip:bob@127.0.0.1:\(silent.port)"
             for bad in Self.badHeaders {
                 let headers = [PJSUA.SIPHeader("X-Fine", "fine"), bad]
-                #expect(await thrownCode { try await phone.makeCall(to: uri, headers: headers) } == .invalidHeader, "\(bad)")
-                #expect(await thrownCode { try await phone.sendMessage("x", to: uri, headers: headers) } == .invalidHeader, "\(bad)")
+                #expect(await thrownCode { try await phone.makeCall(to: PJSUA.SIPURI(uri), headers: headers) } == .invalidHeader, "\(bad)")
+                #expect(await thrownCode { try await phone.sendMessage("x", to: PJSUA.SIPURI(uri), headers: headers) } == .invalidHeader, "\(bad)")
                 #expect(await thrownCode {
-                    try await phone.addAccount(.init(id: "sip:carol@127.0.0.1", registrar: "sip:127.0.0.1:\(silent.port)", registrationHeaders: headers))
+                    try await phone.addAccount(.init(id: "sip:carol@127.0.0.1", registrar: PJSUA.SIPURI("sip:127.0.0.1:\(silent.port)"), registrationHeaders: headers))
                 } == .invalidHeader, "\(bad)")
             }
             #expect(try await phone.activeCalls().isEmpty)
@@ -111,7 +111,7 @@ struct CustomHeaderTests {
 
     @Test func aBadHeaderOnAnswerOrHangupLeavesTheCallAsItWas() async throws {
         try await withEngine { phone, transport, log in
-            let caller = try await phone.makeCall(to: "sip:self@127.0.0.1:\(transport.port)")
+            let caller = try await phone.makeCall(to: PJSUA.SIPURI("sip:self@127.0.0.1:\(transport.port)"))
             let callee = try await log.incomingCall().call
             #expect(await thrownCode { try await phone.answer(callee, headers: [.init("X-A", "b\r\n")]) } == .invalidHeader)
             #expect(await thrownCode { try await phone.hangUp(callee, headers: [.init("To", "x")]) } == .invalidHeader)

@@ -34,7 +34,7 @@ struct EarlyMediaTests {
 
         try await withEngine { phone, _, log in
             let peer = try await sipp(["-sf", directory + "/scenario.xml"], name: "sipp-183")
-            let call = try await phone.makeCall(to: "sip:ringback@127.0.0.1:\(peer.sippPort)")
+            let call = try await phone.makeCall(to: PJSUA.SIPURI("sip:ringback@127.0.0.1:\(peer.sippPort)"))
             try await log.state(call, .early)
             try await log.mediaActive(call)
             let recorder = try await phone.record(call, to: directory + "/early.wav")

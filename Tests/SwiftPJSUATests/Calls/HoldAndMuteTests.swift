@@ -156,7 +156,7 @@ struct HoldAndMuteTests {
         let kamailio = try await Kamailio()
         defer { kamailio.stop() }
         try await withEngine { phone, transport, log in
-            let account = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: kamailio.uri,
+            let account = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: PJSUA.SIPURI(kamailio.uri),
                                                      username: "alice", password: "alice-secret")
             try await log.registration(account, "alice registered", where: \.isRegistered)
             let registrationsBefore = log.registrations(of: account).count

@@ -43,10 +43,10 @@ struct NetworkChangeTests {
 
         let configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: net.hostAddress, audioDevice: .null)
         try await withEngine(configuration) { phone, _, log in
-            let bob = try await phone.addAccount(id: "sip:bob@\(net.hostAddress)", registrar: kamailio.uri,
+            let bob = try await phone.addAccount(id: PJSUA.SIPURI("sip:bob@\(net.hostAddress)"), registrar: PJSUA.SIPURI(kamailio.uri),
                                                  username: "bob", password: "bob-secret")
             try await log.registration(bob, "bob registered", where: \.isRegistered)
-            let call = try await phone.makeCall(to: "sip:alice@\(net.hostAddress):\(kamailio.port)", from: bob)
+            let call = try await phone.makeCall(to: PJSUA.SIPURI("sip:alice@\(net.hostAddress):\(kamailio.port)"), from: bob)
             try await log.state(call, .confirmed)
             try await log.mediaActive(call)
             #expect(try await hearsTone(phone, call, at: directory + "/before.wav"), "no tone before the change")
@@ -92,7 +92,7 @@ struct NetworkChangeTests {
                 if case let .registration(account, state) = event, state.isRegistered { return account }
                 return nil
             }.first)
-            let second = try await phone.makeCall(to: "sip:alice@\(net.hostAddress):\(kamailio.port)", from: bob)
+            let second = try await phone.makeCall(to: PJSUA.SIPURI("sip:alice@\(net.hostAddress):\(kamailio.port)"), from: bob)
             try await outcome.log.state(second, .confirmed)
             try await phone.hangUp(second)
             try await outcome.log.state(second, .disconnected)

@@ -13,7 +13,7 @@ struct RedirectTests {
         try await withEngine(configuration) { phone, _, log in
             let target = try await sipp(["-sn", "uas"], name: "sipp-moved")
             let redirector = try await sipp(["-sf", scenario("uas-302-redirect.xml"), "-set", "target_port", "\(target.sippPort)"], name: "sipp-302")
-            let call = try await phone.makeCall(to: "sip:old@127.0.0.1:\(redirector.sippPort)")
+            let call = try await phone.makeCall(to: PJSUA.SIPURI("sip:old@127.0.0.1:\(redirector.sippPort)"))
             try await body(phone, log, call, redirector, target)
         }
     }

@@ -7,7 +7,7 @@ struct SippTests {
     @Test func sippAsUASAnswersOurCallAndTakesTheBye() async throws {
         try await withEngine { phone, _, log in
             let peer = try await sipp(["-sn", "uas"], name: "sipp-uas")
-            let call = try await phone.makeCall(to: "sip:service@127.0.0.1:\(peer.sippPort)")
+            let call = try await phone.makeCall(to: PJSUA.SIPURI("sip:service@127.0.0.1:\(peer.sippPort)"))
             try await log.state(call, .confirmed)
             try await phone.hangUp(call)
             let end = try await log.state(call, .disconnected)
@@ -34,7 +34,7 @@ struct SippTests {
     @Test func a486BusyEndsOurCallWithThatStatus() async throws {
         try await withEngine { phone, _, log in
             let peer = try await sipp(["-sf", scenario("uas-busy.xml")], name: "sipp-busy")
-            let call = try await phone.makeCall(to: "sip:busy@127.0.0.1:\(peer.sippPort)")
+            let call = try await phone.makeCall(to: PJSUA.SIPURI("sip:busy@127.0.0.1:\(peer.sippPort)"))
             let end = try await log.state(call, .disconnected)
             #expect(end.status.code == 486)
             #expect(!log.states(of: call).contains(.confirmed))
@@ -58,7 +58,7 @@ struct SippTests {
         try await withEngine { phone, _, log in
             let peer = try await sipp(["-sf", scenario("uas-proxy-auth.xml")], name: "sipp-407")
             let account = try await phone.addAccount(id: "sip:alice@127.0.0.1", username: "alice", password: "alice-secret")
-            let call = try await phone.makeCall(to: "sip:auth@127.0.0.1:\(peer.sippPort)", from: account)
+            let call = try await phone.makeCall(to: PJSUA.SIPURI("sip:auth@127.0.0.1:\(peer.sippPort)"), from: account)
             try await log.state(call, .confirmed)
             try await phone.hangUp(call)
             try await log.state(call, .disconnected)

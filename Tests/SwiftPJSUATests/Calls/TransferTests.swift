@@ -91,12 +91,12 @@ struct TransferTests {
     @Test func blindTransferMovesTheCallerToTheTarget() async throws {
         let target = try await answeringSoftphone("carol", ["--exit-after", "1"])
         try await withEngine { phone, transport, log in
-            let caller = try ChildProcess(try softphone(), ["call", transport.uri(user: "bob"), "--listen", "udp:127.0.0.1:0",
+            let caller = try ChildProcess(try softphone(), ["call", transport.uri(user: "bob").description, "--listen", "udp:127.0.0.1:0",
                                                            "--seconds", "6", "--json"], name: "softphone-alice")
             let incoming = try await log.incomingCall()
             try await phone.answer(incoming.call)
             try await log.state(incoming.call, .confirmed)
-            try await phone.transfer(incoming.call, to: target.uri)
+            try await phone.transfer(incoming.call, to: PJSUA.SIPURI(target.uri))
             let outcome = try await log.transferOutcome(incoming.call)
             #expect(outcome.code == 200, "\(log.transferStatuses(of: incoming.call))")
             #expect(log.transferStatuses(of: incoming.call).first?.code == 100)
@@ -118,7 +118,7 @@ struct TransferTests {
     @Test func anIncomingReferIsFollowedWithANewCall() async throws {
         let target = try await answeringSoftphone("carol", ["--exit-after", "1"])
         try await withEngine { phone, transport, log in
-            let transferor = try ChildProcess(try softphone(), ["call", transport.uri(user: "alice"), "--listen", "udp:127.0.0.1:0",
+            let transferor = try ChildProcess(try softphone(), ["call", transport.uri(user: "alice").description, "--listen", "udp:127.0.0.1:0",
                                                                "--transfer-to", target.uri, "--transfer-after", "0.5", "--json"],
                                               name: "softphone-bob")
             let incoming = try await log.incomingCall()
@@ -150,14 +150,14 @@ struct TransferTests {
     @Test func attendedTransferReplacesOurConsultationCall() async throws {
         let target = try await answeringSoftphone("carol", ["--exit-after", "1"])
         try await withEngine { phone, transport, log in
-            let transferee = try ChildProcess(try softphone(), ["call", transport.uri(user: "bob"), "--listen", "udp:127.0.0.1:0",
+            let transferee = try ChildProcess(try softphone(), ["call", transport.uri(user: "bob").description, "--listen", "udp:127.0.0.1:0",
                                                                "--seconds", "6", "--json"], name: "softphone-alice")
             let first = try await log.incomingCall().call
             try await phone.answer(first)
             // Media turns active at CONNECTING; a re-INVITE (hold) needs the ACK first.
             try await log.state(first, .confirmed)
             try await phone.hold(first)
-            let consultation = try await phone.makeCall(to: target.uri)
+            let consultation = try await phone.makeCall(to: PJSUA.SIPURI(target.uri))
             try await log.state(consultation, .confirmed)
             try await phone.transfer(first, replacing: consultation)
             let outcome = try await log.transferOutcome(first)
@@ -190,7 +190,7 @@ struct TransferTests {
         let transferee = try await answeringSoftphone("alice", ["--exit-after", "1"])
         try await withEngine { phone, transport, log in
             let transferor = try ChildProcess(try softphone(), ["call", transferee.uri, "--listen", "udp:127.0.0.1:0",
-                                                               "--transfer-to", transport.uri(user: "carol"), "--transfer-after", "0.5", "--json"],
+                                                               "--transfer-to", transport.uri(user: "carol").description, "--transfer-after", "0.5", "--json"],
                                               name: "softphone-bob")
             let incoming = try await log.incomingCall()
             let headers = try #require(phone.incomingCallHeaders(incoming.call))
@@ -209,7 +209,7 @@ struct TransferTests {
     /// a final 603 and the call stays up.
     @Test func aRefusedTransferLeavesTheCallUp() async throws {
         try await withEngine { phone, transport, log in
-            let caller = try ChildProcess(try softphone(), ["call", transport.uri(user: "bob"), "--listen", "udp:127.0.0.1:0",
+            let caller = try ChildProcess(try softphone(), ["call", transport.uri(user: "bob").description, "--listen", "udp:127.0.0.1:0",
                                                            "--seconds", "30", "--refuse-transfer", "--json"], name: "softphone-refusing")
             let incoming = try await log.incomingCall()
             try await phone.answer(incoming.call)
@@ -231,12 +231,12 @@ struct TransferTests {
     @Test func aTransferToABusyTargetFailsWithItsStatusAndKeepsTheCall() async throws {
         try await withEngine { phone, transport, log in
             let busy = try await sipp(["-sf", scenario("uas-busy.xml")], name: "sipp-busy-target")
-            let caller = try ChildProcess(try softphone(), ["call", transport.uri(user: "bob"), "--listen", "udp:127.0.0.1:0",
+            let caller = try ChildProcess(try softphone(), ["call", transport.uri(user: "bob").description, "--listen", "udp:127.0.0.1:0",
                                                            "--seconds", "30", "--json"], name: "softphone-alice")
             let incoming = try await log.incomingCall()
             try await phone.answer(incoming.call)
             try await log.state(incoming.call, .confirmed)
-            try await phone.transfer(incoming.call, to: "sip:busy@127.0.0.1:\(busy.sippPort)")
+            try await phone.transfer(incoming.call, to: PJSUA.SIPURI("sip:busy@127.0.0.1:\(busy.sippPort)"))
             let outcome = try await log.transferOutcome(incoming.call)
             #expect(outcome.code == 486, "\(log.transferStatuses(of: incoming.call))")
             #expect(try await phone.info(incoming.call).state == .confirmed)
@@ -282,7 +282,7 @@ struct TransferTests {
             let target = try await sipp(["-sn", "uas"], name: "sipp-target")
             let targetURI = "sip:carol@127.0.0.1:\(target.sippPort)"
             let transferor = try await sipp(["-sf", scenario("uas-refer.xml"), "-key", "target", targetURI], name: "sipp-refer")
-            let call = try await phone.makeCall(to: "sip:bob@127.0.0.1:\(transferor.sippPort)")
+            let call = try await phone.makeCall(to: PJSUA.SIPURI("sip:bob@127.0.0.1:\(transferor.sippPort)"))
             let request = try await log.transferRequest(on: call)
             #expect(request.to == "<\(targetURI)>")
             // The scenario's Referred-By, not the dialog's remote party (sip:bob@...).
@@ -314,7 +314,7 @@ struct TransferTests {
         try await withEngine(configuration) { phone, _, log in
             if atRunTime { try await phone.setTransferPolicy(policy) }
             let transferor = try await sipp(["-sf", scenario("uas-refer-refused.xml"), "-key", "target", "sip:carol@127.0.0.1:9"], name: "sipp-refer-refused")
-            let call = try await phone.makeCall(to: "sip:bob@127.0.0.1:\(transferor.sippPort)")
+            let call = try await phone.makeCall(to: PJSUA.SIPURI("sip:bob@127.0.0.1:\(transferor.sippPort)"))
             let request = try await log.transferRequest(on: call)
             #expect(!request.accepted)
             #expect(request.by == "<sip:transferor@127.0.0.1:\(transferor.sippPort)>")
@@ -336,7 +336,7 @@ struct TransferTests {
             try await log.state(caller, .confirmed)
             for bad in ["", "http://x", "sip:a b@c", "sip:\u{0}x@127.0.0.1"] {
                 do {
-                    try await phone.transfer(caller, to: bad)
+                    try await phone.transfer(caller, to: PJSUA.SIPURI(stringLiteral: bad))
                     Issue.record("transfer to \(bad.debugDescription) was accepted")
                 } catch {
                     #expect((error as? PJSUAError)?.code == .invalidURI, "\(error)")
@@ -369,7 +369,7 @@ struct PjsuaAppTransferTests {
         let target = try await answeringSoftphone("carol", ["--exit-after", "1"])
         try await withEngine { phone, transport, log in
             let answered = PjsuaApp.Gate()
-            let app = try await PjsuaApp(arguments: [transport.uri(user: "alice")],
+            let app = try await PjsuaApp(arguments: [transport.uri(user: "alice").description],
                                    console: [.when(answered, "x"), .init(after: 0.3, target.uri)])
             let incoming = try await log.incomingCall()
             try await phone.answer(incoming.call)
@@ -395,9 +395,9 @@ struct PjsuaAppTransferTests {
         let app = try await PjsuaApp(arguments: ["--auto-answer=200", "--duration=4"])
         try await withEngine { phone, _, log in
             try await Task.sleep(for: .milliseconds(500))
-            let call = try await phone.makeCall(to: app.uri())
+            let call = try await phone.makeCall(to: PJSUA.SIPURI(app.uri()))
             try await log.state(call, .confirmed)
-            try await phone.transfer(call, to: target.uri)
+            try await phone.transfer(call, to: PJSUA.SIPURI(target.uri))
             let outcome = try await log.transferOutcome(call)
             #expect(outcome.code == 200, "\(log.transferStatuses(of: call))\n\(app.process.output.suffix(3000))")
             try await log.state(call, .disconnected)
@@ -416,7 +416,7 @@ struct PjsuaAppTransferTests {
         try await withEngine { phone, transport, log in
             let answered = PjsuaApp.Gate()
             let app = try await PjsuaApp(arguments: [transferee.uri],
-                                   console: [.init(after: 2, "m"), .init(after: 0.3, transport.uri(user: "carol")),
+                                   console: [.init(after: 2, "m"), .init(after: 0.3, transport.uri(user: "carol").description),
                                              .when(answered, "["), .init(after: 0.5, "X"), .init(after: 0.3, "1")])
             let incoming = try await log.incomingCall(timeout: .seconds(15))
             try await phone.answer(incoming.call)
@@ -452,7 +452,7 @@ struct PjsuaAppTransferTests {
         try await withEngine(configuration) { phone, transport, log in
             let answered = PjsuaApp.Gate()
             let app = try await PjsuaApp(arguments: [transferee.uri],
-                                   console: [.init(after: 2, "m"), .init(after: 0.3, transport.uri(user: "carol")),
+                                   console: [.init(after: 2, "m"), .init(after: 0.3, transport.uri(user: "carol").description),
                                              .when(answered, "["), .init(after: 0.5, "X"), .init(after: 0.3, "1")])
             let incoming = try await log.incomingCall(timeout: .seconds(15))
             try await phone.answer(incoming.call)

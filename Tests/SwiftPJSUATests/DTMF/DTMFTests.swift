@@ -53,7 +53,7 @@ func waitForSoftphoneDigits(_ process: ChildProcess, count: Int, timeout: Durati
 /// from `phone` and waits for the call's audio; returns the call and the answering process.
 func callAnsweringSoftphone(_ phone: PJSUA, _ log: EventLog, extra: [String] = [], name: String) async throws -> (call: PJSUA.Call, callee: ChildProcess) {
     let (callee, port) = try await answeringSoftphone(["--exit-after", "1"] + extra, name: name)
-    let call = try await phone.makeCall(to: "sip:\(name)@127.0.0.1:\(port)")
+    let call = try await phone.makeCall(to: PJSUA.SIPURI("sip:\(name)@127.0.0.1:\(port)"))
     try await log.mediaActive(call)
     return (call, callee)
 }
@@ -83,7 +83,7 @@ struct DTMFTests {
     @Test(arguments: PJSUA.DTMFMethod.allCases)
     func digitsFromASecondEngineArriveAsEventsWithMethodAndDuration(_ method: PJSUA.DTMFMethod) async throws {
         try await withEngine(dtmfEngineConfiguration()) { phone, transport, log in
-            let caller = try ChildProcess(try softphone(), ["call", transport.uri(user: "ivr"), "--listen", "udp:127.0.0.1:0",
+            let caller = try ChildProcess(try softphone(), ["call", transport.uri(user: "ivr").description, "--listen", "udp:127.0.0.1:0",
                                                            "--dtmf", allDTMFDigits, "--dtmf-method", method.rawValue, "--seconds", "8",
                                                            "--json"], name: "softphone-dtmf-caller-\(method)")
             let incoming = try await log.incomingCall()
@@ -105,7 +105,7 @@ struct DTMFTests {
     @Test func sipInfoDigitsReachSippInOrder() async throws {
         try await withEngine(dtmfEngineConfiguration()) { phone, _, log in
             let peer = try await sipp(["-sf", scenario("uas-dtmf-info.xml")], name: "sipp-dtmf-info")
-            let call = try await phone.makeCall(to: "sip:info@127.0.0.1:\(peer.sippPort)")
+            let call = try await phone.makeCall(to: PJSUA.SIPURI("sip:info@127.0.0.1:\(peer.sippPort)"))
             try await log.state(call, .confirmed)
             try await phone.sendDTMF(allDTMFDigits, on: call, method: .sipInfo)
             // sipp checks every Signal line; give the 16 transactions time to finish, then BYE.
@@ -176,7 +176,7 @@ struct DTMFInteropTests {
         try await withEngine(dtmfEngineConfiguration()) { phone, _, log in
             let peer = try Baresip(lifetime: 30)
             try await peer.waitUntilReady()
-            let call = try await phone.makeCall(to: peer.uri)
+            let call = try await phone.makeCall(to: PJSUA.SIPURI(peer.uri))
             try await log.mediaActive(call)
             try await phone.sendDTMF(allDTMFDigits, on: call, method: method)
             let heard = try await waitForText(count: allDTMFDigits.count) { peer.receivedDTMF }
@@ -190,7 +190,7 @@ struct DTMFInteropTests {
         try await withEngine(dtmfEngineConfiguration()) { phone, transport, log in
             let peer = try Baresip(lifetime: 30)
             try await peer.waitUntilReady()
-            try await peer.dial(transport.uri(user: "ivr"))
+            try await peer.dial(transport.uri(user: "ivr").description)
             let incoming = try await log.incomingCall()
             try await phone.answer(incoming.call)
             try await log.mediaActive(incoming.call)
@@ -216,7 +216,7 @@ struct DTMFInteropTests {
             defer { app.stop() }
             try await app.waitForOutput("log its SIP port", timeout: ChildProcess.startTimeout) { PjsuaApp.sipPort(in: $0) != nil }
             let port = try #require(PjsuaApp.sipPort(in: app.output), "\(app.explain("logged no SIP port"))")
-            let call = try await phone.makeCall(to: "sip:app@127.0.0.1:\(port)")
+            let call = try await phone.makeCall(to: PJSUA.SIPURI("sip:app@127.0.0.1:\(port)"))
             try await log.mediaActive(call)
             try await phone.sendDTMF(allDTMFDigits, on: call, method: method)
             let heard = try await waitForText(count: allDTMFDigits.count) { pjsuaAppDigits(app.output) }
@@ -276,7 +276,7 @@ struct BaresipLauncherTests {
         let peer = try await withEngine { phone, _, log in
             let peer = try Baresip(options, lifetime: 30)
             try await peer.waitUntilReady()
-            let call = try await phone.makeCall(to: peer.uri)
+            let call = try await phone.makeCall(to: PJSUA.SIPURI(peer.uri))
             try await log.mediaActive(call)
             let recorder = try await phone.record(call, to: directory + "/heard.wav")
             _ = try await phone.play(directory + "/ours.wav", into: call, loop: true)

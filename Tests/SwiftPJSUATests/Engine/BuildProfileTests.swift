@@ -57,10 +57,10 @@ struct BuildProfileTests {
         try await withEngine { phone, _, log in
             var calls: [PJSUA.Call] = []
             for index in 0..<limit {
-                calls.append(try await phone.makeCall(to: "sip:limit\(index)@127.0.0.1:\(port)"))
+                calls.append(try await phone.makeCall(to: PJSUA.SIPURI("sip:limit\(index)@127.0.0.1:\(port)")))
             }
             do {
-                let extra = try await phone.makeCall(to: "sip:past-the-limit@127.0.0.1:\(port)")
+                let extra = try await phone.makeCall(to: PJSUA.SIPURI("sip:past-the-limit@127.0.0.1:\(port)"))
                 Issue.record("call \(limit + 1) was placed (\(extra)) past PJSUA_MAX_CALLS \(limit)")
             } catch let error as PJSUAError {
                 #expect(error.code == .tooMany, "\(error)")
@@ -124,7 +124,7 @@ struct BuildProfileTests {
         try await withEngine(configuration) { phone, _, log in
             let hasOpus = try await phone.codecs().contains { $0.id.lowercased().hasPrefix("opus") && $0.priority > 0 }
             let best = hasOpus ? "opus" : "g722"
-            let call = try await phone.makeCall(to: "sip:codec@127.0.0.1:\(port)")
+            let call = try await phone.makeCall(to: PJSUA.SIPURI("sip:codec@127.0.0.1:\(port)"))
             try await log.mediaActive(call)
             let quality = try await phone.quality(of: call)
             try await phone.hangUp(call)

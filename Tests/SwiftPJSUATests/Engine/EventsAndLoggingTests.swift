@@ -85,7 +85,7 @@ struct EventsAndLoggingTests {
     /// `--json`, so any other line (a PJSIP log line, from `pj_init` on) fails the test.
     @Test func theLogIsQuietByDefault() async throws {
         try await withEngine { phone, transport, log in
-            let caller = try ChildProcess(try softphone(), ["call", transport.uri(user: "quiet"), "--seconds", "1", "--timeout", "10", "--json"],
+            let caller = try ChildProcess(try softphone(), ["call", transport.uri(user: "quiet").description, "--seconds", "1", "--timeout", "10", "--json"],
                                           name: "softphone-quiet")
             defer { caller.stop() }
             try await phone.answer(try await log.incomingCall().call)

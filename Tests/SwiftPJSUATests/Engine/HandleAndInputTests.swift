@@ -56,7 +56,7 @@ struct HandleAndInputTests {
     func invalidDestinationURIsAreRejectedNamingTheInput(uri: String) async throws {
         try await withEngine { phone, _, log in
             do {
-                _ = try await phone.makeCall(to: uri)
+                _ = try await phone.makeCall(to: PJSUA.SIPURI(stringLiteral: uri))
                 Issue.record("called \(uri)")
             } catch let error as PJSUAError {
                 #expect(error.code == .invalidURI)

@@ -68,7 +68,7 @@ struct LifecycleDefectTests {
         let log = EventLog(phone!.events)
         _ = try await phone?.start(.init(port: 0, bindAddress: "127.0.0.1", audioDevice: .null))
         // A call nobody answers: a graceful teardown would wait for its CANCEL.
-        _ = try await phone?.makeCall(to: "sip:nobody@127.0.0.1:\(silent.port)")
+        _ = try await phone?.makeCall(to: PJSUA.SIPURI("sip:nobody@127.0.0.1:\(silent.port)"))
         let start = ContinuousClock.now
         phone = nil
         let releaseTook = ContinuousClock.now - start
@@ -158,7 +158,7 @@ struct LifecycleDefectTests {
         let phone = PJSUA()
         _ = try await phone.start(.init(port: 0, bindAddress: "127.0.0.1", audioDevice: .null))
         // An unanswered call keeps the first shutdown busy (it waits for the call to end).
-        _ = try await phone.makeCall(to: "sip:nobody@127.0.0.1:\(silent.port)")
+        _ = try await phone.makeCall(to: PJSUA.SIPURI("sip:nobody@127.0.0.1:\(silent.port)"))
         let first = Task { await phone.shutdown() }
         try await waitUntil("the first shutdown began") { await !phone.isRunning }
         await phone.shutdown()

@@ -121,7 +121,7 @@ struct LifecycleTests {
             #expect(tcp.port > 0)
             let udp6 = try await phone.addTransport(.udp, ipv6: true, port: 0, bindAddress: "::1")
             #expect(udp6.port > 0)
-            #expect(udp6.uri().hasPrefix("sip:[::1]:"))
+            #expect(udp6.uri().description.hasPrefix("sip:[::1]:"))
             let call = try await phone.makeCall(to: tcp.uri(user: "tcp"))
             let incoming = try await log.incomingCall().call
             try await phone.answer(incoming)
@@ -160,7 +160,7 @@ struct TLSTransportTests {
             let tls = try await phone.addTransport(.tls, port: 0, bindAddress: "127.0.0.1")
             #expect(tls.kind == .tls)
             #expect(tls.port > 0)
-            #expect(tls.uri(user: "bob").hasPrefix("sips:bob@127.0.0.1:"))
+            #expect(tls.uri(user: "bob").description.hasPrefix("sips:bob@127.0.0.1:"))
             #expect(await phone.listeningTransports.contains(tls))
         }
     }

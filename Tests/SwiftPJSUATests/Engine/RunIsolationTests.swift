@@ -28,7 +28,7 @@ struct RunIsolationTests {
             try await Task.sleep(for: .seconds(3600))
             return nil
         }
-        _ = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: kamailio.uri, credentials: .provider(waiting))
+        _ = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: PJSUA.SIPURI(kamailio.uri), credentials: .provider(waiting))
         try await waitUntil("the provider asked") { asked.value == 1 }
         #expect(firstCredentials.pendingCount == 1)
         #expect(await phone.isAudioDeviceActive)

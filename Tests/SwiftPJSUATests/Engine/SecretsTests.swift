@@ -29,7 +29,7 @@ struct SecretsTests {
         configuration.tls.certificateFile = certificates.encryptedKey.certificate
         configuration.tls.privateKeyFile = certificates.encryptedKey.key
         configuration.tls.privateKeyPassword = keyPassword
-        let account = PJSUA.Account.Configuration(id: "sips:alice@127.0.0.1", registrar: "sips:127.0.0.1:\(tlsPort)",
+        let account = PJSUA.Account.Configuration(id: "sips:alice@127.0.0.1", registrar: try PJSUA.SIPURI("sips:127.0.0.1:\(tlsPort)"),
                                                   username: "alice", password: digestPassword,
                                                   srtp: PJSUA.SRTPConfiguration(mode: .optional))
         var renderings: [String] = []
@@ -42,7 +42,7 @@ struct SecretsTests {
             #expect(state.isRegistered, "\(state)")
             // A softphone calls our TLS listener and verifies it: the encrypted key is loaded
             // with its password and used.
-            let caller = try ChildProcess(try softphone(), ["call", transport.uri(user: "secret"), "--listen", "tls:127.0.0.1:0",
+            let caller = try ChildProcess(try softphone(), ["call", transport.uri(user: "secret").description, "--listen", "tls:127.0.0.1:0",
                                                            "--ca-file", certificates.caFile, "--seconds", "0.5", "--timeout", "10"],
                                           name: "softphone-tls-caller")
             defer { caller.stop() }

@@ -10,7 +10,7 @@ import Testing
 /// waits for the call's audio; returns the child and the call.
 func callAnsweringSoftphone(_ phone: PJSUA, _ log: EventLog, _ extra: [String], name: String) async throws -> (child: ChildProcess, call: PJSUA.Call) {
     let (child, port) = try await answeringSoftphone(extra, name: name)
-    let call = try await phone.makeCall(to: "sip:bot@127.0.0.1:\(port)")
+    let call = try await phone.makeCall(to: PJSUA.SIPURI("sip:bot@127.0.0.1:\(port)"))
     try await log.mediaActive(call)
     return (child, call)
 }

@@ -59,7 +59,7 @@ struct MessageTests {
     @Test func aMessageToSippCarriesItsTypeAndHeadersAndIsReportedDelivered() async throws {
         try await withEngine { phone, _, log in
             let peer = try await sipp(["-sf", scenario("uas-message.xml")], name: "sipp-message")
-            let id = try await phone.sendMessage("hello sipp", to: "sip:inbox@127.0.0.1:\(peer.sippPort)",
+            let id = try await phone.sendMessage("hello sipp", to: PJSUA.SIPURI("sip:inbox@127.0.0.1:\(peer.sippPort)"),
                                                  contentType: "text/plain;charset=UTF-8", headers: [.init("X-Trace", "abc-123")])
             let status = try await log.messageStatus(id)
             #expect(status.status.code == 200)
@@ -74,7 +74,7 @@ struct MessageTests {
         // The scenario's checks are real: the same text as plain text without X-Trace makes sipp exit 1.
         try await withEngine { phone, _, log in
             let peer = try await sipp(["-sf", scenario("uas-message.xml")], name: "sipp-message-unchecked")
-            let id = try await phone.sendMessage("hello sipp", to: "sip:inbox@127.0.0.1:\(peer.sippPort)")
+            let id = try await phone.sendMessage("hello sipp", to: PJSUA.SIPURI("sip:inbox@127.0.0.1:\(peer.sippPort)"))
             _ = try await log.messageStatus(id)
             #expect(try await peer.waitForExit() != 0, "\(peer.output.suffix(2000))")
         }
@@ -83,7 +83,7 @@ struct MessageTests {
     @Test func aMessageRefusedWith488IsReportedWithThatStatus() async throws {
         try await withEngine { phone, _, log in
             let peer = try await sipp(["-sf", scenario("uas-message-488.xml")], name: "sipp-message-488")
-            let id = try await phone.sendMessage("refuse me", to: "sip:inbox@127.0.0.1:\(peer.sippPort)")
+            let id = try await phone.sendMessage("refuse me", to: PJSUA.SIPURI("sip:inbox@127.0.0.1:\(peer.sippPort)"))
             let status = try await log.messageStatus(id)
             #expect(status.status.code == 488)
             #expect(status.status.reason == "Not Acceptable Here")
@@ -96,8 +96,8 @@ struct MessageTests {
         try await withEngine { phone, _, log in
             let accepting = try await sipp(["-sf", scenario("uas-message.xml")], name: "sipp-message-a")
             let refusing = try await sipp(["-sf", scenario("uas-message-488.xml")], name: "sipp-message-b")
-            let refused = try await phone.sendMessage("no", to: "sip:inbox@127.0.0.1:\(refusing.sippPort)")
-            let accepted = try await phone.sendMessage("hello sipp", to: "sip:inbox@127.0.0.1:\(accepting.sippPort)",
+            let refused = try await phone.sendMessage("no", to: PJSUA.SIPURI("sip:inbox@127.0.0.1:\(refusing.sippPort)"))
+            let accepted = try await phone.sendMessage("hello sipp", to: PJSUA.SIPURI("sip:inbox@127.0.0.1:\(accepting.sippPort)"),
                                                        contentType: "text/plain;charset=UTF-8", headers: [.init("X-Trace", "abc-123")])
             #expect(refused != accepted)
             #expect(try await log.messageStatus(accepted).status.code == 200)
@@ -129,7 +129,7 @@ struct MessageTests {
     @Test func aMessageInsideACallTravelsInItsDialog() async throws {
         try await withEngine { phone, _, log in
             let peer = try await sipp(["-sf", scenario("uas-message-in-dialog.xml")], name: "sipp-message-dialog")
-            let call = try await phone.makeCall(to: "sip:service@127.0.0.1:\(peer.sippPort)")
+            let call = try await phone.makeCall(to: PJSUA.SIPURI("sip:service@127.0.0.1:\(peer.sippPort)"))
             try await log.state(call, .confirmed)
             let id = try await phone.sendMessage("in the call", on: call)
             let status = try await log.messageStatus(id)
@@ -191,7 +191,7 @@ struct MessageTests {
             let (bob, bobPort) = try await answeringSoftphone(name: "softphone-bob-messages")
             defer { bob.stop() }
             // Out of dialog, to the second engine: any content type, UTF-8 intact.
-            let id = try await phone.sendMessage("{\"ping\":\"✓\"}", to: "sip:bob@127.0.0.1:\(bobPort)", contentType: "application/json")
+            let id = try await phone.sendMessage("{\"ping\":\"✓\"}", to: PJSUA.SIPURI("sip:bob@127.0.0.1:\(bobPort)"), contentType: "application/json")
             #expect(try await log.messageStatus(id).status.code == 200)
             try await waitUntil("bob printed the message") { !printedMessages(bob.output).isEmpty }
             let received = try #require(printedMessages(bob.output).first)
@@ -200,7 +200,7 @@ struct MessageTests {
             #expect(received["call"] as? String == "")
 
             // In the dialog of a call to the second engine.
-            let call = try await phone.makeCall(to: "sip:bob@127.0.0.1:\(bobPort)")
+            let call = try await phone.makeCall(to: PJSUA.SIPURI("sip:bob@127.0.0.1:\(bobPort)"))
             try await log.state(call, .confirmed)
             let inCall = try await phone.sendMessage("inside", on: call)
             #expect(try await log.messageStatus(inCall).status.code == 200)
@@ -245,11 +245,11 @@ struct MessageTests {
             let silent = try LoopbackSocket()
             let to = "sip:inbox@127.0.0.1:\(silent.port)"
             for type in ["text", "text/", "/plain", "", "text/plain\r\nX-Injected: 1", "text plain/x"] {
-                #expect(await thrownCode { try await phone.sendMessage("x", to: to, contentType: type) } == .invalidArgument, "\(type)")
+                #expect(await thrownCode { try await phone.sendMessage("x", to: PJSUA.SIPURI(to), contentType: type) } == .invalidArgument, "\(type)")
             }
             #expect(await thrownCode { try await phone.sendMessage("x", to: "mailto:bob@example.com") } == .invalidURI)
             let tooBig = Data(count: PJSUA.maxMessageBodyLength + 1)
-            #expect(await thrownCode { try await phone.sendMessage(tooBig, to: to, contentType: "application/octet-stream") } == .invalidArgument)
+            #expect(await thrownCode { try await phone.sendMessage(tooBig, to: PJSUA.SIPURI(to), contentType: "application/octet-stream") } == .invalidArgument)
             #expect(await !waitForDatagram(on: silent, seconds: 1))
             #expect(log.messageStatuses.isEmpty)
         }
@@ -269,18 +269,18 @@ struct KamailioMessageTests {
             ], name: "softphone-bob-kamailio-messages", environment: ["BOB_PASSWORD": "bob-secret"])
             defer { bob.stop() }
             try await bob.waitForOutput("\"registered\":true")
-            let alice = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: kamailio.uri,
+            let alice = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: PJSUA.SIPURI(kamailio.uri),
                                                    username: "alice", password: "alice-secret")
             try await log.registration(alice, "alice registered", where: \.isRegistered)
 
-            let outside = try await phone.sendMessage("hello bob", to: "sip:bob@127.0.0.1:\(kamailio.port)", from: alice)
+            let outside = try await phone.sendMessage("hello bob", to: PJSUA.SIPURI("sip:bob@127.0.0.1:\(kamailio.port)"), from: alice)
             #expect(try await log.messageStatus(outside).status.code == 200)
             try await waitUntil("bob printed the message") { !printedMessages(bob.output).isEmpty }
             let first = try #require(printedMessages(bob.output).first)
             #expect(first["body"] as? String == "hello bob")
             #expect((first["from"] as? String)?.contains("alice@127.0.0.1") == true)
 
-            let call = try await phone.makeCall(to: "sip:bob@127.0.0.1:\(kamailio.port)", from: alice)
+            let call = try await phone.makeCall(to: PJSUA.SIPURI("sip:bob@127.0.0.1:\(kamailio.port)"), from: alice)
             try await log.state(call, .confirmed)
             let inside = try await phone.sendMessage("during the call", on: call)
             let status = try await log.messageStatus(inside)

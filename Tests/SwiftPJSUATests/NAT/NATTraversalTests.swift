@@ -48,7 +48,7 @@ struct NATTraversalTests {
             configuration.nat.turn = PJSUA.TURNConfiguration(server: turn.address, transport: transport, username: Coturn.username,
                                                              password: Coturn.password)
             try await withEngine(configuration) { phone, _, log in
-                let call = try await phone.makeCall(to: "sip:callee@\(net.address(2)):5060")
+                let call = try await phone.makeCall(to: PJSUA.SIPURI("sip:callee@\(net.address(2)):5060"))
                 try await log.state(call, .confirmed, timeout: .seconds(15))
                 try await log.mediaActive(call)
                 let path = try await establishedPath(phone, call)
@@ -89,7 +89,7 @@ struct NATTraversalTests {
             configuration.logSIPMessages = true
             configuration.logHandler = { _, line in lines.append(line) }
             try await withEngine(configuration) { phone, _, log in
-                let call = try await phone.makeCall(to: "sip:callee@\(net.address(2)):5060")
+                let call = try await phone.makeCall(to: PJSUA.SIPURI("sip:callee@\(net.address(2)):5060"))
                 try await log.state(call, .confirmed, timeout: .seconds(15))
                 try await log.mediaActive(call)
                 let path = try await establishedPath(phone, call)
@@ -161,11 +161,11 @@ struct NATTraversalTests {
         var configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: net.hostAddress, audioDevice: .null)
         configuration.nat.ice = PJSUA.ICEConfiguration()
         try await withEngine(configuration) { phone, _, log in
-            var plain = PJSUA.Account.Configuration(id: "sip:plain@\(net.hostAddress)")
+            var plain = PJSUA.Account.Configuration(id: try PJSUA.SIPURI("sip:plain@\(net.hostAddress)"))
             plain.ice = .off
             let account = try await phone.addAccount(plain)
             for (from, expectsICE) in [(Optional(account), false), (nil, true)] {
-                let call = try await phone.makeCall(to: "sip:callee@\(net.address(2)):5060", from: from)
+                let call = try await phone.makeCall(to: PJSUA.SIPURI("sip:callee@\(net.address(2)):5060"), from: from)
                 try await log.state(call, .confirmed, timeout: .seconds(15))
                 try await log.mediaActive(call)
                 let path = try await phone.mediaPath(call)

@@ -11,7 +11,7 @@ import Testing
         let app = try await PjsuaApp(name: "pjsua-presentity")
         try await app.waitForLog("STARTING --> RUNNING", timeout: .seconds(15))
         try await withEngine { phone, _, log in
-            let buddy = try await phone.addBuddy(app.uri())
+            let buddy = try await phone.addBuddy(PJSUA.SIPURI(app.uri()))
             let update = try await log.first("the app's presence") { event -> PJSUA.PresenceUpdate? in
                 if case let .presence(update) = event, update.buddy == buddy, update.presence.basic != .unknown { return update }
                 return nil
@@ -98,7 +98,7 @@ import Testing
             let server = try await sipp(["-sf", scenario("uas-mwi.xml"), "-m", "2"], name: "sipp-mwi")
             defer { server.stop() }
             let port = server.sippPort
-            var accountConfiguration = PJSUA.Account.Configuration(id: "sip:alice@127.0.0.1:\(port)", registrar: "sip:127.0.0.1:\(port)")
+            var accountConfiguration = PJSUA.Account.Configuration(id: try PJSUA.SIPURI("sip:alice@127.0.0.1:\(port)"), registrar: try PJSUA.SIPURI("sip:127.0.0.1:\(port)"))
             accountConfiguration.messageWaitingIndication = setInTheAccountsConfiguration
             let account = try await phone.addAccount(accountConfiguration)
             try await log.first("registration") { event -> Void? in
@@ -139,7 +139,7 @@ import Testing
         try await withEngine { phone, transport, log in
             let server = try RawSIPPeer(target: transport.port)
             try await phone.setSubscriptionRetry(.init(firstAfter: .seconds(1), interval: .seconds(30), afterRefusal: .seconds(30)))
-            let buddy = try await phone.addBuddy(server.uri)
+            let buddy = try await phone.addBuddy(PJSUA.SIPURI(server.uri))
             let subscribe = try #require(try await server.request("SUBSCRIBE"), "no SUBSCRIBE")
             server.send(server.response(to: subscribe, 403, reason: "Forbidden", toTag: server.unique("tag")))
             let ended = try await log.first("the refusal") { event -> PJSUA.SubscriptionState? in
@@ -168,10 +168,10 @@ import Testing
             }
             defer { refusing.cancel() }
             for index in 0..<limit {
-                _ = try await phone.addBuddy("sip:user\(index)@127.0.0.1:\(server.port)")
+                _ = try await phone.addBuddy(PJSUA.SIPURI("sip:user\(index)@127.0.0.1:\(server.port)"))
             }
             do {
-                _ = try await phone.addBuddy("sip:one-more@127.0.0.1:\(server.port)")
+                _ = try await phone.addBuddy(PJSUA.SIPURI("sip:one-more@127.0.0.1:\(server.port)"))
                 Issue.record("buddy \(limit + 1) was accepted")
             } catch let error as PJSUAError {
                 #expect(error.code == .tooMany, "\(error)")
@@ -184,7 +184,7 @@ import Testing
         let (log, server) = try await withEngine { phone, transport, log in
             let server = try RawSIPPeer(target: transport.port)
             try await phone.setSubscriptionRetry(.init(firstAfter: .seconds(2), interval: .seconds(30), afterRefusal: nil))
-            let buddy = try await phone.addBuddy(server.uri)
+            let buddy = try await phone.addBuddy(PJSUA.SIPURI(server.uri))
             let subscribe = try #require(try await server.request("SUBSCRIBE"), "no SUBSCRIBE")
             let tag = server.unique("tag")
             server.send(accepted(subscribe, by: server, tag: tag))
@@ -251,7 +251,7 @@ private func notify(for subscribe: RawSIPMessage, by server: RawSIPPeer, tag: St
         defer { bob.stop() }
         try await withEngine { phone, _, log in
             let alice = try await registeredAlice(phone, at: server, log)
-            let buddy = try await phone.addBuddy("sip:bob@127.0.0.1:\(server.port)", account: alice)
+            let buddy = try await phone.addBuddy(PJSUA.SIPURI("sip:bob@127.0.0.1:\(server.port)"), account: alice)
             let update = try await log.first("bob's published status", timeout: .seconds(10)) { event -> PJSUA.Presence? in
                 if case let .presence(update) = event, update.buddy == buddy, update.presence.note == "On a call" { return update.presence }
                 return nil
@@ -267,12 +267,12 @@ private func notify(for subscribe: RawSIPMessage, by server: RawSIPPeer, tag: St
         try await withEngine { phone, _, log in
             // carol publishes from the start (no setPresencePublication); alice, in the same
             // engine, watches her through the server.
-            var configuration = PJSUA.Account.Configuration(id: "sip:carol@127.0.0.1:\(server.port)", registrar: server.uri)
+            var configuration = PJSUA.Account.Configuration(id: try PJSUA.SIPURI("sip:carol@127.0.0.1:\(server.port)"), registrar: try PJSUA.SIPURI(server.uri))
             configuration.publishesPresence = true
             let carol = try await registeredAccount(configuration, phone, log)
             try await phone.setPresence(PJSUA.OwnPresence(isOnline: true, activity: .away, note: "In the lab"), for: carol)
             let alice = try await registeredAlice(phone, at: server, log)
-            let buddy = try await phone.addBuddy("sip:carol@127.0.0.1:\(server.port)", account: alice)
+            let buddy = try await phone.addBuddy(PJSUA.SIPURI("sip:carol@127.0.0.1:\(server.port)"), account: alice)
             let update = try await log.first("carol's published status", timeout: .seconds(10)) { event -> PJSUA.Presence? in
                 if case let .presence(update) = event, update.buddy == buddy, update.presence.note == "In the lab" { return update.presence }
                 return nil
@@ -289,12 +289,12 @@ private func notify(for subscribe: RawSIPMessage, by server: RawSIPPeer, tag: St
         defer { bob.stop() }
         try await withEngine { phone, _, log in
             let alice = try await registeredAlice(phone, at: server, log)
-            let buddy = try await phone.addBuddy("sip:bob@127.0.0.1:\(server.port)", account: alice, watching: .lineState)
+            let buddy = try await phone.addBuddy(PJSUA.SIPURI("sip:bob@127.0.0.1:\(server.port)"), account: alice, watching: .lineState)
             try await log.first("the dialog subscription active") { event -> Void? in
                 if case let .subscriptionState(state) = event, state.subject == .buddy(buddy), state.state == .active { return () }
                 return nil
             }
-            let call = try await phone.makeCall(to: "sip:bob@127.0.0.1:\(server.port)", from: alice)
+            let call = try await phone.makeCall(to: PJSUA.SIPURI("sip:bob@127.0.0.1:\(server.port)"), from: alice)
             try await log.state(call, .disconnected, timeout: .seconds(10))
             let states = try await log.first("bob's lamp back to terminated", timeout: .seconds(5)) { _ -> [PJSUA.LineState.State]? in
                 let lamp = log.all.compactMap { event -> PJSUA.LineState? in
@@ -360,7 +360,7 @@ private func registeredBob(at server: Kamailio, _ extra: [String]) async throws 
 
 /// alice: an account of the engine in this process, registered with the presence server.
 private func registeredAlice(_ phone: PJSUA, at server: Kamailio, _ log: EventLog) async throws -> PJSUA.Account {
-    try await registeredAccount(PJSUA.Account.Configuration(id: "sip:alice@127.0.0.1:\(server.port)", registrar: server.uri), phone, log)
+    try await registeredAccount(PJSUA.Account.Configuration(id: PJSUA.SIPURI("sip:alice@127.0.0.1:\(server.port)"), registrar: PJSUA.SIPURI(server.uri)), phone, log)
 }
 
 /// An account of the engine in this process, added from `configuration` and registered.

@@ -110,7 +110,7 @@ struct UnhandledRequestTests {
             let client = try RawSIPPeer(target: transport.port)
             // No registrar, so no subscription (pjsua subscribes only for an account that
             // registers): the unsolicited NOTIFYs below are what this test is about.
-            var accountConfiguration = PJSUA.Account.Configuration(id: "sip:voicemail-owner@127.0.0.1:\(transport.port)")
+            var accountConfiguration = PJSUA.Account.Configuration(id: try PJSUA.SIPURI("sip:voicemail-owner@127.0.0.1:\(transport.port)"))
             accountConfiguration.messageWaitingIndication = true
             let account = try await phone.addAccount(accountConfiguration)
             let summary = "Messages-Waiting: yes\r\nVoice-Message: 1/0\r\n"

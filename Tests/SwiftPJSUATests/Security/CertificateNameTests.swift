@@ -20,7 +20,7 @@ struct CertificateNameTests {
         defer { kamailio.stop() }
         let tlsPort = try #require(kamailio.tlsPort)
         try await withEngine(tlsEngine(caFile: certificates.caFile)) { phone, _, log in
-            let alice = try await phone.addAccount(id: "sip:alice@localhost", registrar: "sips:localhost:\(tlsPort)",
+            let alice = try await phone.addAccount(id: "sip:alice@localhost", registrar: PJSUA.SIPURI("sips:localhost:\(tlsPort)"),
                                                    username: "alice", password: "alice-secret")
             let state = try await log.registration(alice, "the registration through the impostor")
             #expect(!state.isRegistered, "registered through a certificate for localhost\\0.attacker.example: \(state)")
@@ -44,7 +44,7 @@ extension MediaStreamTests {
         let app = try await tonePlayingPjsuaApp("pjsua-app-stream-wss-nul-name")
         defer { app.stop() }
         try await withStreamingEngine { phone, _, log in
-            let call = try await phone.makeCall(to: app.uri())
+            let call = try await phone.makeCall(to: PJSUA.SIPURI(app.uri()))
             try await log.mediaActive(call)
             var refusal: PJSUAError?
             do {

@@ -18,7 +18,7 @@ struct DTLSMediaPortTests {
         configuration.srtp.keying = [.dtls]
         try await withEngine(configuration) { phone, transport, log in
             let peer = try RawSIPPeer(target: transport.port)
-            let call = try await phone.makeCall(to: peer.uri)
+            let call = try await phone.makeCall(to: PJSUA.SIPURI(peer.uri))
             let invite = try #require(try await peer.request("INVITE"))
             let mediaPort = try #require(invite.text.firstMatch(of: #/m=audio (\d+) /#).flatMap { Int($0.1) })
             let junk = try LoopbackSocket()

@@ -182,7 +182,7 @@ struct HostileInputTests {
         try await withEngine(.init(port: 0, transport: .tcp, bindAddress: "127.0.0.1", audioDevice: .null)) { phone, _, log in
             var connected = false
             for _ in 0..<3 where !connected {
-                let call = try await phone.makeCall(to: "sip:bot@127.0.0.1:\(port);transport=tcp")
+                let call = try await phone.makeCall(to: PJSUA.SIPURI("sip:bot@127.0.0.1:\(port);transport=tcp"))
                 connected = (try? await log.mediaActive(call)) != nil
                 try? await phone.hangUp(call)
                 try await log.state(call, .disconnected, timeout: .seconds(40))

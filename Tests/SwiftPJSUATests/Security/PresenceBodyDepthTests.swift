@@ -15,7 +15,7 @@ struct PresenceBodyDepthTests {
     @Test func aPresenceDocumentNestedPastTheParsersBoundIsRefusedAndOneWithinItIsRead() async throws {
         try await withEngine { phone, transport, log in
             let server = try RawSIPPeer(target: transport.port)
-            let buddy = try await phone.addBuddy(server.uri)
+            let buddy = try await phone.addBuddy(PJSUA.SIPURI(server.uri))
             let subscribe = try #require(try await server.request("SUBSCRIBE"), "no SUBSCRIBE")
             let tag = server.unique("tag")
             server.send(server.response(to: subscribe, 200, reason: "OK", toTag: tag)

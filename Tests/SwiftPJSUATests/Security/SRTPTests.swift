@@ -49,7 +49,7 @@ struct SRTPTests {
         #expect(callee.output.contains("softphone: warning: --srtp mandatory over udp"), "\(callee.output)")
         let uri = try #require(jsonLines(callee.output).first { $0["event"] as? String == "listening" }?["uri"] as? String)
         try await withEngine(srtpEngine(.mandatory)) { phone, _, log in
-            let call = try await phone.makeCall(to: uri)
+            let call = try await phone.makeCall(to: PJSUA.SIPURI(uri))
             try await log.state(call, .confirmed)
             try await log.mediaActive(call)
             let encryption = try await phone.info(call).encryption
@@ -80,7 +80,7 @@ struct SRTPTests {
     /// engine, which answers and reports its leg as SRTP.
     @Test func anAnsweredSRTPCallReportsItsEncryption() async throws {
         try await withEngine(srtpEngine(.optional)) { phone, transport, log in
-            let caller = try ChildProcess(try softphone(), ["call", transport.uri(user: "encrypted"), "--listen", "udp:127.0.0.1:0",
+            let caller = try ChildProcess(try softphone(), ["call", transport.uri(user: "encrypted").description, "--listen", "udp:127.0.0.1:0",
                                                            "--srtp", "mandatory", "--seconds", "2", "--timeout", "10", "--json"],
                                           name: "softphone-srtp-caller")
             defer { caller.stop() }
@@ -102,11 +102,11 @@ struct SRTPTests {
         try await callee.waitUntilStarted(printing: "\"listening\"")
         let uri = try #require(jsonLines(callee.output).first { $0["event"] as? String == "listening" }?["uri"] as? String)
         try await withEngine(srtpEngine(.mandatory)) { phone, transport, log in
-            let call = try await phone.makeCall(to: uri)
+            let call = try await phone.makeCall(to: PJSUA.SIPURI(uri))
             let ended = try await log.state(call, .disconnected)
             #expect(ended.status.code == 488, "\(ended.status)")
 
-            let caller = try ChildProcess(try softphone(), ["call", transport.uri(user: "secure"), "--listen", "udp:127.0.0.1:0",
+            let caller = try ChildProcess(try softphone(), ["call", transport.uri(user: "secure").description, "--listen", "udp:127.0.0.1:0",
                                                            "--srtp", "off", "--timeout", "10", "--json"], name: "softphone-plain-caller")
             defer { caller.stop() }
             #expect(try await caller.waitForExit(timeout: .seconds(20)) == 1, "\(caller.output)")
@@ -136,7 +136,7 @@ struct SRTPTests {
         let app = try await PjsuaApp(name: "pjsua-app-srtp", arguments: ["--auto-answer=200", "--use-srtp=2", "--srtp-secure=0"])
         defer { app.stop() }
         try await withEngine(srtpEngine(.mandatory)) { phone, _, log in
-            let call = try await phone.makeCall(to: app.uri(user: "app"))
+            let call = try await phone.makeCall(to: PJSUA.SIPURI(app.uri(user: "app")))
             try await log.state(call, .confirmed, timeout: .seconds(15))
             try await log.mediaActive(call)
             let encryption = try await phone.info(call).encryption
@@ -164,7 +164,7 @@ struct SRTPTests {
         var configuration = tlsEngine(caFile: certificates.caFile)
         configuration.srtp = PJSUA.SRTPConfiguration(mode: .mandatory)
         try await withEngine(configuration) { phone, _, log in
-            let call = try await phone.makeCall(to: uri.replacingOccurrences(of: "sips:", with: "sips:bob@"))
+            let call = try await phone.makeCall(to: PJSUA.SIPURI(uri.replacingOccurrences(of: "sips:", with: "sips:bob@")))
             try await log.state(call, .confirmed)
             try await log.mediaActive(call)
             #expect(try await phone.info(call).encryption.isEncrypted)
@@ -215,7 +215,7 @@ struct SRTPTests {
         let uri = try #require(jsonLines(callee.output).first { $0["event"] as? String == "listening" }?["uri"] as? String)
         let (configuration, lines) = tracedDTLSEngine()
         try await withEngine(configuration) { phone, _, log in
-            let call = try await phone.makeCall(to: uri)
+            let call = try await phone.makeCall(to: PJSUA.SIPURI(uri))
             try await log.state(call, .confirmed)
             do {
                 try await log.mediaActive(call)
@@ -266,7 +266,7 @@ struct SRTPTests {
             defer { baresip.stop() }
             try await baresip.waitForOutput("Using media encryption 'srtp-mand'")
             try await Task.sleep(for: .milliseconds(300))
-            let call = try await phone.makeCall(to: "sip:bob@127.0.0.1:\(port)")
+            let call = try await phone.makeCall(to: PJSUA.SIPURI("sip:bob@127.0.0.1:\(port)"))
             try await log.state(call, .confirmed)
             try await log.mediaActive(call)
             let encryption = try await phone.info(call).encryption

@@ -67,7 +67,7 @@ struct TLSTests {
         let tlsPort = try #require(kamailio.tlsPort)
         try await withEngine(tlsEngine(caFile: certificates.caFile)) { phone, transport, log in
             #expect(transport.kind == .tls)
-            #expect(transport.uri().hasPrefix("sips:127.0.0.1:"))
+            #expect(transport.uri().description.hasPrefix("sips:127.0.0.1:"))
             let bob = try ChildProcess(try softphone(), [
                 "answer", "--listen", "tls:127.0.0.1:0", "--ca-file", certificates.caFile,
                 "--cert", certificates.server.certificate, "--key", certificates.server.key, "--exit-after", "1", "--json",
@@ -78,7 +78,7 @@ struct TLSTests {
 
             // `sips:` end to end: bob's account is `sips:`, so kamailio hands him a `sips:`
             // request, which needs alice's Contact to be `sips:` too (RFC 5630).
-            let alice = try await phone.addAccount(id: "sips:alice@127.0.0.1", registrar: "sips:127.0.0.1:\(tlsPort)",
+            let alice = try await phone.addAccount(id: "sips:alice@127.0.0.1", registrar: PJSUA.SIPURI("sips:127.0.0.1:\(tlsPort)"),
                                                    username: "alice", password: "alice-secret")
             let registered = try await log.registration(alice, "alice registered over TLS")
             #expect(registered.isRegistered, "\(registered)")
@@ -90,7 +90,7 @@ struct TLSTests {
             #expect(connection.error == nil)
             #expect(connection.remote == "127.0.0.1:\(tlsPort)")
 
-            let call = try await phone.makeCall(to: "sips:bob@127.0.0.1:\(tlsPort)", from: alice)
+            let call = try await phone.makeCall(to: PJSUA.SIPURI("sips:bob@127.0.0.1:\(tlsPort)"), from: alice)
             let ended = try await log.first("\(call) confirmed or ended") { event -> PJSUA.SIPStatus? in
                 if case let .callState(c, state, _, status) = event, c == call, state == .confirmed || state == .disconnected { return status }
                 return nil
@@ -112,7 +112,7 @@ struct TLSTests {
         defer { kamailio.stop() }
         let tlsPort = try #require(kamailio.tlsPort)
         try await withEngine(tlsEngine(caFile: certificates.caFile)) { phone, _, log in
-            let alice = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: "sips:127.0.0.1:\(tlsPort)",
+            let alice = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: PJSUA.SIPURI("sips:127.0.0.1:\(tlsPort)"),
                                                    username: "alice", password: "alice-secret")
             let state = try await log.registration(alice, "refused registration")
             #expect(!state.isRegistered)
@@ -124,7 +124,7 @@ struct TLSTests {
             #expect(connection.error?.code == bad.expected, "\(connection)")
             #expect(connection.error?.status == PJSUAError.certificateVerificationStatus)
 
-            let call = try await phone.makeCall(to: "sips:bob@127.0.0.1:\(tlsPort)", from: alice)
+            let call = try await phone.makeCall(to: PJSUA.SIPURI("sips:bob@127.0.0.1:\(tlsPort)"), from: alice)
             let ended = try await log.state(call, .disconnected)
             #expect(ended.status.code == 503, "\(ended.status)")
             #expect(ended.status.certificateError?.code == bad.expected, "\(ended.status)")
@@ -139,7 +139,7 @@ struct TLSTests {
         defer { kamailio.stop() }
         let tlsPort = try #require(kamailio.tlsPort)
         try await withEngine(tlsEngine(caFile: certificates.caFile, verifyServer: false)) { phone, _, log in
-            let alice = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: "sips:127.0.0.1:\(tlsPort)",
+            let alice = try await phone.addAccount(id: "sip:alice@127.0.0.1", registrar: PJSUA.SIPURI("sips:127.0.0.1:\(tlsPort)"),
                                                    username: "alice", password: "alice-secret")
             let state = try await log.registration(alice, "registration")
             #expect(state.isRegistered, "\(state)")
@@ -166,7 +166,7 @@ struct TLSTests {
         let uri = try #require(listening["uri"] as? String)
         #expect(uri.hasPrefix("sips:127.0.0.1:"), "\(uri)")
         try await withEngine(tlsEngine(caFile: certificates.caFile)) { phone, _, log in
-            let call = try await phone.makeCall(to: uri.replacingOccurrences(of: "sips:", with: "sips:bob@"))
+            let call = try await phone.makeCall(to: PJSUA.SIPURI(uri.replacingOccurrences(of: "sips:", with: "sips:bob@")))
             try await log.state(call, .confirmed)
             let port = try #require(listening["port"] as? Int)
             let connection = try await log.tlsConnection(to: "127.0.0.1:\(port)")
@@ -246,7 +246,7 @@ struct TLSTests {
             }
             defer { answering.cancel() }
             func call(presenting pair: TestCertificates.Pair) async throws -> (status: Int32, output: String) {
-                try await runSoftphone(["call", transport.uri(user: "mtls"), "--listen", "tls:127.0.0.1:0", "--ca-file", certificates.caFile,
+                try await runSoftphone(["call", transport.uri(user: "mtls").description, "--listen", "tls:127.0.0.1:0", "--ca-file", certificates.caFile,
                                         "--cert", pair.certificate, "--key", pair.key, "--seconds", "0.3", "--timeout", "10"])
             }
             let trusted = try await call(presenting: certificates.server)
@@ -281,7 +281,7 @@ struct TLSTests {
         try await withEngine(configuration) { phone, _, log in
             let added = try await phone.addTransport(.tls, bindAddress: "127.0.0.1")
             #expect(added.kind == .tls && added.port > 0)
-            let alice = try await phone.addAccount(id: "sips:alice@127.0.0.1", registrar: "sips:127.0.0.1:\(tlsPort)",
+            let alice = try await phone.addAccount(id: "sips:alice@127.0.0.1", registrar: PJSUA.SIPURI("sips:127.0.0.1:\(tlsPort)"),
                                                    username: "alice", password: "alice-secret")
             let state = try await log.registration(alice, "registration over the added TLS transport")
             if trustingTheCA {

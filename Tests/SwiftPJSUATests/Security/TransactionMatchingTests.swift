@@ -201,7 +201,7 @@ struct TransactionMatchingTests {
     @Test func responsesThatDoNotFitTheEnginesInviteAndAReInviteDuringItsOwnAreHandledWithoutHarm() async throws {
         try await withEngine { phone, transport, log in
             let peer = try RawSIPPeer(target: transport.port)
-            let call = try await phone.makeCall(to: peer.uri)
+            let call = try await phone.makeCall(to: PJSUA.SIPURI(peer.uri))
             let invite = try #require(try await peer.request("INVITE"))
             // A 180, then 200s whose CSeq method is not INVITE: BYE (another transaction's key) and
             // ACK (keyed like INVITE, it was taken as the INVITE's answer without the dialog noting

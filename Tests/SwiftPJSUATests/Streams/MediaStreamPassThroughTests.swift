@@ -136,7 +136,7 @@ struct MediaStreamPassThroughTests {
         defer { agent.stop() }
         try await withStreamingEngine(srtpEngine(.mandatory)) { phone, _, log in
             try await phone.useCodecs(["PCMU"])
-            let call = try await phone.makeCall(to: uri)
+            let call = try await phone.makeCall(to: PJSUA.SIPURI(uri))
             try await log.mediaActive(call)
             #expect(try await phone.info(call).encryption.isEncrypted)
             let stream = try await phone.stream(call, to: agent.url())

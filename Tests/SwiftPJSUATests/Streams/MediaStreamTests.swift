@@ -120,7 +120,7 @@ struct MediaStreamTests {
         let app = try await tonePlayingPjsuaApp("pjsua-app-stream-protocol")
         defer { app.stop() }
         try await withStreamingEngine { phone, _, log in
-            let call = try await phone.makeCall(to: app.uri())
+            let call = try await phone.makeCall(to: PJSUA.SIPURI(app.uri()))
             try await log.mediaActive(call)
             let options = PJSUA.MediaStream.Options(headers: ["Authorization": "Bearer s3cret"],
                                                     customParameters: ["caller": "alice", "quote": "say \"hi\""])
@@ -259,7 +259,7 @@ struct MediaStreamTests {
             // and waiting for the engine's turn could outlast that (the call then ended early).
             let app = try await tonePlayingPjsuaApp("pjsua-app-stream-dtmf", console: digitRounds("12*"))
             defer { app.stop() }
-            let call = try await phone.makeCall(to: app.uri())
+            let call = try await phone.makeCall(to: PJSUA.SIPURI(app.uri()))
             try await log.mediaActive(call)
             let stream = try await phone.stream(call, to: agent.url())
             let events = StreamEvents(stream)
@@ -296,7 +296,7 @@ struct MediaStreamTests {
         let app = try await tonePlayingPjsuaApp("pjsua-app-stream-garbage")
         defer { app.stop() }
         try await withStreamingEngine { phone, _, log in
-            let call = try await phone.makeCall(to: app.uri())
+            let call = try await phone.makeCall(to: PJSUA.SIPURI(app.uri()))
             try await log.mediaActive(call)
             let stream = try await phone.stream(call, to: agent.url())
             let events = StreamEvents(stream)
@@ -326,7 +326,7 @@ struct MediaStreamTests {
         let app = try await tonePlayingPjsuaApp("pjsua-app-stream-close")
         defer { app.stop() }
         try await withStreamingEngine { phone, _, log in
-            let call = try await phone.makeCall(to: app.uri())
+            let call = try await phone.makeCall(to: PJSUA.SIPURI(app.uri()))
             try await log.mediaActive(call)
             let stream = try await phone.stream(call, to: agent.url())
             let ending = try await StreamEvents(stream).ending()
@@ -341,7 +341,7 @@ struct MediaStreamTests {
         let app = try await tonePlayingPjsuaApp("pjsua-app-stream-keep")
         defer { app.stop() }
         try await withStreamingEngine { phone, _, log in
-            let call = try await phone.makeCall(to: app.uri())
+            let call = try await phone.makeCall(to: PJSUA.SIPURI(app.uri()))
             try await log.mediaActive(call)
             let stream = try await phone.stream(call, to: agent.url(), options: .init(whenAgentLeaves: .keepCall))
             let ending = try await StreamEvents(stream).ending()
@@ -401,7 +401,7 @@ struct MediaStreamTests {
         var configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null)
         configuration.enablesMediaStreams = true
         _ = try await phone.start(configuration)
-        let call = try await phone.makeCall(to: app.uri())
+        let call = try await phone.makeCall(to: PJSUA.SIPURI(app.uri()))
         try await log.mediaActive(call)
         let stream = try await phone.stream(call, to: agent.url())
         let events = StreamEvents(stream)
@@ -427,7 +427,7 @@ struct MediaStreamTests {
         let app = try await tonePlayingPjsuaApp("pjsua-app-stream-options")
         defer { app.stop() }
         try await withStreamingEngine { phone, _, log in
-            let call = try await phone.makeCall(to: app.uri())
+            let call = try await phone.makeCall(to: PJSUA.SIPURI(app.uri()))
             try await log.mediaActive(call)
             let tooMany = Dictionary(uniqueKeysWithValues: (0..<17).map { ("X-\($0)", "v") })
             let cases: [(options: PJSUA.MediaStream.Options, code: PJSUAError.Code, reason: String)] = [
@@ -467,7 +467,7 @@ struct MediaStreamTests {
         let app = try await tonePlayingPjsuaApp("pjsua-app-stream-silent")
         defer { app.stop() }
         try await withStreamingEngine { phone, _, log in
-            let call = try await phone.makeCall(to: app.uri())
+            let call = try await phone.makeCall(to: PJSUA.SIPURI(app.uri()))
             try await log.mediaActive(call)
             let started = ContinuousClock.now
             let timedOut = await errorCode { try await phone.stream(call, to: agent.url(), options: .init(connectTimeout: .milliseconds(500))) }
@@ -577,7 +577,7 @@ extension MediaStreamTests {
             let streamUp = PjsuaApp.Gate()
             let app = try await tonePlayingPjsuaApp("pjsua-app-stream-pipecat-dtmf", console: digitRound("4#", when: streamUp))
             defer { app.stop() }
-            let call = try await phone.makeCall(to: app.uri())
+            let call = try await phone.makeCall(to: PJSUA.SIPURI(app.uri()))
             try await log.mediaActive(call)
             _ = try await phone.stream(call, to: agent.url())
             try await agent.waitFor("\"event\": \"start\"")

@@ -24,7 +24,7 @@ extension MediaStreamTests {
         var configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null)
         configuration.tls = .init(caFile: certificates.caFile)
         try await withStreamingEngine(configuration) { phone, _, log in
-            let call = try await phone.makeCall(to: app.uri())
+            let call = try await phone.makeCall(to: PJSUA.SIPURI(app.uri()))
             try await log.mediaActive(call)
             func refusal(_ url: String, _ options: PJSUA.MediaStream.Options = .init()) async -> PJSUAError? {
                 do {
@@ -79,7 +79,7 @@ extension MediaStreamTests {
         let app = try await tonePlayingPjsuaApp("pjsua-app-stream-fragments")
         defer { app.stop() }
         try await withStreamingEngine { phone, _, log in
-            let call = try await phone.makeCall(to: app.uri())
+            let call = try await phone.makeCall(to: PJSUA.SIPURI(app.uri()))
             try await log.mediaActive(call)
             let stream = try await phone.stream(call, to: agent.url(), options: .init(maximumMessageSize: 64 * 1024))
             let events = StreamEvents(stream)
@@ -125,7 +125,7 @@ extension MediaStreamTests {
         var configuration = PJSUA.Configuration(port: 0, transport: .udp, bindAddress: "127.0.0.1", audioDevice: .null)
         configuration.tls = .init(caFile: certificates.caFile)
         try await withStreamingEngine(configuration) { phone, _, log in
-            let call = try await phone.makeCall(to: app.uri())
+            let call = try await phone.makeCall(to: PJSUA.SIPURI(app.uri()))
             try await log.mediaActive(call)
             let stream = try await phone.stream(call, to: agent.url())
             let events = StreamEvents(stream)
@@ -160,7 +160,7 @@ extension MediaStreamTests {
         let app = try await tonePlayingPjsuaApp("pjsua-app-stream-stall")
         defer { app.stop() }
         try await withStreamingEngine { phone, _, log in
-            let call = try await phone.makeCall(to: app.uri())
+            let call = try await phone.makeCall(to: PJSUA.SIPURI(app.uri()))
             try await log.mediaActive(call)
             let stream = try await phone.stream(call, to: agent.url())
             let events = StreamEvents(stream)
@@ -217,7 +217,7 @@ extension MediaStreamTests {
         let app = try await tonePlayingPjsuaApp("pjsua-app-stream-overflow")
         defer { app.stop() }
         try await withStreamingEngine { phone, _, log in
-            let call = try await phone.makeCall(to: app.uri())
+            let call = try await phone.makeCall(to: PJSUA.SIPURI(app.uri()))
             try await log.mediaActive(call)
             let stream = try await phone.stream(call, to: agent.url())
             let events = StreamEvents(stream)
@@ -299,7 +299,7 @@ extension MediaStreamTests {
         let app = try await tonePlayingPjsuaApp("pjsua-app-stream-utf8")
         defer { app.stop() }
         try await withStreamingEngine { phone, _, log in
-            let call = try await phone.makeCall(to: app.uri())
+            let call = try await phone.makeCall(to: PJSUA.SIPURI(app.uri()))
             try await log.mediaActive(call)
             let stream = try await phone.stream(call, to: agent.url(), options: .init(whenAgentLeaves: .keepCall))
             let events = StreamEvents(stream)
@@ -325,7 +325,7 @@ extension MediaStreamTests {
         let app = try await tonePlayingPjsuaApp("pjsua-app-stream-refused")
         defer { app.stop() }
         try await withStreamingEngine { phone, _, log in
-            let call = try await phone.makeCall(to: app.uri())
+            let call = try await phone.makeCall(to: PJSUA.SIPURI(app.uri()))
             try await log.mediaActive(call)
             for (agent, answer) in [(forbidding, "403 Forbidden"), (lying, "Sec-WebSocket-Accept does not match")] {
                 do {

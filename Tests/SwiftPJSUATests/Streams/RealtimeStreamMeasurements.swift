@@ -20,7 +20,7 @@ extension MediaStreamTests {
         try await withStreamingEngine { phone, _, log in
             var active: [PJSUA.Call] = []
             for _ in 0..<calls {
-                let call = try await phone.makeCall(to: app.uri())
+                let call = try await phone.makeCall(to: PJSUA.SIPURI(app.uri()))
                 try await log.mediaActive(call)
                 active.append(call)
             }

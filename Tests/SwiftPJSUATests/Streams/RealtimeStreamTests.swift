@@ -155,7 +155,7 @@ extension MediaStreamTests {
         let app = try await tonePlayingPjsuaApp("pjsua-app-stream-realtime-error")
         defer { app.stop() }
         try await withStreamingEngine { phone, _, log in
-            let call = try await phone.makeCall(to: app.uri())
+            let call = try await phone.makeCall(to: PJSUA.SIPURI(app.uri()))
             try await log.mediaActive(call)
             let stream = try await phone.stream(call, to: agent.url(), protocol: .openAIRealtime, options: .init(authorizationToken: "k"))
             let events = StreamEvents(stream)
@@ -196,7 +196,7 @@ extension MediaStreamTests {
         let app = try await tonePlayingPjsuaApp("pjsua-app-stream-realtime-wss")
         defer { app.stop() }
         try await withStreamingEngine { phone, _, log in
-            let call = try await phone.makeCall(to: app.uri())
+            let call = try await phone.makeCall(to: PJSUA.SIPURI(app.uri()))
             try await log.mediaActive(call)
             let trusted = PJSUA.MediaStream.Options(authorizationToken: "sk-tls", tls: .init(caFile: certificates.caFile))
             func refusal(_ url: String) async -> PJSUAError? {
@@ -247,7 +247,7 @@ extension MediaStreamTests {
             defer { child.stop() }
             try await child.waitUntilStarted(printing: "\"listening\"")
             let port = try #require(softphoneEvents(child.output, "listening").first?["port"] as? Int)
-            let call = try await phone.makeCall(to: "sip:bot@127.0.0.1:\(port)")
+            let call = try await phone.makeCall(to: PJSUA.SIPURI("sip:bot@127.0.0.1:\(port)"))
             try await log.mediaActive(call)
             try await child.waitForOutput("\"state\":\"connected\"")
             try await child.waitForOutput("responseDone")

@@ -15,7 +15,7 @@ struct ReceiveOnlyVideoTests {
         defer { child.stop() }
         try await withEngine { phone, _, log in
             try await phone.useVideoCodecs(["H264"])
-            let call = try await phone.makeCall(to: "sip:viewer@127.0.0.1:\(port)", video: .receiveOnly)
+            let call = try await phone.makeCall(to: PJSUA.SIPURI("sip:viewer@127.0.0.1:\(port)"), video: .receiveOnly)
             try await log.state(call, .confirmed)
             let streams = try await log.video(call, "receiving") { $0?.isReceiving == true }
             #expect(streams.first?.direction == .receiveOnly && streams.first?.isSending == false, "\(streams)")

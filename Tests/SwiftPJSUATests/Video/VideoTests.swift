@@ -73,7 +73,7 @@ struct VideoTests {
             try await useCheapVideo(phone, codec: codec)
             #expect(try await phone.videoCodecSettings(codec).size == PJSUA.VideoSize(width: 352, height: 288))
             #expect(try await phone.videoCodecs().first?.id.hasPrefix(codec) == true)
-            let call = try await phone.makeCall(to: "sip:video@127.0.0.1:\(port)", video: .sendReceive)
+            let call = try await phone.makeCall(to: PJSUA.SIPURI("sip:video@127.0.0.1:\(port)"), video: .sendReceive)
             try await log.state(call, .confirmed)
             let streams = try await log.video(call, "active") { $0?.isActive == true }
             #expect(streams.first?.direction == .sendReceive)
@@ -131,7 +131,7 @@ struct VideoTests {
         defer { child.stop() }
         try await withEngine { phone, _, log in
             try await useCheapVideo(phone)
-            let call = try await phone.makeCall(to: "sip:video@127.0.0.1:\(port)", video: PJSUA.VideoOptions(transmitsAtOnce: false))
+            let call = try await phone.makeCall(to: PJSUA.SIPURI("sip:video@127.0.0.1:\(port)"), video: PJSUA.VideoOptions(transmitsAtOnce: false))
             try await log.state(call, .confirmed)
             _ = try await log.video(call, "active") { $0?.isActive == true }
             func framesAtTheFarEnd() -> Int {
@@ -154,7 +154,7 @@ struct VideoTests {
     @Test func ringingFirstLeavesTheFinalAnswerFreeToTakeVideo() async throws {
         try await withEngine { phone, transport, log in
             try await useCheapVideo(phone)
-            let child = try h264Caller(calling: transport.uri(user: "ring-first"), name: "softphone-video-ring-first")
+            let child = try h264Caller(calling: transport.uri(user: "ring-first").description, name: "softphone-video-ring-first")
             defer { child.stop() }
             let incoming = try await log.incomingCall(timeout: .seconds(15))
             try await phone.answer(incoming.call, code: 180)
@@ -177,7 +177,7 @@ struct VideoTests {
         let lines = LineLog()
         try await withEngine(loggingEngine(lines)) { phone, transport, log in
             try await useCheapVideo(phone)
-            let child = try h264Caller(calling: transport.uri(user: "short-video"), name: "softphone-video-short")
+            let child = try h264Caller(calling: transport.uri(user: "short-video").description, name: "softphone-video-short")
             defer { child.stop() }
             let incoming = try await log.incomingCall(timeout: .seconds(15))
             // pjsua_call_answer2 negotiates the SDP and makes the video stream before it returns;
@@ -206,7 +206,7 @@ struct VideoTests {
             var settings = try await phone.videoCodecSettings("H264")
             settings.size = PJSUA.VideoSize(width: 352, height: 288)
             try await phone.setVideoCodecSettings("H264", to: settings)
-            let call = try await phone.makeCall(to: "sip:video@127.0.0.1:\(port)")
+            let call = try await phone.makeCall(to: PJSUA.SIPURI("sip:video@127.0.0.1:\(port)"))
             try await log.state(call, .confirmed)
             try await log.mediaActive(call)
             #expect(try await phone.videoStreams(of: call).isEmpty)
@@ -285,7 +285,7 @@ struct PjsuaAppVideoTests {
             defer { app.stop() }
             try await app.waitForLog("transport started", timeout: .seconds(15))
             try await phone.useVideoCodecs(["H264"])
-            let call = try await phone.makeCall(to: app.uri(), video: .sendReceive)
+            let call = try await phone.makeCall(to: PJSUA.SIPURI(app.uri()), video: .sendReceive)
             try await log.state(call, .confirmed)
             _ = try await log.video(call, "active") { $0?.isActive == true && $0?.isReceiving == true }
             let frames = try await phone.receiveVideo(from: call, timeout: .seconds(10))

@@ -18,7 +18,7 @@ struct VideoThreadPriorityTests {
         defer { child.stop() }
         try await withEngine { phone, _, log in
             try await useCheapVideo(phone)
-            let call = try await phone.makeCall(to: "sip:video@127.0.0.1:\(port)", video: .sendReceive)
+            let call = try await phone.makeCall(to: PJSUA.SIPURI("sip:video@127.0.0.1:\(port)"), video: .sendReceive)
             try await log.state(call, .confirmed)
             _ = try await log.video(call, "active") { $0?.isActive == true }
             // Pictures flow both ways: every clock that drives them is running.
