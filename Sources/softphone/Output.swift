@@ -5,7 +5,8 @@ import SwiftPJSUA
 struct Output: Sendable {
     let json: Bool
 
-    /// Prints one record. `fields` must hold only strings, numbers and booleans.
+    /// Prints one record. A field is a string, number, boolean or an array of them; any other
+    /// value is printed as its description (``jsonValue(_:)``).
     func emit(_ event: String, _ fields: KeyValuePairs<String, any Sendable> = [:], human: String) {
         emit(event, fields: fields.map { ($0.key, $0.value) }, human: human)
     }
@@ -14,14 +15,25 @@ struct Output: Sendable {
     func emit(_ event: String, fields: [(String, any Sendable)], human: String) {
         if json {
             var object: [String: Any] = ["event": event]
-            for (key, value) in fields { object[key] = value }
-            if let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]),
-               let line = String(data: data, encoding: .utf8) {
-                Self.write(line)
+            for (key, value) in fields { object[key] = Self.jsonValue(value) }
+            do {
+                let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+                Self.write(String(decoding: data, as: UTF8.self))
+            } catch {
+                // Not silent: a record a script waits for that never comes is a hang, not an error.
+                FileHandle.standardError.write(Data("softphone: cannot print the \(event) record as JSON: \(error)\n".utf8))
             }
         } else {
             Self.write(human)
         }
+    }
+
+    /// A field as JSONSerialization takes it: itself when it is JSON already (a string, number,
+    /// boolean, or an array or object of them), else its description. A value of our own types
+    /// (a SIPURI, a handle) was once passed as is and the whole record vanished: JSONSerialization
+    /// refused it, and the refusal went unseen.
+    static func jsonValue(_ value: any Sendable) -> Any {
+        JSONSerialization.isValidJSONObject([value]) ? value : String(describing: value)
     }
 
     /// Prints an event of `phone` (an incoming call's record carries its INVITE's headers).
