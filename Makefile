@@ -180,6 +180,7 @@ tsan: deps deps-ios-profile peers
 test-stress: deps deps-ios-profile peers
 	SWIFT='$(SWIFT)' SWIFT_FLAGS='$(SWIFT_FLAGS)' PASS='$(PASS)' FILTER='$(FILTER)' RUNS='$(RUNS)' LOAD='$(LOAD)' \
 		MAIN_PASS_SKIP='$(MAIN_PASS_SKIP)' ASAN='$(ASAN)' ASAN_TARGET='$(ASAN_TARGET)' UNSANITIZED_SUITES='$(UNSANITIZED_SUITES)' \
+		ASAN_CHILDREN='$(ASAN_CHILDREN)' \
 		IOS_ENV='$(IOS_ENV)' IOS_SCRATCH='$(IOS_SCRATCH)' IOS_LINK='$(IOS_LINK)' IOS_PROFILE_SUITES='$(IOS_PROFILE_SUITES)' \
 		bash scripts/test-stress.sh
 

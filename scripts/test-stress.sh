@@ -35,12 +35,13 @@ case "$PASS" in
         [ -z "$FILTER" ] || test+=(--filter "$FILTER")
         limit=600 ;;
     asan)
-        need ASAN ASAN_TARGET UNSANITIZED_SUITES
+        need ASAN ASAN_TARGET UNSANITIZED_SUITES ASAN_CHILDREN
         # shellcheck disable=SC2206
-        asan=($ASAN)
-        # Every product too: the tests run softphone and the examples as child processes.
+        asan=($ASAN) asan_children=($ASAN_CHILDREN)
+        # Every product too: the tests run softphone and the examples as child processes; the
+        # softphone children are the sanitized build's, as in make test's pass (ASAN_CHILDREN).
         build=("$SWIFT build ${flags[*]}" "$SWIFT build ${flags[*]} --build-tests ${asan[*]}")
-        test=("$SWIFT" test "${flags[@]}" --skip-build --disable-xctest "${asan[@]}" --skip "$UNSANITIZED_SUITES")
+        test=(env "${asan_children[@]}" "$SWIFT" test "${flags[@]}" --skip-build --disable-xctest "${asan[@]}" --skip "$UNSANITIZED_SUITES")
         if [ -z "$FILTER" ]; then test+=(--filter "$ASAN_TARGET")
         else test+=(--filter "$FILTER" --skip "^(?!$ASAN_TARGET\\.)"); fi
         limit=1500 ;;
