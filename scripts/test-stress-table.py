@@ -4,7 +4,8 @@ test that failed, in how many of the runs, and the first line of each cause (wit
 was the cause; causes that differ only in their numbers count as one). `--failed RUN_DIR` prints the tests that failed in one run, one a line.
 
 A run directory holds what test-stress.sh wrote: `status` (the exit status of the bounded
-`swift test`), `xunit-swift-testing.xml` (Swift Testing's results: a <failure> per issue) and
+`swift test`), `xunit-swift-testing.xml` (Swift Testing's results: a <failure> per issue; `xunit.xml`
+itself in a pass run with --disable-xctest) and
 `console.log`. A test process that crashed, or was stopped by bounded.sh, writes no xUnit file (or
 half of one): it is one row, with its ending as cause and the tests its console shows started
 and not finished.
@@ -34,8 +35,11 @@ def failures(run):
     """{test: [cause, ...]} of one run directory."""
     found = {}
     status = read(os.path.join(run, "status")).strip()
+    # Swift Testing's results: xunit-swift-testing.xml beside XCTest's xunit.xml, or xunit.xml
+    # itself when the pass runs with --disable-xctest (the ASan and iOS passes).
+    name = "xunit-swift-testing.xml" if os.path.exists(os.path.join(run, "xunit-swift-testing.xml")) else "xunit.xml"
     try:
-        cases = list(ElementTree.parse(os.path.join(run, "xunit-swift-testing.xml")).getroot().iter("testcase"))
+        cases = list(ElementTree.parse(os.path.join(run, name)).getroot().iter("testcase"))
     except (OSError, ElementTree.ParseError):
         cases = None  # none written, or cut short: the process was stopped while it wrote it
     for case in cases or []:
