@@ -20,20 +20,16 @@ public final class Xvfb: @unchecked Sendable {
         // is ready for clients.
         process = try ChildProcess("Xvfb", ["-displayfd", "1", "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp"],
                                    name: "xvfb")
-        let deadline = ContinuousClock.now.advanced(by: timeout)
-        var number: Int?
-        while number == nil {
-            let ended = !process.isRunning  // read before the output: see ChildProcess.wait
-            number = process.output.split(whereSeparator: \.isNewline).lazy.compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.first
-            if number != nil { break }
-            if ended { throw ChildProcessError(process.explain("exited before choosing a display")) }
-            if ContinuousClock.now >= deadline {
-                process.stop()
-                throw ChildProcessError(process.explain("chose no display within \(timeout)"))
-            }
-            try await Task.sleep(for: .milliseconds(20))
+        func number(in output: String) -> Int? {
+            output.split(whereSeparator: \.isNewline).lazy.compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.first
         }
-        display = ":\(number ?? 0)"
+        do {
+            try await process.waitForOutput("choose a display", timeout: timeout) { number(in: $0) != nil }
+        } catch {
+            process.stop()
+            throw error
+        }
+        display = ":\(number(in: process.output) ?? 0)"
     }
 
     deinit { stop() }
