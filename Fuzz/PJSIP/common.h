@@ -9,6 +9,13 @@
  * prints an object into a block the size of its output, then into each size just short of that,
  * each time into the last bytes of one heap block, so a write one byte past the size given is a
  * heap-buffer-overflow report (SEC-5 and SEC-6 were such writes).
+ *
+ * Exceptions: PJLIB's PJ_TRY keeps a record in its stack frame on a per-thread chain that PJ_END
+ * takes off again. A function that leaves its PJ_TRY some other way (a goto, a return) leaves a
+ * record of a frame that no longer exists at the head of the chain, and the next exception thrown
+ * outside a live PJ_TRY on that thread jumps into it (KL-53.12). Each target checks after every
+ * input that the chain is empty (fuzz_check_exception_chain), so such an input is a finding; an
+ * exception thrown with no PJ_TRY at all (KL-53.11) is one already: pj_throw_exception_ asserts.
  */
 #ifndef SWIFT_PJSUA_FUZZ_COMMON_H
 #define SWIFT_PJSUA_FUZZ_COMMON_H
@@ -16,6 +23,7 @@
 #include <pjlib.h>
 #include <pjlib-util.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +40,21 @@ static inline void fuzz_pj_init(void) {
 
 static inline pj_pool_t *fuzz_pool(const char *name) {
     return pj_pool_create(&fuzz_cp.factory, name, 4000, 4000, NULL);
+}
+
+/* Aborts, naming the leak, when this thread's exception chain is not empty between inputs. */
+static inline void fuzz_check_exception_chain(void) {
+    PJ_USE_EXCEPTION;
+    volatile int left = 0;
+    PJ_TRY {
+        left = pj_x_except__.prev != NULL;  /* the record under ours: none when the chain was empty */
+    }
+    PJ_CATCH_ANY {}
+    PJ_END;
+    if (left) {
+        fprintf(stderr, "fuzz: a PJ_TRY handler was left in the exception chain (a PJ_TRY left without PJ_END)\n");
+        abort();
+    }
 }
 
 /* A heap copy of the input with a NUL after it (PJSIP's scanners read to a NUL, and the

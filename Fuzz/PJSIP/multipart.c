@@ -7,10 +7,12 @@
  *
  * Per input: pjsip_multipart_parse, the body printed tight (the printer's cursor: SEC-6) and
  * cloned, each part's body printed, the lookups pjsip and pjsua make (the SDP part as
- * pjsip_rdata_get_sdp_info finds it, by header, by Content-ID), the raw body and boundary. (The
+ * pjsip_rdata_get_sdp_info finds it, then parsed in place as it parses it: KL-53.11; by header,
+ * by Content-ID), the raw body and boundary. (The
  * SIP parser is pjsip_multipart_parse's only caller; sip_parser and sip_endpoint reach it there.)
  */
 #include <pjsip.h>
+#include <pjmedia/sdp.h>
 #include "common.h"
 
 static pjsip_endpoint *endpoint;
@@ -45,7 +47,14 @@ static void exercise(pj_pool_t *pool, char *text, pj_size_t len, const pjsip_med
 
     pjsip_media_type sdp;
     pjsip_media_type_init2(&sdp, "application", "sdp");
-    (void)pjsip_multipart_find_part(body, &sdp, NULL);
+    pjsip_multipart_part *sdp_part = pjsip_multipart_find_part(body, &sdp, NULL);
+    /* The SDP part parsed as an INVITE session takes it (pjsip_get_sdp_info, for
+     * pjsip_inv_verify_request3 and every answer to our offer): in place, inside the message,
+     * where a part's body is not NUL-terminated. */
+    if (sdp_part != NULL && sdp_part->body != NULL) {
+        pjmedia_sdp_session *session = NULL;
+        (void)pjmedia_sdp_parse(pool, (char *)sdp_part->body->data, sdp_part->body->len, &session);
+    }
     static const pj_str_t content_id = { "Content-ID", 10 }, cid_value = { "<sdp@example.com>", 17 };
     (void)pjsip_multipart_find_part_by_header_str(pool, body, &content_id, &cid_value, NULL);
     pj_str_t cid = pj_str("cid:sdp@example.com");
@@ -97,5 +106,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     exercise(pool, text, len, &ctype);
 
     pj_pool_release(pool);
+    fuzz_check_exception_chain();
     return 0;
 }

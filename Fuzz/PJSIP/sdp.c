@@ -287,5 +287,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     pj_pool_release(pool);
     (void)pjmedia_transport_close(srtp_transport);
     srtp_transport = NULL;
+    fuzz_check_exception_chain();
     return 0;
 }

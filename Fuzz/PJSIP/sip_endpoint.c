@@ -519,5 +519,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     pjsip_endpt_release_pool(endpoint, pool);
 
     end_everything();
+    fuzz_check_exception_chain();
     return 0;
 }

@@ -165,5 +165,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
     pj_pool_release(pool);
     free(packet);
+    fuzz_check_exception_chain();
     return 0;
 }

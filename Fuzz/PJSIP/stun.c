@@ -122,5 +122,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     free(simple);
     free(pdu);
+    fuzz_check_exception_chain();
     return 0;
 }

@@ -84,6 +84,7 @@ static void *worker_main(void *unused) {
         while (sem_wait(&job_ready) != 0) {
         }
         parse_all(job_data, job_size);
+        fuzz_check_exception_chain();
         sem_post(&job_done);
     }
     return NULL;

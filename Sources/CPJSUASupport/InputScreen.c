@@ -23,7 +23,9 @@
  *   INVITE fails the call instead, below); a 2xx to an INVITE whose Contact or Record-Route is
  *   not a SIP URI, or whose SDP is one of those, reaches the transaction layer as a 502, so the
  *   call fails cleanly (the transaction ACKs it hop by hop) instead of an ACK that cannot be
- *   routed; a NOTIFY whose PIDF has a <tuple> without its id or its <status> is answered 400.
+ *   routed; a NOTIFY whose PIDF has a <tuple> without its id or its <status> is answered 400;
+ *   an SDP (a body or a multipart part) of nothing but line breaks is answered 400 (KL-53.11: the
+ *   SDP parser read past it and threw outside its PJ_TRY), a response carrying one handled as above.
  * - KL-3: a datagram PJSIP cut or a peer sent short is never taken for a shorter message. One that
  *   filled PJSIP's whole receive buffer (PJSIP_MAX_PKT_LEN: recvfrom cut the rest off unnoticed)
  *   is answered 513 Message Too Large (RFC 3261 21.5.11); one whose body is shorter than its
@@ -283,10 +285,42 @@ static const char *screen_kl53_pidf_problem(const char *text, pj_size_t len) {
     return NULL;
 }
 
+/* KL-53.11: an SDP body, or a multipart body's SDP part (the first application/sdp part, the one
+ * pjsip_get_sdp_info parses), that is empty or nothing but line breaks. pjmedia_sdp_parse skipped
+ * leading line breaks before its PJ_TRY and without looking at the end, on into what follows the
+ * SDP: a part's body is not NUL-terminated (the delimiter's CRLF follows it), nor is a body on a
+ * stream transport (the next message, or a keep-alive CRLF, follows it in the buffer). Asked for
+ * a character past the end, the scanner threw outside any PJ_TRY: an abort. */
+static pj_bool_t screen_kl53_blank_sdp(const pjsip_msg_body *body) {
+    const pjsip_msg_body *sdp_body = body;
+    if (pj_stricmp2(&body->content_type.type, "multipart") == 0) {
+        pjsip_media_type sdp;
+        pjsip_media_type_init2(&sdp, (char *)"application", (char *)"sdp");
+        const pjsip_multipart_part *part = pjsip_multipart_find_part(body, &sdp, NULL);
+        sdp_body = part != NULL ? part->body : NULL;
+    } else if (pj_stricmp2(&body->content_type.type, "application") != 0
+               || pj_stricmp2(&body->content_type.subtype, "sdp") != 0) {
+        return PJ_FALSE;
+    }
+    if (sdp_body == NULL) return PJ_FALSE;
+    const char *text = (const char *)sdp_body->data;
+    for (unsigned i = 0; i < sdp_body->len; ++i) {
+        if (text[i] != '\r' && text[i] != '\n') return PJ_FALSE;
+    }
+    return PJ_TRUE;
+}
+
 /* A request of a KL-53 shape: its answer (488 or 400) and reason, its Warning's text. */
 static int screen_kl53_request(pjsip_rx_data *rdata, struct screen_raw_body body, const char **reason, const char **warning) {
     pjsip_msg *msg = rdata->msg_info.msg;
-    if (msg->body == NULL || body.text == NULL) return 0;
+    if (msg->body == NULL) return 0;
+    if (screen_kl53_blank_sdp(msg->body)) {
+        /* An SDP without its v= line: the patched parser refuses it, and pjsip answers 400. */
+        *warning = "Empty SDP";
+        *reason = "Bad Request";
+        return PJSIP_SC_BAD_REQUEST;
+    }
+    if (body.text == NULL) return 0;
     if (screen_kl53_may_hold_sdp(msg->body)) {
         if ((*warning = screen_kl53_sdp_problem(body.text, body.len)) != NULL) {
             *reason = "Not Acceptable Here";
@@ -316,7 +350,8 @@ static pj_bool_t screen_kl53_is_sip(const pjsip_uri *uri) {
 static pj_bool_t screen_kl53_response(pjsip_rx_data *rdata, struct screen_raw_body body) {
     pjsip_msg *msg = rdata->msg_info.msg;
     const char *why = NULL;
-    if (screen_may_reach_sdes(msg, body)) why = screen_kl53_sdp_problem(body.text, body.len);
+    if (msg->body != NULL && screen_kl53_blank_sdp(msg->body)) why = "Empty SDP";
+    if (why == NULL && screen_may_reach_sdes(msg, body)) why = screen_kl53_sdp_problem(body.text, body.len);
     pj_bool_t invite_2xx = rdata->msg_info.cseq->method.id == PJSIP_INVITE_METHOD && msg->line.status.code / 100 == 2;
     if (why == NULL && invite_2xx) {
         pjsip_contact_hdr *contact = pjsip_msg_find_hdr(msg, PJSIP_H_CONTACT, NULL);

@@ -201,4 +201,94 @@ struct FuzzFindingTests {
         try await Task.sleep(for: .milliseconds(300))
         #expect(app.process.isRunning, "the patched app stopped: \(app.process.output.suffix(3000))")
     }
+
+    // MARK: a multipart body whose SDP part is only line breaks (finding 11)
+
+    /// An INVITE with a multipart/mixed body whose one part is an application/sdp of nothing
+    /// (the sip_endpoint seed `kl53-multipart-sdp-newlines`, rewritten for `peer`): the SDP parser
+    /// skipped the part's leading line breaks past its end, into the delimiter, and its scanner
+    /// threw outside any PJ_TRY.
+    static func emptySDPPartInvite(_ peer: RawSIPPeer) -> RawSIPRequest {
+        var invite = RawSIPRequest(peer: peer, method: "INVITE")
+        invite.contentType = "multipart/mixed;boundary=b"
+        invite.body = "--b\r\nContent-Type: application/sdp\r\n\r\n\r\n\r\n--b--\r\n"
+        return invite
+    }
+
+    /// Sends `emptySDPPartInvite` and returns its final answer, ACKed (nil: none).
+    static func offeringAnEmptySDPPart(to peer: RawSIPPeer) async throws -> RawSIPMessage? {
+        let invite = emptySDPPartInvite(peer)
+        let answer = try await peer.exchange(invite, timeout: .seconds(10))
+        if let answer { peer.send(invite.ack(for: answer)) }
+        return answer
+    }
+
+    /// The unpatched app aborts on the INVITE; the screening softphone on that library answers it
+    /// 400 with a Warning (399) and takes a plain call afterwards.
+    @Test func anEmptySDPPartAbortsTheUnpatchedLibraryAndIsAnswered400ByTheScreen() async throws {
+        await EngineTurns.shared.acquire()
+        defer { Task { await EngineTurns.shared.release() } }
+        let app = try await Self.answeringApp("pjsua-unpatched-empty-sdp-part", prefix: InputScreenTests.prefix)
+        defer { app.stop() }
+        let appPeer = try RawSIPPeer(target: app.port)
+        appPeer.send(Self.emptySDPPartInvite(appPeer))
+        try await Self.expectAborted(app, "an empty SDP part")
+
+        let (child, port) = try await InputScreenTests.screeningSoftphone([], name: "softphone-unpatched-empty-sdp-part")
+        defer { child.stop() }
+        let peer = try RawSIPPeer(target: port)
+        let answer = try await Self.offeringAnEmptySDPPart(to: peer)
+        #expect(answer?.statusCode == 400 && answer?.header("warning")?.contains("Empty SDP") == true,
+                "\(answer?.description ?? "no answer") \(answer?.header("warning") ?? "")")
+        try await SDPOfferTests.expectAnswered(answer, 400...400, by: child, peer: peer, "an empty SDP part")
+    }
+
+    /// Our patch: the pjsua app of this build refuses the empty SDP as any SDP without its v= line
+    /// (400) and lives on.
+    @Test func anEmptySDPPartIsAnswered400ByThePatchedApp() async throws {
+        let app = try await Self.answeringApp("pjsua-patched-empty-sdp-part", prefix: nil)
+        defer { app.stop() }
+        let peer = try RawSIPPeer(target: app.port)
+        let answer = try await Self.offeringAnEmptySDPPart(to: peer)
+        #expect(answer?.statusCode == 400, "\(answer?.startLine ?? "no answer"): \(app.process.output.suffix(3000))")
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(app.process.isRunning, "the empty SDP part stopped the patched app: \(app.process.output.suffix(3000))")
+        let call = try await peer.plainCall()
+        #expect(call.invite == 200 && call.bye == 200, "a call after the empty SDP part: \(call)")
+    }
+
+    /// The same blank SDP as a whole body on TCP: Content-Length 2, the body one line break, and a
+    /// keep-alive's CRLF CRLF after it in the same write. On a stream the body is not
+    /// NUL-terminated (the next bytes follow it in the buffer), so the unpatched parser read on
+    /// into the keep-alive and threw as it did past a multipart part (this vector needs no
+    /// multipart body). The screening softphone on the unpatched library, listening on TCP,
+    /// answers it 400 and serves the next request on the same connection.
+    @Test func aBlankSDPBodyOnTCPIsAnswered400ByTheScreen() async throws {
+        let (child, port) = try await InputScreenTests.screeningSoftphone(listen: "tcp:127.0.0.1:0", name: "softphone-unpatched-blank-sdp-tcp")
+        defer { child.stop() }
+        let peer = try RawTCPPeer(port: port)
+        defer { peer.close() }
+        func request(_ method: String, cseq: Int, toTag: String? = nil, extra: String = "", body: String = "") -> String {
+            let name = method == "ACK" ? "invite" : method.lowercased()  // an ACK to a non-2xx is in its INVITE's transaction
+            return "\(method) sip:softphone@127.0.0.1:\(port);transport=tcp SIP/2.0\r\n"
+                + "Via: SIP/2.0/TCP 127.0.0.1:\(peer.localPort);branch=z9hG4bK-blank-sdp-\(name)\r\n"
+                + "From: <sip:peer@127.0.0.1>;tag=blank\r\n"
+                + "To: <sip:softphone@127.0.0.1:\(port)>\(toTag.map { ";tag=\($0)" } ?? "")\r\n"
+                + "Call-ID: blank-sdp-\(name)\r\n"
+                + "CSeq: \(cseq) \(method)\r\n"
+                + "Contact: <sip:peer@127.0.0.1:\(peer.localPort);transport=tcp>\r\n"
+                + "Max-Forwards: 70\r\n" + extra
+                + "Content-Length: \(body.utf8.count)\r\n\r\n" + body
+        }
+        try peer.send(request("INVITE", cseq: 1, extra: "Content-Type: application/sdp\r\n", body: "\r\n") + "\r\n\r\n")
+        let answers = try await peer.responses(count: 1, within: .seconds(10))
+        let answer = try #require(answers.first, "no answer: \(child.output.suffix(3000))")
+        #expect(answer.code == 400 && answer.header("warning")?.contains("Empty SDP") == true, "\(answer.text)")
+        let toTag = answer.header("to")?.components(separatedBy: "tag=").dropFirst().first
+        try peer.send(request("ACK", cseq: 1, toTag: toTag))
+        try peer.send(request("OPTIONS", cseq: 1))
+        let next = try await peer.responses(count: 1, within: .seconds(10))
+        #expect(next.map(\.code) == [200], "after the blank SDP: \(next) \(child.output.suffix(3000))")
+        #expect(child.isRunning, "\(child.output.suffix(3000))")
+    }
 }

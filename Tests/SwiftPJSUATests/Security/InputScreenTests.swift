@@ -44,8 +44,8 @@ struct InputScreenTests {
     }
 
     /// The softphone on the unpatched library, answering on a port it bound itself.
-    static func screeningSoftphone(_ extra: [String] = [], name: String) async throws -> (process: ChildProcess, port: Int) {
-        let child = try ChildProcess(try plainSoftphone(), ["answer", "--listen", "udp:127.0.0.1:0", "--json"] + extra,
+    static func screeningSoftphone(_ extra: [String] = [], listen: String = "udp:127.0.0.1:0", name: String) async throws -> (process: ChildProcess, port: Int) {
+        let child = try ChildProcess(try plainSoftphone(), ["answer", "--listen", listen, "--json"] + extra,
                                      name: name, environment: environment)
         try await child.waitUntilStarted(printing: "\"event\":\"listening\"")
         guard let port = jsonLines(child.output).first(where: { $0["event"] as? String == "listening" })?["port"] as? Int else {

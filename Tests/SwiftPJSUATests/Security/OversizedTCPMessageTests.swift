@@ -16,7 +16,7 @@ struct OversizedTCPMessageTests {
     @Test func aRequestHiddenInAnOversizedBodyIsNotServedAndTheOversizedOneIsAnswered513() async throws {
         let limit = PJSUA.buildLimits.maxPacketLength
         try await withEngine(.init(port: 0, transport: .tcp, bindAddress: "127.0.0.1", audioDevice: .null)) { _, transport, _ in
-            let peer = try TCPPeer(port: transport.port)
+            let peer = try RawTCPPeer(port: transport.port)
             defer { peer.close() }
             try peer.send(options(callID: "first", port: transport.port, local: peer.localPort))
             #expect(try await peer.responses(count: 1).map(\.code) == [200])
@@ -51,7 +51,7 @@ struct OversizedTCPMessageTests {
     @Test func headersLongerThanTheBufferCloseTheConnectionAndANewOneIsServed() async throws {
         let limit = PJSUA.buildLimits.maxPacketLength
         try await withEngine(.init(port: 0, transport: .tcp, bindAddress: "127.0.0.1", audioDevice: .null)) { _, transport, _ in
-            let peer = try TCPPeer(port: transport.port)
+            let peer = try RawTCPPeer(port: transport.port)
             defer { peer.close() }
             try peer.send(options(callID: "first", port: transport.port, local: peer.localPort))
             #expect(try await peer.responses(count: 1).map(\.code) == [200])
@@ -61,7 +61,7 @@ struct OversizedTCPMessageTests {
             try peer.send(long)
             #expect(try await peer.waitForClose(within: .seconds(5)), "the connection stayed open")
 
-            let second = try TCPPeer(port: transport.port)
+            let second = try RawTCPPeer(port: transport.port)
             defer { second.close() }
             try second.send(options(callID: "again", port: transport.port, local: second.localPort))
             #expect(try await second.responses(count: 1).map(\.code) == [200])
@@ -78,94 +78,4 @@ private func options(callID: String, port: Int, local: Int) -> String {
         + "CSeq: 1 OPTIONS\r\n"
         + "Max-Forwards: 70\r\n"
         + "Content-Length: 0\r\n\r\n"
-}
-
-/// A blocking-free TCP client of the engine's SIP port: sends whole strings, collects responses.
-private final class TCPPeer {
-    struct Response: CustomStringConvertible {
-        var code: Int
-        var callID: String
-        var description: String { "\(code) (\(callID))" }
-    }
-
-    private let fd: Int32
-    private var received = ""
-    private var consumed = 0
-    let localPort: Int
-
-    init(port: Int) throws {
-        let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socketFD >= 0 else { throw ChildProcessError("socket: errno \(errno)") }
-        guard withLoopbackAddress(port: port, { Glibc.connect(socketFD, $0, $1) }) == 0 else {
-            let error = errno
-            Glibc.close(socketFD)
-            throw ChildProcessError("connect: errno \(error)")
-        }
-        var address = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socketFD, $0, &length) }
-        }
-        fd = socketFD
-        localPort = Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    func close() { Glibc.close(fd) }
-
-    func send(_ text: String) throws {
-        let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard sent > 0 else { throw ChildProcessError("send: errno \(errno)") }
-            offset += sent
-        }
-    }
-
-    /// Reads what has arrived; false once the engine closed the connection.
-    private func drain() -> Bool {
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
-            if count > 0 { received += String(decoding: buffer.prefix(count), as: UTF8.self); continue }
-            return !(count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK))
-        }
-    }
-
-    /// The responses not yet returned, once `count` of them arrived or `within` passed.
-    func responses(count: Int, within: Duration = .seconds(5)) async throws -> [Response] {
-        let deadline = ContinuousClock.now + within
-        var found: [Response] = []
-        while true {
-            let open = drain()
-            found = parse()
-            if found.count >= count || !open || ContinuousClock.now >= deadline { break }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        let taken = Array(found.prefix(count))
-        consumed += taken.count
-        return taken
-    }
-
-    func waitForClose(within: Duration) async throws -> Bool {
-        let deadline = ContinuousClock.now + within
-        while ContinuousClock.now < deadline {
-            if !drain() { return true }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        return false
-    }
-
-    /// Every response in the stream after those already returned: status lines and their Call-IDs.
-    private func parse() -> [Response] {
-        let parts = received.components(separatedBy: "SIP/2.0 ").dropFirst()
-        let all = parts.compactMap { part -> Response? in
-            guard let code = Int(part.prefix(3)) else { return nil }
-            let callID = part.components(separatedBy: "\r\n")
-                .first { $0.lowercased().hasPrefix("call-id:") }
-                .map { String($0.dropFirst(8)).trimmingCharacters(in: .whitespaces) } ?? ""
-            return Response(code: code, callID: callID)
-        }
-        return Array(all.dropFirst(consumed))
-    }
 }
