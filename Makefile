@@ -233,7 +233,7 @@ fuzz: deps-asan
 # (Fuzz/findings/README.md) goes into FUZZ_REPLAY_ONLY, which replays its committed seeds once.
 FUZZ_REPLAY_ONLY ?=
 FUZZ_SMOKE_SEED ?= 20261206
-FUZZ_SMOKE_TARGETS ?= push_payload sip_parser sip_endpoint sdp multipart xml_bodies stun
+FUZZ_SMOKE_TARGETS ?= push_payload sip_parser sip_endpoint sdp multipart xml_bodies stun rtp_payload
 fuzz-smoke: deps-asan
 	FUZZ_RUNS=smoke FUZZ_SEED=$(FUZZ_SMOKE_SEED) FUZZ_REPLAY_ONLY="$(FUZZ_REPLAY_ONLY)" ASAN_PREFIX=$(ASAN_PREFIX) bash Fuzz/run.sh 120 $(FUZZ_SMOKE_TARGETS)
 

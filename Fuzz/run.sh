@@ -27,7 +27,7 @@ seconds="${1:-30}"
 [ "$#" -gt 0 ] && shift
 work="${FUZZ_WORK:-$root/.build/fuzz}"
 prefix="${ASAN_PREFIX:-/opt/pjproject-asan}"
-all_targets=(push_payload sip_parser sip_endpoint sdp multipart xml_bodies stun)
+all_targets=(push_payload sip_parser sip_endpoint sdp multipart xml_bodies stun rtp_payload)
 targets=("$@")
 [ "${#targets[@]}" -gt 0 ] || targets=("${all_targets[@]}")
 
@@ -121,6 +121,7 @@ max_len_of() {
         sdp|multipart) echo 8192 ;;
         xml_bodies) echo 16000 ;;   # the iOS binary's PJSIP_MAX_PKT_LEN: what a body can be there
         stun) echo 3000 ;;          # PJ_TURN_MAX_PKT_LEN
+        rtp_payload) echo 1501 ;;   # the codec's byte, then a payload of up to PJMEDIA_MAX_MTU
     esac
 }
 # The smoke's inputs per target: about 8 s each on a quiet 2-core machine (the rates of
@@ -133,6 +134,7 @@ runs_of() {
         multipart) echo 80000 ;;
         xml_bodies) echo 30000 ;;
         stun) echo 250000 ;;
+        rtp_payload) echo 100000 ;;
     esac
 }
 dict_of() {
