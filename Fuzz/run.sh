@@ -183,7 +183,7 @@ for t in "${targets[@]}"; do
     else
         failed=1
         artifact=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -n1)
-        kind=$( (grep -o -m1 'ERROR: [A-Za-z]*Sanitizer: [a-z-]*\|^fuzz: [^(]*\|ERROR: libFuzzer: [a-z -]*\|Assertion .* failed' "$log" || true) | head -n1)
+        kind=$( (grep -o -m1 'ERROR: [A-Za-z]*Sanitizer: [a-z-]*\|^fuzz: [^(]*\|runtime error: [a-z ]*\|ERROR: libFuzzer: [a-z -]*\|Assertion .* failed' "$log" || true) | head -n1)
         result="FAILED (exit $status: ${kind:-see log}) ${artifact:-no artifact}; log: $log"
     fi
     printf '%-13s %10s %8s %7s %7s  %s\n' "$t" "${execs:--}" "${rate:--}" "${cov:--}" "${ft:--}" "$result"
