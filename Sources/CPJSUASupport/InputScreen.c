@@ -292,15 +292,13 @@ static const char *screen_kl53_pidf_problem(const char *text, pj_size_t len) {
  * stream transport (the next message, or a keep-alive CRLF, follows it in the buffer). Asked for
  * a character past the end, the scanner threw outside any PJ_TRY: an abort. */
 static pj_bool_t screen_kl53_blank_sdp(const pjsip_msg_body *body) {
+    if (!screen_kl53_may_hold_sdp(body)) return PJ_FALSE;
     const pjsip_msg_body *sdp_body = body;
     if (pj_stricmp2(&body->content_type.type, "multipart") == 0) {
         pjsip_media_type sdp;
         pjsip_media_type_init2(&sdp, (char *)"application", (char *)"sdp");
         const pjsip_multipart_part *part = pjsip_multipart_find_part(body, &sdp, NULL);
         sdp_body = part != NULL ? part->body : NULL;
-    } else if (pj_stricmp2(&body->content_type.type, "application") != 0
-               || pj_stricmp2(&body->content_type.subtype, "sdp") != 0) {
-        return PJ_FALSE;
     }
     if (sdp_body == NULL) return PJ_FALSE;
     const char *text = (const char *)sdp_body->data;

@@ -268,25 +268,18 @@ struct FuzzFindingTests {
         defer { child.stop() }
         let peer = try RawTCPPeer(port: port)
         defer { peer.close() }
-        func request(_ method: String, cseq: Int, toTag: String? = nil, extra: String = "", body: String = "") -> String {
-            let name = method == "ACK" ? "invite" : method.lowercased()  // an ACK to a non-2xx is in its INVITE's transaction
-            return "\(method) sip:softphone@127.0.0.1:\(port);transport=tcp SIP/2.0\r\n"
-                + "Via: SIP/2.0/TCP 127.0.0.1:\(peer.localPort);branch=z9hG4bK-blank-sdp-\(name)\r\n"
-                + "From: <sip:peer@127.0.0.1>;tag=blank\r\n"
-                + "To: <sip:softphone@127.0.0.1:\(port)>\(toTag.map { ";tag=\($0)" } ?? "")\r\n"
-                + "Call-ID: blank-sdp-\(name)\r\n"
-                + "CSeq: \(cseq) \(method)\r\n"
-                + "Contact: <sip:peer@127.0.0.1:\(peer.localPort);transport=tcp>\r\n"
-                + "Max-Forwards: 70\r\n" + extra
-                + "Content-Length: \(body.utf8.count)\r\n\r\n" + body
-        }
-        try peer.send(request("INVITE", cseq: 1, extra: "Content-Type: application/sdp\r\n", body: "\r\n") + "\r\n\r\n")
+        var invite = RawSIPRequest(method: "INVITE", target: port, token: "blank-sdp-invite")
+        invite.transport = "TCP"
+        invite.contentType = "application/sdp"
+        invite.body = "\r\n"
+        try peer.send(invite.text(via: peer.localPort) + "\r\n\r\n")
         let answers = try await peer.responses(count: 1, within: .seconds(10))
         let answer = try #require(answers.first, "no answer: \(child.output.suffix(3000))")
         #expect(answer.code == 400 && answer.header("warning")?.contains("Empty SDP") == true, "\(answer.text)")
-        let toTag = answer.header("to")?.components(separatedBy: "tag=").dropFirst().first
-        try peer.send(request("ACK", cseq: 1, toTag: toTag))
-        try peer.send(request("OPTIONS", cseq: 1))
+        try peer.send(invite.ack(for: RawSIPMessage(answer.text)).text(via: peer.localPort))
+        var options = RawSIPRequest(method: "OPTIONS", target: port, token: "blank-sdp-options")
+        options.transport = "TCP"
+        try peer.send(options.text(via: peer.localPort))
         let next = try await peer.responses(count: 1, within: .seconds(10))
         #expect(next.map(\.code) == [200], "after the blank SDP: \(next) \(child.output.suffix(3000))")
         #expect(child.isRunning, "\(child.output.suffix(3000))")
