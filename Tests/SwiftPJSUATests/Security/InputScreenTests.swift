@@ -136,6 +136,9 @@ struct InputScreenTests {
         #expect(child.isRunning, "\(child.output.suffix(3000))")
         let call = try await peer.plainCall()
         #expect(call.invite == 200 && call.bye == 200, "\(call)")
+        // The softphone prints the call's event from its event stream, which may come after the
+        // answer the peer already has: wait for the line, then count.
+        try await child.waitForOutput("\"event\":\"incomingCall\"", timeout: .seconds(10))
         #expect(jsonLines(child.output).filter { $0["event"] as? String == "incomingCall" }.count == 1,
                 "only the plain call rang: \(child.output.suffix(3000))")
     }
