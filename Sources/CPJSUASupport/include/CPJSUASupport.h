@@ -197,6 +197,16 @@ int cpjsua_thread_start(cpjsua_thread *_Nullable *_Nonnull thread,
 int cpjsua_thread_is_current(const cpjsua_thread *_Nonnull thread);
 /* Waits for the thread to end. Call once, and never from the thread itself. */
 void cpjsua_thread_join(cpjsua_thread *_Nonnull thread);
+/* OpenSSL's clean-up at exit turned off (OPENSSL_INIT_NO_ATEXIT), before PJSIP first starts
+ * OpenSSL. OpenSSL frees its global state in an atexit handler, and must not do that while another
+ * thread is in OpenSSL: an engine's executor thread, detached when the engine goes, runs OpenSSL's
+ * thread-exit destructor as it ends, which can overlap a process's exit (KL-44: glibc's heap
+ * found corrupted at exit). With it off, the process's memory goes with the process. Call before
+ * any OpenSSL use of the process: later calls change nothing (OpenSSL decides at its first
+ * initialisation). Returns 1 when set, 0 when no OpenSSL is loaded (the iOS binary), -1 when
+ * OpenSSL refused. */
+int cpjsua_openssl_keep_at_exit(void);
+
 /* Lets the thread end on its own (for a thread that must stop itself). Call once. */
 void cpjsua_thread_detach(cpjsua_thread *_Nonnull thread);
 /* Frees the handle once the thread was joined or detached. */

@@ -13,8 +13,14 @@ enum PJLibrary {
     /// the lock every PJLIB initialisation and shutdown goes through.
     private static let holders = LockedValueBox(0)
 
+    /// OpenSSL's clean-up at exit off, once, before any engine starts OpenSSL (KL-44): an
+    /// executor thread that ends on its own runs OpenSSL's thread-exit destructor, which must not
+    /// overlap OpenSSL freeing its global state in `exit()`.
+    private static let openSSLKeptAtExit: Void = { _ = cpjsua_openssl_keep_at_exit() }()
+
     /// Initialises PJLIB for an executor thread.
     static func acquire() {
+        openSSLKeptAtExit
         holders.withLockedValue { holders in
             // PJLIB logs to stdout from its first pj_init() until a pjsua_init() installs the
             // engine's log configuration: keep that first one quiet. Later calls leave the level
@@ -41,7 +47,8 @@ enum PJLibrary {
 
     /// `pjsua_create()` under the lock (it calls `pj_init()`).
     static func createPJSUA() -> pj_status_t {
-        holders.withLockedValue { holders in
+        openSSLKeptAtExit
+        return holders.withLockedValue { holders in
             if holders == 0 { pj_log_set_level(0) }
             let status = pjsua_create()
             if status == pjSuccess { holders += 1 }
