@@ -15,6 +15,7 @@ public final class FakeSTUNServer: Sendable {
     private let publicHost: String
     private let classicAnswerDelay: Duration
     private let onClassicRequest: @Sendable (_ port: Int) -> Void
+    private let classicAttributes: (@Sendable (_ port: Int) -> [UInt8])?
     private let classicRequestCount = Mutex(0)
     private let loop = DatagramServingLoop()
 
@@ -27,11 +28,16 @@ public final class FakeSTUNServer: Sendable {
     /// How many classic (RFC 3489) Binding requests came so far.
     public var classicRequests: Int { classicRequestCount.withLock { $0 } }
 
+    /// `classicAttributes`, when given, makes the attributes of every classic answer (for the
+    /// port the request came from) in place of a MAPPED-ADDRESS of `publicHost`: a server that
+    /// answers what it likes.
     public init(publicHost: String, classicAnswerDelay: Duration = .milliseconds(200),
-                onClassicRequest: @escaping @Sendable (_ port: Int) -> Void = { _ in }) throws {
+                onClassicRequest: @escaping @Sendable (_ port: Int) -> Void = { _ in },
+                classicAttributes: (@Sendable (_ port: Int) -> [UInt8])? = nil) throws {
         socket = try DatagramSocket()
         self.publicHost = publicHost
         self.classicAnswerDelay = classicAnswerDelay
+        self.classicAttributes = classicAttributes
         self.onClassicRequest = onClassicRequest
         loop.start(socket, for: self) { server, datagram in server.handle(datagram) }
     }
@@ -48,12 +54,13 @@ public final class FakeSTUNServer: Sendable {
     private func handle(_ request: DatagramSocket.Datagram) -> DatagramServingLoop.Held? {
         guard request.bytes.count >= 20, request.bytes[0] == 0x00, request.bytes[1] == 0x01 else { return nil }
         let transaction = Array(request.bytes[4..<20])
-        let answer = Self.bindingResponse(transaction: transaction, mappedHost: publicHost, mappedPort: request.port)
+        var answer = Self.bindingResponse(transaction: transaction, mappedHost: publicHost, mappedPort: request.port)
         if Array(transaction.prefix(4)) == Self.magicCookie {
             socket.send(answer, to: request.host, port: request.port)
             return nil
         }
         classicRequestCount.withLock { $0 += 1 }
+        if let classicAttributes { answer = Self.bindingResponse(transaction: transaction, attributes: classicAttributes(request.port)) }
         onClassicRequest(request.port)
         return .init(bytes: answer, port: request.port, after: classicAnswerDelay)
     }
@@ -69,7 +76,12 @@ public final class FakeSTUNServer: Sendable {
             let xorAddress = zip(address, magicCookie).map { $0 ^ $1 }
             attributes += [0x00, 0x20, 0x00, 0x08, 0x00, 0x01] + xorPort + xorAddress
         }
-        let length = [UInt8(attributes.count >> 8), UInt8(attributes.count & 0xFF)]
+        return bindingResponse(transaction: transaction, attributes: attributes)
+    }
+
+    /// A Binding success response for the 16-byte `transaction` carrying `attributes` as given.
+    public static func bindingResponse(transaction: [UInt8], attributes: [UInt8]) -> [UInt8] {
+        let length = [UInt8(attributes.count >> 8 & 0xFF), UInt8(attributes.count & 0xFF)]
         return [0x01, 0x01] + length + transaction + attributes
     }
 }
