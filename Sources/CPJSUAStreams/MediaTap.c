@@ -40,11 +40,13 @@ typedef struct media_tap {
     uint32_t media_index;
     struct media_tap *next;          /* in `taps`, under `taps_lock`, until freed */
     int retired;                     /* destroyed: no longer found by set or clear (under `taps_lock`) */
-    /* What the stream attached. */
+    /* What the stream attached: set by attach and cleared by detach on the engine's thread, read
+     * on the worker's packet path, each callback loaded once per packet (a detach between a check
+     * and a call would otherwise call NULL). */
     void *stream_user_data;
-    void (*stream_rtp_cb)(void *, void *, pj_ssize_t);
-    void (*stream_rtp_cb2)(pjmedia_tp_cb_param *);
-    void (*stream_rtcp_cb)(void *, void *, pj_ssize_t);
+    _Atomic(void (*)(void *, void *, pj_ssize_t)) stream_rtp_cb;
+    _Atomic(void (*)(pjmedia_tp_cb_param *)) stream_rtp_cb2;
+    _Atomic(void (*)(void *, void *, pj_ssize_t)) stream_rtcp_cb;
     /* The consumer, under `lock` (the tap's own: a packet takes no lock shared with other
      * calls); `has_consumer` mirrors it for the packet path of a tap without one. */
     pthread_mutex_t lock;
@@ -75,20 +77,23 @@ static void on_rtp2(pjmedia_tp_cb_param *param)
 {
     media_tap *tap = param->user_data;
     consume(tap, param->pkt, param->size);
-    if (tap->stream_rtp_cb2) {
+    void (*rtp_cb2)(pjmedia_tp_cb_param *) = atomic_load_explicit(&tap->stream_rtp_cb2, memory_order_acquire);
+    void (*rtp_cb)(void *, void *, pj_ssize_t) = atomic_load_explicit(&tap->stream_rtp_cb, memory_order_acquire);
+    if (rtp_cb2) {
         pjmedia_tp_cb_param forwarded = *param;
         forwarded.user_data = tap->stream_user_data;
-        tap->stream_rtp_cb2(&forwarded);
+        rtp_cb2(&forwarded);
         param->rem_switch = forwarded.rem_switch;
-    } else if (tap->stream_rtp_cb) {
-        tap->stream_rtp_cb(tap->stream_user_data, param->pkt, param->size);
+    } else if (rtp_cb) {
+        rtp_cb(tap->stream_user_data, param->pkt, param->size);
     }
 }
 
 static void on_rtcp(void *user_data, void *packet, pj_ssize_t size)
 {
     media_tap *tap = user_data;
-    if (tap->stream_rtcp_cb) tap->stream_rtcp_cb(tap->stream_user_data, packet, size);
+    void (*rtcp_cb)(void *, void *, pj_ssize_t) = atomic_load_explicit(&tap->stream_rtcp_cb, memory_order_acquire);
+    if (rtcp_cb) rtcp_cb(tap->stream_user_data, packet, size);
 }
 
 /* MARK: The transport's operations: forwarded to the member */
@@ -98,13 +103,21 @@ static pj_status_t tap_get_info(pjmedia_transport *tp, pjmedia_transport_info *i
     return pjmedia_transport_get_info(((media_tap *)tp)->member, info);
 }
 
+/* The stream's callbacks cleared: packets still arriving go nowhere. */
+static void stream_detached(media_tap *tap)
+{
+    atomic_store_explicit(&tap->stream_rtp_cb, NULL, memory_order_release);
+    atomic_store_explicit(&tap->stream_rtp_cb2, NULL, memory_order_release);
+    atomic_store_explicit(&tap->stream_rtcp_cb, NULL, memory_order_release);
+}
+
 static pj_status_t tap_attach2(pjmedia_transport *tp, pjmedia_transport_attach_param *param)
 {
     media_tap *tap = (media_tap *)tp;
     tap->stream_user_data = param->user_data;
-    tap->stream_rtp_cb = param->rtp_cb;
-    tap->stream_rtp_cb2 = param->rtp_cb2;
-    tap->stream_rtcp_cb = param->rtcp_cb;
+    atomic_store_explicit(&tap->stream_rtp_cb, param->rtp_cb, memory_order_release);
+    atomic_store_explicit(&tap->stream_rtp_cb2, param->rtp_cb2, memory_order_release);
+    atomic_store_explicit(&tap->stream_rtcp_cb, param->rtcp_cb, memory_order_release);
     pjmedia_transport_attach_param below = *param;
     below.user_data = tap;
     below.rtp_cb = NULL;
@@ -112,9 +125,7 @@ static pj_status_t tap_attach2(pjmedia_transport *tp, pjmedia_transport_attach_p
     below.rtcp_cb = &on_rtcp;
     pj_status_t status = pjmedia_transport_attach2(tap->member, &below);
     if (status != PJ_SUCCESS) {
-        tap->stream_rtp_cb = NULL;
-        tap->stream_rtp_cb2 = NULL;
-        tap->stream_rtcp_cb = NULL;
+        stream_detached(tap);
     }
     return status;
 }
@@ -139,9 +150,7 @@ static void tap_detach(pjmedia_transport *tp, void *user_data)
     media_tap *tap = (media_tap *)tp;
     PJ_UNUSED_ARG(user_data);
     pjmedia_transport_detach(tap->member, tap);
-    tap->stream_rtp_cb = NULL;
-    tap->stream_rtp_cb2 = NULL;
-    tap->stream_rtcp_cb = NULL;
+    stream_detached(tap);
 }
 
 static pj_status_t tap_send_rtp(pjmedia_transport *tp, const void *packet, pj_size_t size)
