@@ -165,26 +165,46 @@ struct HandleAndInputTests {
         #expect(detector.process([Int16](repeating: 0, count: 160)) == nil)
     }
 
-    /// A break of less than 40 ms inside a digit (frames lost or concealed on a loaded machine)
-    /// does not split it; a pause of 40 ms or more between two presses of one key does.
+    /// A break of less than 40 ms inside a digit (frames lost on a loaded machine) does not split
+    /// it; a pause of 40 ms or more of quiet audio between two presses of one key does. Audio a
+    /// decoder made up for lost frames (KL-54: one tone kept, the other faded, at about the
+    /// digit's level) is a break, not a pause, up to 100 ms.
     @Test func aDTMFDetectorForgivesBreaksShorterThanTheShortestPause() throws {
+        enum Block { case digit, silence, concealed, lowTone }
         // "#": 941 Hz and 1477 Hz, in 10 ms blocks at 8 kHz.
-        func block(_ digit: Bool, _ index: Int) -> [Int16] {
+        func block(_ kind: Block, _ index: Int) -> [Int16] {
             (0..<80).map { n in
-                guard digit else { return 0 }
                 let t = Double(index * 80 + n) / 8000
-                return Int16(6000 * (sin(2 * .pi * 941 * t) + sin(2 * .pi * 1477 * t)))
+                switch kind {
+                case .digit: return Int16(6000 * (sin(2 * .pi * 941 * t) + sin(2 * .pi * 1477 * t)))
+                case .silence: return 0
+                case .concealed: return Int16(4000 * sin(2 * .pi * 941 * t) + 300 * sin(2 * .pi * 1477 * t))
+                case .lowTone: return Int16(1000 * sin(2 * .pi * 941 * t))
+                }
             }
         }
-        func detections(_ pattern: [Bool]) throws -> [DTMFDetector.Detection] {
+        func detections(_ pattern: [Block]) throws -> [DTMFDetector.Detection] {
             var detector = try DTMFDetector(sampleRate: 8000)
             var found = pattern.enumerated().compactMap { detector.process(block($0.element, $0.offset)) }
             if let last = detector.finish() { found.append(last) }
             return found
         }
-        let tone = [Bool](repeating: true, count: 10)  // 100 ms
-        #expect(try detections(tone + [false, false, false] + tone).map(\.digit) == ["#"], "a 30 ms break")
-        #expect(try detections(tone + [false, false, false, false] + tone).map(\.digit) == ["#", "#"], "a 40 ms pause")
+        func blocks(_ kind: Block, _ milliseconds: Int) -> [Block] { [Block](repeating: kind, count: milliseconds / 10) }
+        let tone = blocks(.digit, 100)
+        #expect(try detections(tone + blocks(.silence, 30) + tone).map(\.digit) == ["#"], "a 30 ms break")
+        #expect(try detections(tone + blocks(.silence, 40) + tone).map(\.digit) == ["#", "#"], "a 40 ms pause")
+        #expect(try detections(tone + blocks(.lowTone, 40) + tone).map(\.digit) == ["#", "#"], "a 40 ms pause 12 dB down")
+
+        // 40 and 90 ms concealed: one digit, the break in its duration.
+        for concealed in [40, 90] {
+            let found = try detections(tone + blocks(.concealed, concealed) + tone)
+            #expect(found.map(\.digit) == ["#"] && found.first?.duration == .milliseconds(200 + concealed), "\(concealed) ms concealed: \(found)")
+        }
+        // 100 ms without the digit ends it, whatever the level; a break that ends a digit is not
+        // in its duration.
+        #expect(try detections(tone + blocks(.concealed, 100) + tone).map(\.digit) == ["#", "#"], "100 ms concealed")
+        let ended = try detections(tone + blocks(.concealed, 60) + blocks(.silence, 40))
+        #expect(ended.map(\.digit) == ["#"] && ended.first?.duration == .milliseconds(100), "\(ended)")
     }
 
     @Test func aToneOrWAVFileThatCannotBeMadeIsATypedError() throws {
