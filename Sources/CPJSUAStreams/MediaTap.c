@@ -7,7 +7,7 @@
  * stream (WebSocketLink.c) uses that to send a PCMU or PCMA caller's audio to its agent the
  * moment it arrives, without waiting for the jitter buffer and the bridge's next tick.
  *
- * Cost when no consumer is set: one indirect call and one atomic load per received packet; with
+ * Cost when no consumer is set: one indirect call and three atomic loads per received packet; with
  * one, the tap's own mutex (no lock is shared between calls on the packet path). Only an engine
  * started with media streams enabled installs the adapter at all.
  *

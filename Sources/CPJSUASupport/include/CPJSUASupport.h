@@ -197,6 +197,11 @@ int cpjsua_thread_start(cpjsua_thread *_Nullable *_Nonnull thread,
 int cpjsua_thread_is_current(const cpjsua_thread *_Nonnull thread);
 /* Waits for the thread to end. Call once, and never from the thread itself. */
 void cpjsua_thread_join(cpjsua_thread *_Nonnull thread);
+/* Lets the thread end on its own (for a thread that must stop itself). Call once. */
+void cpjsua_thread_detach(cpjsua_thread *_Nonnull thread);
+/* Frees the handle once the thread was joined or detached. */
+void cpjsua_thread_free(cpjsua_thread *_Nullable thread);
+
 /* OpenSSL's clean-up at exit turned off (OPENSSL_INIT_NO_ATEXIT), before PJSIP first starts
  * OpenSSL. OpenSSL frees its global state in an atexit handler, and must not do that while another
  * thread is in OpenSSL: an engine's executor thread, detached when the engine goes, runs OpenSSL's
@@ -206,11 +211,6 @@ void cpjsua_thread_join(cpjsua_thread *_Nonnull thread);
  * initialisation). Returns 1 when set, 0 when no OpenSSL is loaded (the iOS binary), -1 when
  * OpenSSL refused. */
 int cpjsua_openssl_keep_at_exit(void);
-
-/* Lets the thread end on its own (for a thread that must stop itself). Call once. */
-void cpjsua_thread_detach(cpjsua_thread *_Nonnull thread);
-/* Frees the handle once the thread was joined or detached. */
-void cpjsua_thread_free(cpjsua_thread *_Nullable thread);
 
 /* The null audio device: clocks the conference bridge with no sound card, like
  * pjsua_set_null_snd_dev() but with the clock thread at normal priority (NullClock.c says why).
