@@ -31,6 +31,31 @@ func sippPorts(_ block: PortBlock) -> [String] {
     ["-i", "127.0.0.1", "-p", "\(block[0])", "-mp", "\(block[4])"]
 }
 
+/// When sipp received each request of `method`, in seconds since midnight (sipp's clock), from the
+/// message trace it wrote with `-trace_msg -message_file path`: the schedule as the wire saw it,
+/// whatever the test process was doing when the engine reported each attempt.
+func sippReceived(_ method: String, messageFile path: String) throws -> [Double] {
+    let lines = try String(contentsOfFile: path, encoding: .utf8).components(separatedBy: "\n")
+    var times: [Double] = []
+    var stamp: Double?
+    var received = false
+    for line in lines {
+        if line.hasPrefix("-----------------------------------------------") {
+            // "----...---- 2026-12-06 21:08:36.365039": the time of day, microseconds.
+            let clock = line.split(separator: " ").last.map(String.init) ?? ""
+            let parts = clock.split(separator: ":").compactMap { Double($0) }
+            stamp = parts.count == 3 ? parts[0] * 3600 + parts[1] * 60 + parts[2] : nil
+            received = false
+        } else if line.contains("message received") {
+            received = true
+        } else if received, let time = stamp, line.hasPrefix(method + " ") {
+            times.append(times.last.map { time < $0 ? time + 86400 : time } ?? time)
+            received = false
+        }
+    }
+    return times
+}
+
 /// sipp's listening port, from its arguments.
 extension ChildProcess {
     var sippPort: Int {
