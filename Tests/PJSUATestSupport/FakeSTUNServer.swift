@@ -54,13 +54,13 @@ public final class FakeSTUNServer: Sendable {
     private func handle(_ request: DatagramSocket.Datagram) -> DatagramServingLoop.Held? {
         guard request.bytes.count >= 20, request.bytes[0] == 0x00, request.bytes[1] == 0x01 else { return nil }
         let transaction = Array(request.bytes[4..<20])
-        var answer = Self.bindingResponse(transaction: transaction, mappedHost: publicHost, mappedPort: request.port)
+        let mapped = { Self.bindingResponse(transaction: transaction, mappedHost: self.publicHost, mappedPort: request.port) }
         if Array(transaction.prefix(4)) == Self.magicCookie {
-            socket.send(answer, to: request.host, port: request.port)
+            socket.send(mapped(), to: request.host, port: request.port)
             return nil
         }
         classicRequestCount.withLock { $0 += 1 }
-        if let classicAttributes { answer = Self.bindingResponse(transaction: transaction, attributes: classicAttributes(request.port)) }
+        let answer = classicAttributes.map { Self.bindingResponse(transaction: transaction, attributes: $0(request.port)) } ?? mapped()
         onClassicRequest(request.port)
         return .init(bytes: answer, port: request.port, after: classicAnswerDelay)
     }
