@@ -10,8 +10,11 @@ import Foundation
 ///
 /// Two ways to drive it: typed console commands (``Step``s: a line typed after a pause, through a
 /// shell pipe into its legacy console, which quits when its input ends, so the pipe stays open
-/// for `linger` seconds after the last step), or none at all (its CLI without a console, so
-/// it runs until stopped: a server for auto-answer tests).
+/// for `linger` seconds after the last step), or none at all (the same console on an input that
+/// never ends, so it runs until stopped: a server for auto-answer tests). Either way its whole
+/// log, SIP messages included, is the process's log, which ``ChildProcess/explain(_:)`` names.
+/// Its telnet CLI is off unless a test asks for it (`--use-cli --no-cli-console
+/// --cli-telnet-port=0` in `arguments`): it listens on every address and asks for no login.
 public final class PjsuaApp: @unchecked Sendable {
     // @unchecked Sendable: immutable after init; ChildProcess is Sendable.
     public let port: Int
@@ -73,13 +76,18 @@ public final class PjsuaApp: @unchecked Sendable {
         // The installed app finds its libraries through the linker cache (/usr/local's), not its prefix.
         if let build { environment["LD_LIBRARY_PATH"] = build.libraries }
         if steps.isEmpty {
-            // Its CLI sends the log to the CLI's front ends once they start, none of which is
-            // stdout: the SIP traffic that explains a failed call goes to a file of its own,
-            // kept beside the process's log.
-            let sipLog = ChildLogs.directory + "/\(name)-sip-\(UUID().uuidString.prefix(8)).log"
-            process = try ChildProcess(stdbuf, ["-oL", pjsua] + base + ["--use-cli", "--no-cli-console", "--cli-telnet-port=0",
-                                                                       "--log-file=\(sipLog)"] + arguments,
-                                       name: name, environment: environment)
+            // The legacy console, reading a FIFO the app itself holds open for writing (opened
+            // read-write, so a read never sees its end): it runs until stopped, and its whole log,
+            // SIP messages included, goes to stdout a line at a time. (Its CLI, the other way to
+            // run without input, sends the log to the CLI's front ends, none of which is stdout,
+            // and a --log-file is buffered by stdio and lost to the SIGTERM that stops the app: an
+            // empty file hid why a loaded run's peer failed.) Each exec keeps one process: the
+            // app is the group's leader, as the SIGTERM tests need.
+            let fifo = NSTemporaryDirectory() + "swift-pjsua-console-\(UUID().uuidString)"
+            guard mkfifo(fifo, 0o600) == 0 else { throw ChildProcessError("cannot make the console FIFO \(fifo): errno \(errno)") }
+            let command = "exec 0<>\(Self.shellQuoted(fifo)); rm -f \(Self.shellQuoted(fifo)); exec \(Self.shellQuoted(stdbuf)) -oL "
+                + ([pjsua] + base + arguments).map(Self.shellQuoted).joined(separator: " ")
+            process = try ChildProcess("/bin/sh", ["-c", command], name: name, environment: environment)
         } else {
             // The legacy console reads stdin line by line; a shell feeds it the steps in time.
             var feed = steps.map { step in

@@ -11,6 +11,10 @@ struct SoftphonePresenceTests {
         defer { app.stop() }
         try await app.waitForLog("STARTING --> RUNNING", timeout: .seconds(15))
         let watch = try ChildProcess(try softphone(), ["watch", app.uri(), "--listen", "udp:127.0.0.1:0", "--json"], name: "softphone-watch")
+        // Its start is bounded as every peer's is (a loaded run's first seconds kept one silent for
+        // 24 s, and a wait for "open" that included its start failed); the SUBSCRIBE is out when it
+        // prints "watching", and the presentity's answer and NOTIFY then take a loopback turn.
+        try await watch.waitUntilStarted(printing: "\"event\":\"watching\"")
         try await watch.waitForOutput("\"basic\":\"open\"", timeout: .seconds(10))
         watch.signal(SIGTERM)
         #expect(try await watch.waitForExit(timeout: .seconds(10)) == 0, "\(watch.output)")

@@ -7,8 +7,8 @@ import Glibc
 #endif
 
 /// SEC-14 and SEC-15 (scripts/pjproject-patches/sec-14-telnet-cli-lines.sh, sec-15-…history.sh;
-/// upstream 4472a31d7, 628b71638): the pjsua app's telnet CLI (pjlib-util cli_telnet.c; our test
-/// peers run the app with it, `--use-cli --no-cli-console`) asks for no login and listens on every
+/// upstream 4472a31d7, 628b71638): the pjsua app's telnet CLI (pjlib-util cli_telnet.c; a user
+/// runs the app with it, `--use-cli --no-cli-console`) asks for no login and listens on every
 /// address, and it wrote a peer's command line into stack buffers smaller than the line. The app
 /// of the build under test, sent what a stranger could type, must answer and live on.
 @Suite("Security: the pjsua app's telnet CLI")
@@ -42,9 +42,10 @@ struct TelnetCLITests {
     /// Runs the pjsua app of this build with its telnet CLI on a port it bound itself and `body` with a
     /// connection to it.
     private func withTelnetCLI(_ body: (PjsuaApp, TelnetConnection) async throws -> Void) async throws {
-        // PjsuaApp starts its telnet CLI on a port of its own choosing (--cli-telnet-port=0); the
-        // app logs it: "Telnet to <address>:<port>: Success".
-        let app = try await PjsuaApp(name: "pjsua-telnet", ofThisBuild: true)
+        // The telnet CLI on a port of the app's own choosing (--cli-telnet-port=0); the app logs
+        // it: "Telnet to <address>:<port>: Success".
+        let app = try await PjsuaApp(name: "pjsua-telnet", arguments: ["--use-cli", "--no-cli-console", "--cli-telnet-port=0"],
+                                     ofThisBuild: true)
         defer { app.stop() }
         try await app.process.waitForOutput("Telnet to ")
         let line = app.process.output.components(separatedBy: "Telnet to ").dropFirst().first ?? ""
