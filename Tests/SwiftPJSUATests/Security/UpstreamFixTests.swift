@@ -128,3 +128,21 @@ struct StaleReinviteTests {
         }
     }
 }
+
+/// KL-57.7 (upstream 2da6cf3e3): a request the engine sends (a MESSAGE, a REGISTER) that fails at
+/// once (an address the socket refuses, no transport to it) ends its transaction inside the send
+/// and arms its 0 ms destroy timer; 2.17's `pjsip_endpt_send_request` then read and terminated the
+/// transaction holding no reference, while pjsua's SIP worker, polling the timers on its own
+/// thread, could destroy it first: a use after free on the engine's thread. Not a peer's doing,
+/// and a window of microseconds: Tests/Peers/probes/send_failure_tsx.c holds it open (the program's
+/// own `pjsip_tsx_send_msg` waits inside it for the transaction's pool to be released), set up as
+/// the engine sets pjsua up. Before the patch the pool was released inside the window (exit 3, on
+/// the plain and the ASan builds alike); with it, only once the sender is done.
+@Suite("Security: a send that fails at once keeps its transaction until the sender is done (KL-57.7)")
+struct SendFailureTransactionTests {
+    @Test func aMessageRefusedAtOnceLeavesItsTransactionToTheSenderUntilItIsDone() async throws {
+        let (status, output) = try await PJSIPProbe.run("send_failure_tsx", timeout: .seconds(30))
+        #expect(status == 0, "exit \(status): \(output.suffix(2000))")
+        #expect(output.contains("released inside the window: NO; released afterwards: YES"), "\(output.suffix(2000))")
+    }
+}
