@@ -236,7 +236,7 @@ public actor PJSUA {
             return (state.callMedia, state.players, state.recorders)
         }
         owned.0.statisticsTask?.cancel()
-        for retry in run.withState({ $0.presence.takeRetries() }) { retry.cancel() }
+        for retry in run.withState({ $0.presence.endForTeardown() }) { retry.cancel() }
         for source in owned.0.tones.values { source.destroy() }
         run.stopAttachments()  // e.g. `stop` to every media stream's agent, connections dropped while pjsua exists
         for record in run.takeAllCalls() { record.releaseMedia(in: run) }

@@ -16,9 +16,17 @@ struct PresenceState {
     /// ``PJSUA/Configuration/unsolicitedNotifyEvents``, as the run started with them.
     var configuredNotifyEvents: Set<String> = []
 
-    /// Every scheduled re-subscription, taken at teardown.
-    mutating func takeRetries() -> [Task<Void, Never>] {
-        defer { for slot in buddies.keys { buddies[slot]?.retry = nil } }
+    /// At teardown: every scheduled re-subscription, taken, and no subscription wanted any more.
+    /// pjsua's destroy ends each one (its un-SUBSCRIBE answered, or the transaction layer's stop,
+    /// which ends a request still unanswered with 503), and those endings are reported with no
+    /// retry planned: none can come.
+    mutating func endForTeardown() -> [Task<Void, Never>] {
+        defer {
+            for slot in buddies.keys {
+                buddies[slot]?.retry = nil
+                buddies[slot]?.wanted = false
+            }
+        }
         return buddies.values.compactMap(\.retry)
     }
 }

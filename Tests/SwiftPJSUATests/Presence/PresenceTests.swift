@@ -222,6 +222,35 @@ import Testing
         _ = try await server.collect(for: .milliseconds(300))
         #expect(try await server.collect(for: .seconds(1)).filter { $0.method == "SUBSCRIBE" }.isEmpty)
     }
+
+    /// Shutdown ends every subscription (pjsua's destroy un-SUBSCRIBEs an active one; the
+    /// transaction layer's stop ends a request still unanswered, with 503): each ending is
+    /// reported with no retry planned, since none can come (it said "retry in 5 s" after a 503).
+    @Test(arguments: [false, true])
+    func aSubscriptionShutdownEndsIsReportedWithNoRetryPlanned(answered: Bool) async throws {
+        let (log, buddy) = try await withEngine { phone, transport, log in
+            let server = try RawSIPPeer(target: transport.port)
+            let buddy = try await phone.addBuddy(PJSUA.SIPURI(server.uri))
+            let subscribe = try #require(try await server.request("SUBSCRIBE"), "no SUBSCRIBE")
+            if answered {
+                let tag = server.unique("tag")
+                server.send(accepted(subscribe, by: server, tag: tag))
+                server.send(notify(for: subscribe, by: server, tag: tag, cseq: 1, state: "active;expires=60", basic: "open"))
+                try await log.first("the buddy open") { event -> Void? in
+                    if case let .presence(update) = event, update.buddy == buddy, update.presence.basic == .open { return () }
+                    return nil
+                }
+            }
+            return (log, buddy)  // the server answers nothing more: shutdown's un-SUBSCRIBE stays unanswered
+        }
+        try await waitUntil("the events finished") { log.isFinished }
+        let endings = log.all.compactMap { event -> PJSUA.SubscriptionState? in
+            if case let .subscriptionState(state) = event, state.subject == .buddy(buddy), state.state == .terminated { return state }
+            return nil
+        }
+        #expect(!endings.isEmpty, "shutdown reported no ending: \(log.all)")
+        #expect(endings.allSatisfy { $0.retryAfter == nil }, "\(endings)")
+    }
 }
 
 /// A 200 to a SUBSCRIBE, with its To tag and Expires.
