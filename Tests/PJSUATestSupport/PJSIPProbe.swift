@@ -4,9 +4,9 @@ import Foundation
 /// way a test checks a patch of ours in PJSIP whose failure aborts or crashes the process (a probe
 /// crashing is a failed test, not a crashed test run).
 public enum PJSIPProbe {
-    /// Builds `Tests/Peers/probes/NAME.c` into a temporary directory and runs it; returns its exit
-    /// status (a signal's number for a probe killed by one) and what it printed.
-    public static func run(_ name: String, timeout: Duration = .seconds(10)) async throws -> (status: Int32, output: String) {
+    /// Builds `Tests/Peers/probes/NAME.c` into a temporary directory and runs it with `arguments`;
+    /// returns its exit status (a signal's number for a probe killed by one) and what it printed.
+    public static func run(_ name: String, arguments: [String] = [], timeout: Duration = .seconds(10)) async throws -> (status: Int32, output: String) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("swift-pjsua-probe-\(getpid())-\(name)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -27,7 +27,7 @@ public enum PJSIPProbe {
         let compiler = try ChildProcess("/bin/sh", ["-c", build], name: "probe-build")
         let built = try await compiler.waitForExit(timeout: .seconds(60))
         guard built == 0 else { throw ChildProcessError("probe \(name) did not build (exit \(built)): \(compiler.output)") }
-        let run = try ChildProcess(probe, [], name: "probe-\(name)")
+        let run = try ChildProcess(probe, arguments, name: "probe-\(name)")
         let status = try await run.waitForExit(timeout: timeout)
         return (status, run.output)
     }

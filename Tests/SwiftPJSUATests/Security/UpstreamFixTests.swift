@@ -146,3 +146,22 @@ struct SendFailureTransactionTests {
         #expect(output.contains("released inside the window: NO; released afterwards: YES"), "\(output.suffix(2000))")
     }
 }
+
+/// KL-57.8 (upstream 7b6cc12b9, 66edd91f9): the UDP media transport handed a received packet to its
+/// stream holding no reference to it, and the stream's receive decoded into itself before taking
+/// one: a hang-up on the engine's thread (which destroys the stream) while pjsua's worker is in
+/// that receive freed the stream under it, once the transport's detach had waited out its one
+/// second for the callback (a worker stalled that long, on a loaded machine). No peer chooses the
+/// moment; Tests/Peers/probes/rtp_rx_destroy.c holds the worker in each window (after the
+/// transport's snapshot of the callbacks, in the stream's header decode, after the RTCP snapshot)
+/// while its main thread destroys the stream. Before the patch the stream's pool was released
+/// inside each window (exit 3, plain and ASan builds); with it, once the receive has returned.
+@Suite("Security: a stream destroyed while a packet to it is being received (KL-57.8)")
+struct ReceiveTeardownTests {
+    @Test(arguments: ["a", "b", "c"])
+    func aStreamIsKeptUntilTheReceiveInItsWindowHasReturned(window: String) async throws {
+        let (status, output) = try await PJSIPProbe.run("rtp_rx_destroy", arguments: [window], timeout: .seconds(30))
+        #expect(status == 0, "window \(window): exit \(status): \(output.suffix(2000))")
+        #expect(output.contains("window \(window): released inside: NO; released afterwards: YES"), "\(output.suffix(2000))")
+    }
+}
