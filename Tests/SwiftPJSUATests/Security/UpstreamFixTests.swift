@@ -165,3 +165,19 @@ struct ReceiveTeardownTests {
         #expect(output.contains("window \(window): released inside: NO; released afterwards: YES"), "\(output.suffix(2000))")
     }
 }
+
+/// KL-57.9 (upstream 18e80e398): `pjsip_dlg_dec_lock` let go of a dialog's lock and took it again
+/// before destroying a dialog whose last session had ended, and a thread that locked it in between
+/// (pjsua's worker on an in-dialog message while the engine's thread hangs up, or the other way
+/// round) destroyed it too: a double destroy of freed memory. Tests/Peers/probes/dialog_dec_lock.c
+/// holds the first thread in that window while a second looks the dialog up and lets go of it, as
+/// the user agent does. Before the patch the second thread destroyed the dialog inside the window
+/// (exit 3, plain and ASan builds); with it, the first destroys it once, after.
+@Suite("Security: a dialog let go of by two threads at once (KL-57.9)")
+struct DialogTeardownTests {
+    @Test func aDialogLockedWhileItsLastSessionEndsIsDestroyedOnceByTheThreadThatEndedIt() async throws {
+        let (status, output) = try await PJSIPProbe.run("dialog_dec_lock", timeout: .seconds(30))
+        #expect(status == 0, "exit \(status): \(output.suffix(2000))")
+        #expect(output.contains("destroyed inside the window: NO; destroyed afterwards: once"), "\(output.suffix(2000))")
+    }
+}
