@@ -7,7 +7,9 @@ public enum PJSIPProbe {
     /// Builds `Tests/Peers/probes/NAME.c` into a temporary directory and runs it with `arguments`;
     /// returns its exit status (a signal's number for a probe killed by one) and what it printed.
     public static func run(_ name: String, arguments: [String] = [], timeout: Duration = .seconds(10)) async throws -> (status: Int32, output: String) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("swift-pjsua-probe-\(getpid())-\(name)")
+        // A directory of this run's own: the cases of one parameterised test build and run the same
+        // probe at once (one's build replaced the program another was starting: ETXTBSY).
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("swift-pjsua-probe-\(name)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let probe = directory.appendingPathComponent(name).path
