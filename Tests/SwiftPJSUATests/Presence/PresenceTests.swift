@@ -186,13 +186,7 @@ import Testing
             try await phone.setSubscriptionRetry(.init(firstAfter: .seconds(2), interval: .seconds(30), afterRefusal: nil))
             let buddy = try await phone.addBuddy(PJSUA.SIPURI(server.uri))
             let subscribe = try #require(try await server.request("SUBSCRIBE"), "no SUBSCRIBE")
-            let tag = server.unique("tag")
-            server.send(accepted(subscribe, by: server, tag: tag))
-            server.send(notify(for: subscribe, by: server, tag: tag, cseq: 1, state: "active;expires=60", basic: "open"))
-            try await log.first("the buddy open") { event -> Void? in
-                if case let .presence(update) = event, update.buddy == buddy, update.presence.basic == .open { return () }
-                return nil
-            }
+            let tag = try await acceptOpen(subscribe, by: server, of: buddy, log)
             // The server drops the subscription (RFC 6665 "deactivated": retry at once, pjsua
             // would after 500 ms); the engine waits firstAfter.
             let dropped = ContinuousClock.now
@@ -232,15 +226,7 @@ import Testing
             let server = try RawSIPPeer(target: transport.port)
             let buddy = try await phone.addBuddy(PJSUA.SIPURI(server.uri))
             let subscribe = try #require(try await server.request("SUBSCRIBE"), "no SUBSCRIBE")
-            if answered {
-                let tag = server.unique("tag")
-                server.send(accepted(subscribe, by: server, tag: tag))
-                server.send(notify(for: subscribe, by: server, tag: tag, cseq: 1, state: "active;expires=60", basic: "open"))
-                try await log.first("the buddy open") { event -> Void? in
-                    if case let .presence(update) = event, update.buddy == buddy, update.presence.basic == .open { return () }
-                    return nil
-                }
-            }
+            if answered { _ = try await acceptOpen(subscribe, by: server, of: buddy, log) }
             return (log, buddy)  // the server answers nothing more: shutdown's un-SUBSCRIBE stays unanswered
         }
         try await waitUntil("the events finished") { log.isFinished }
@@ -251,6 +237,19 @@ import Testing
         #expect(!endings.isEmpty, "shutdown reported no ending: \(log.all)")
         #expect(endings.allSatisfy { $0.retryAfter == nil }, "\(endings)")
     }
+}
+
+/// Accepts `subscribe` (200, then a NOTIFY of an open, active subscription) and waits until the
+/// engine reports `buddy` open; returns the To tag.
+private func acceptOpen(_ subscribe: RawSIPMessage, by server: RawSIPPeer, of buddy: PJSUA.Buddy, _ log: EventLog) async throws -> String {
+    let tag = server.unique("tag")
+    server.send(accepted(subscribe, by: server, tag: tag))
+    server.send(notify(for: subscribe, by: server, tag: tag, cseq: 1, state: "active;expires=60", basic: "open"))
+    try await log.first("the buddy open") { event -> Void? in
+        if case let .presence(update) = event, update.buddy == buddy, update.presence.basic == .open { return () }
+        return nil
+    }
+    return tag
 }
 
 /// A 200 to a SUBSCRIBE, with its To tag and Expires.
