@@ -449,8 +449,14 @@ PATCHES=()
 . "$HERE/pjproject-patch-lib.sh"  # hunk, upstream_has, applied
 for patch in "$PATCH_DIR"/*.sh; do
     case "$OUR_PATCHES:$(basename "$patch")" in kl:sec-*) continue ;; esac
+    # A patch file that does not parse, or that neither applies nor recognises upstream's fix
+    # (a quote closed early inside a hunk's text can leave a file that parses and does nothing),
+    # stops the build: a fix is never left out without a word.
+    bash -n "$patch" || die "$(basename "$patch") is not valid shell"
+    recorded=${#PATCHES[@]}
     # shellcheck source=/dev/null
     . "$patch"
+    [ "${#PATCHES[@]}" -gt "$recorded" ] || die "$(basename "$patch") neither applied its fix nor recognised upstream's"
 done
 
 fi  # our fixes

@@ -181,3 +181,27 @@ struct DialogTeardownTests {
         #expect(output.contains("destroyed inside the window: NO; destroyed afterwards: once"), "\(output.suffix(2000))")
     }
 }
+
+/// KL-57.10 and KL-57.11 (upstream 0ed917eb9, 8234bd220): a video stream's end against its send
+/// thread, in any video call. With the default rate control a frame being encoded (the video
+/// conference's clock thread) queues its packets on the stream's send manager after letting the
+/// stream's lock go, and the stream's destroy (the engine's thread ending the call or its video)
+/// freed that manager in between; and the destroy joined the send thread holding the stream's
+/// lock, which that thread takes after each packet: a deadlock. Tests/Peers/probes/vid_send_detach.c
+/// and vid_send_join.c hold the thread in each window while the stream is destroyed. Before the
+/// patches: the manager freed under the queueing thread, and the join made holding the lock (exit 3,
+/// plain and ASan builds); with them, neither.
+@Suite("Security: a video stream destroyed while its packets are sent (KL-57.10, KL-57.11)")
+struct VideoSendTeardownTests {
+    @Test func aFrameQueuedWhileTheStreamIsDestroyedFindsItsSendManagerGoneAndDropsThePacket() async throws {
+        let (status, output) = try await PJSIPProbe.run("vid_send_detach", timeout: .seconds(30))
+        #expect(status == 0, "exit \(status): \(output.suffix(2000))")
+        #expect(output.contains("send manager freed under send_rtp: NO"), "\(output.suffix(2000))")
+    }
+
+    @Test func theStreamsDestroyJoinsItsSendThreadWithoutHoldingTheLockThatThreadTakes() async throws {
+        let (status, output) = try await PJSIPProbe.run("vid_send_join", timeout: .seconds(30))
+        #expect(status == 0, "exit \(status): \(output.suffix(2000))")
+        #expect(output.contains("destroy joins the send thread holding the stream lock: NO"), "\(output.suffix(2000))")
+    }
+}
