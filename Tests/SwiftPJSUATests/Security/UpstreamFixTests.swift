@@ -205,3 +205,18 @@ struct VideoSendTeardownTests {
         #expect(output.contains("destroy joins the send thread holding the stream lock: NO"), "\(output.suffix(2000))")
     }
 }
+
+/// KL-57.12 (upstream d3cf933df): a video window whose port could not join the video conference
+/// (its 32 slots taken: about 11 video calls at once, which a peer can place) was freed by removing
+/// slot -1, an assertion that aborts our builds. Tests/Peers/probes/vid_win_add_fail.c makes a real
+/// loopback video call whose capture port's add fails (its own `pjmedia_vid_conf_add_port`) and
+/// reports, from its own `pjsua_vid_conf_remove_port`, whether slot -1 was removed: before the patch
+/// it was (exit 3, plain and ASan builds), not with it.
+@Suite("Security: a video window whose port the video conference refused (KL-57.12)")
+struct VideoWindowAddFailureTests {
+    @Test func aCaptureThatCannotJoinTheVideoConferenceIsFreedWithoutRemovingSlotMinusOne() async throws {
+        let (status, output) = try await PJSIPProbe.run("vid_win_add_fail", timeout: .seconds(30))
+        #expect(status == 0, "exit \(status): \(output.suffix(2000))")
+        #expect(output.contains("removed slot -1: NO"), "\(output.suffix(2000))")
+    }
+}
