@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "vid_send_stream.h"
 
 typedef pj_status_t (*lock_fn)(pj_grp_lock_t *);
 typedef pj_status_t (*create_w_handler_fn)(pj_pool_t *, const pj_grp_lock_config *, void *,
@@ -173,81 +174,15 @@ static void *putter(void *arg)
 
 int main(void)
 {
-    pj_caching_pool cp;
-    pj_pool_t *pool;
-    pjmedia_endpt *endpt;
-    pjmedia_vid_codec_info codec_info;
-    pjmedia_vid_codec_param codec_param;
-    pjmedia_vid_stream_info info;
-    pjmedia_transport *tp;
     pjmedia_vid_stream *stream;
-    pjmedia_loop_tp_setting loop_cfg;
-    const char *ids[] = { "VP8", "H264", NULL };
-    pj_str_t addr = pj_str("127.0.0.1");
-    unsigned count;
-    int i, found = 0;
+    int i;
 
     setvbuf(stdout, NULL, _IONBF, 0);            /* each line out before any exit */
     setenv("SDL_VIDEODRIVER", "dummy", 1);
     setenv("SDL_NO_SIGNAL_HANDLERS", "1", 1);
     main_thread = pthread_self();
-    if (pj_init() != PJ_SUCCESS || pjlib_util_init() != PJ_SUCCESS) return 1;
-    pj_log_set_level(1);
-    pj_caching_pool_init(&cp, NULL, 0);
-    pool = pj_pool_create(&cp.factory, "probe", 4000, 4000, NULL);
-    if (pjmedia_endpt_create(&cp.factory, NULL, 1, &endpt) != PJ_SUCCESS) return 1;
-    pjmedia_video_format_mgr_create(pool, 64, 0, NULL);
-    pjmedia_converter_mgr_create(pool, NULL);
-    pjmedia_event_mgr_create(pool, 0, NULL);
-    pjmedia_vid_codec_mgr_create(pool, NULL);
-    /* Whichever of these the build has (each fails harmlessly without its library). */
-    pjmedia_codec_vpx_vid_init(NULL, &cp.factory);
-    pjmedia_codec_openh264_vid_init(NULL, &cp.factory);
-    pjmedia_codec_ffmpeg_vid_init(NULL, &cp.factory);
-    for (i = 0; ids[i] && !found; ++i) {
-        const pjmedia_vid_codec_info *ci;
-        pj_str_t id = pj_str((char *)ids[i]);
-        count = 1;
-        if (pjmedia_vid_codec_mgr_find_codecs_by_id(NULL, &id, &count, &ci, NULL) == PJ_SUCCESS &&
-            count > 0) {
-            codec_info = *ci;
-            found = 1;
-        }
-    }
-    if (!found) {
-        pjmedia_vid_codec_info all[1];
-        count = 1;
-        if (pjmedia_vid_codec_mgr_enum_codecs(NULL, &count, all, NULL) != PJ_SUCCESS || count == 0) {
-            printf("setup: no video codec\n");
-            return 1;
-        }
-        codec_info = all[0];
-    }
-    if (pjmedia_vid_codec_mgr_get_default_param(NULL, &codec_info, &codec_param) != PJ_SUCCESS)
-        return 1;
-
-    pj_bzero(&info, sizeof(info));
-    info.type = PJMEDIA_TYPE_VIDEO;
-    info.proto = PJMEDIA_TP_PROTO_RTP_AVP;
-    info.dir = PJMEDIA_DIR_ENCODING;
-    info.codec_info = codec_info;
-    info.codec_param = &codec_param;
-    info.tx_pt = info.rx_pt = (pj_uint8_t)codec_info.pt;
-    info.ssrc = 0x1234;
-    pj_sockaddr_in_init(&info.rem_addr.ipv4, &addr, 40000);
-    pj_sockaddr_in_init(&info.rem_rtcp.ipv4, &addr, 40001);
-    pjmedia_vid_stream_rc_config_default(&info.rc_cfg);   /* RC_SEND_THREAD, as pjsua's default */
-    pjmedia_vid_stream_sk_config_default(&info.sk_cfg);
-
-    pjmedia_loop_tp_setting_default(&loop_cfg);
-    if (pjmedia_transport_loop_create2(endpt, &loop_cfg, &tp) != PJ_SUCCESS) {
-        printf("setup: loop transport\n");
-        return 1;
-    }
-    if (pjmedia_vid_stream_create(endpt, pool, &info, tp, NULL, &stream) != PJ_SUCCESS) {
-        printf("setup: stream create\n");
-        return 1;
-    }
+    stream = probe_send_stream(PJ_TRUE);
+    if (stream == NULL) return 1;
     if (mgr_lock == NULL) {
         printf("setup: no send manager (rate control is not the send thread)\n");
         return 1;
