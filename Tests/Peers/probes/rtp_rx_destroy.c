@@ -41,14 +41,13 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include "pool_release_hook.h"
 
 typedef pj_status_t (*lock_release_fn)(pj_grp_lock_t *);
 typedef pj_status_t (*decode_fn)(pjmedia_rtp_session *, const void *, int, const pjmedia_rtp_hdr **,
                                  const void **, unsigned *);
 typedef pj_status_t (*decode2_fn)(pjmedia_rtp_session *, const void *, int, const pjmedia_rtp_hdr **,
                                   pjmedia_rtp_dec_hdr *, const void **, unsigned *);
-typedef void (*pool_release_fn)(pj_pool_t *);
-typedef void (*pool_safe_release_fn)(pj_pool_t **);
 
 static char window;                        /* 'a', 'b' or 'c' */
 static pthread_t main_thread;
@@ -75,22 +74,6 @@ static void note_release(pj_pool_t *pool)
         _exit(3);
     }
     released = 1;
-}
-
-void pj_pool_release(pj_pool_t *pool)
-{
-    static pool_release_fn real;
-    if (real == NULL) real = (pool_release_fn)dlsym(RTLD_NEXT, "pj_pool_release");
-    note_release(pool);
-    real(pool);
-}
-
-void pj_pool_safe_release(pj_pool_t **ppool)
-{
-    static pool_safe_release_fn real;
-    if (real == NULL) real = (pool_safe_release_fn)dlsym(RTLD_NEXT, "pj_pool_safe_release");
-    if (ppool != NULL) note_release(*ppool);
-    real(ppool);
 }
 
 /* The worker, inside the window: two seconds (two hundred polls) for the main thread's destroy. */

@@ -35,13 +35,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "pool_release_hook.h"
 #include "vid_send_stream.h"
 
 typedef pj_status_t (*lock_fn)(pj_grp_lock_t *);
 typedef pj_status_t (*create_w_handler_fn)(pj_pool_t *, const pj_grp_lock_config *, void *,
                                            void (*)(void *), pj_grp_lock_t **);
-typedef void (*pool_release_fn)(pj_pool_t *);
-typedef void (*pool_safe_release_fn)(pj_pool_t **);
 
 static pthread_t main_thread, putter_thread;
 static volatile int putter_set;
@@ -124,22 +123,6 @@ static void note_release(pj_pool_t *pool)
     mgr_released = 1;
 }
 
-void pj_pool_release(pj_pool_t *pool)
-{
-    static pool_release_fn real;
-    if (real == NULL) real = (pool_release_fn)dlsym(RTLD_NEXT, "pj_pool_release");
-    note_release(pool);
-    real(pool);
-}
-
-void pj_pool_safe_release(pj_pool_t **ppool)
-{
-    static pool_safe_release_fn real;
-    if (real == NULL) real = (pool_safe_release_fn)dlsym(RTLD_NEXT, "pj_pool_safe_release");
-    if (ppool != NULL) note_release(*ppool);
-    real(ppool);
-}
-
 static pjmedia_port *enc_port;
 static volatile int put_done;
 static pj_status_t put_status;
@@ -177,19 +160,11 @@ int main(void)
     pjmedia_vid_stream *stream;
     int i;
 
-    setvbuf(stdout, NULL, _IONBF, 0);            /* each line out before any exit */
-    setenv("SDL_VIDEODRIVER", "dummy", 1);
-    setenv("SDL_NO_SIGNAL_HANDLERS", "1", 1);
     main_thread = pthread_self();
-    stream = probe_send_stream(PJ_TRUE);
+    stream = probe_send_stream(PJ_TRUE, &enc_port);
     if (stream == NULL) return 1;
     if (mgr_lock == NULL) {
         printf("setup: no send manager (rate control is not the send thread)\n");
-        return 1;
-    }
-    if (pjmedia_vid_stream_start(stream) != PJ_SUCCESS ||
-        pjmedia_vid_stream_get_port(stream, PJMEDIA_DIR_ENCODING, &enc_port) != PJ_SUCCESS) {
-        printf("setup: stream start\n");
         return 1;
     }
 

@@ -107,19 +107,11 @@ int main(void)
     pjmedia_vid_stream *stream;
     int i;
 
-    setvbuf(stdout, NULL, _IONBF, 0);            /* each line out before any exit */
-    setenv("SDL_VIDEODRIVER", "dummy", 1);
-    setenv("SDL_NO_SIGNAL_HANDLERS", "1", 1);
     main_thread = pthread_self();
-    stream = probe_send_stream(PJ_FALSE);
+    stream = probe_send_stream(PJ_FALSE, &enc_port);
     if (stream == NULL) return 1;
     if (mgr_lock == NULL) {
         printf("setup: no send manager (rate control is not the send thread)\n");
-        return 1;
-    }
-    if (pjmedia_vid_stream_start(stream) != PJ_SUCCESS ||
-        pjmedia_vid_stream_get_port(stream, PJMEDIA_DIR_ENCODING, &enc_port) != PJ_SUCCESS) {
-        printf("setup: stream start\n");
         return 1;
     }
 

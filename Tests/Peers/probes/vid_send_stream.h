@@ -1,8 +1,9 @@
 /* The video stream of the vid_send_* probes (each includes this; a probe is one program): pjlib
  * and pjmedia with one media worker, the first video codec the build has (VP8, then H.264, then
  * any), and an encoding stream to 127.0.0.1 over a loop transport with the default rate control
- * (the send manager's thread, as pjsua's). `receives`: whether the loop transport also receives.
- * NULL, having said why, when it cannot be made. */
+ * (the send manager's thread, as pjsua's), started, with its encoding port in `enc_port`.
+ * `receives`: whether the loop transport also receives. NULL, having said why, when it cannot be
+ * made or started. Stdout unbuffered (each line out before any exit), SDL without a display. */
 #ifndef VID_SEND_STREAM_H
 #define VID_SEND_STREAM_H
 
@@ -11,8 +12,9 @@
 #include <pjmedia.h>
 #include <pjmedia-codec.h>
 #include <stdio.h>
+#include <stdlib.h>
 
-static pjmedia_vid_stream *probe_send_stream(pj_bool_t receives)
+static pjmedia_vid_stream *probe_send_stream(pj_bool_t receives, pjmedia_port **enc_port)
 {
     static pj_caching_pool cp;
     pj_pool_t *pool;
@@ -28,6 +30,9 @@ static pjmedia_vid_stream *probe_send_stream(pj_bool_t receives)
     unsigned count;
     int i, found = 0;
 
+    setvbuf(stdout, NULL, _IONBF, 0);
+    setenv("SDL_VIDEODRIVER", "dummy", 1);
+    setenv("SDL_NO_SIGNAL_HANDLERS", "1", 1);
     if (pj_init() != PJ_SUCCESS || pjlib_util_init() != PJ_SUCCESS) return NULL;
     pj_log_set_level(1);
     pj_caching_pool_init(&cp, NULL, 0);
@@ -85,6 +90,11 @@ static pjmedia_vid_stream *probe_send_stream(pj_bool_t receives)
     }
     if (pjmedia_vid_stream_create(endpt, pool, &info, tp, NULL, &stream) != PJ_SUCCESS) {
         printf("setup: stream create\n");
+        return NULL;
+    }
+    if (pjmedia_vid_stream_start(stream) != PJ_SUCCESS ||
+        pjmedia_vid_stream_get_port(stream, PJMEDIA_DIR_ENCODING, enc_port) != PJ_SUCCESS) {
+        printf("setup: stream start\n");
         return NULL;
     }
     return stream;
