@@ -141,9 +141,7 @@ struct StaleReinviteTests {
 @Suite("Security: a send that fails at once keeps its transaction until the sender is done (KL-57.7)")
 struct SendFailureTransactionTests {
     @Test func aMessageRefusedAtOnceLeavesItsTransactionToTheSenderUntilItIsDone() async throws {
-        let (status, output) = try await PJSIPProbe.run("send_failure_tsx", timeout: .seconds(30))
-        #expect(status == 0, "exit \(status): \(output.suffix(2000))")
-        #expect(output.contains("released inside the window: NO; released afterwards: YES"), "\(output.suffix(2000))")
+        try await expectProbe("send_failure_tsx", says: "released inside the window: NO; released afterwards: YES")
     }
 }
 
@@ -160,9 +158,7 @@ struct SendFailureTransactionTests {
 struct ReceiveTeardownTests {
     @Test(arguments: ["a", "b", "c"])
     func aStreamIsKeptUntilTheReceiveInItsWindowHasReturned(window: String) async throws {
-        let (status, output) = try await PJSIPProbe.run("rtp_rx_destroy", arguments: [window], timeout: .seconds(30))
-        #expect(status == 0, "window \(window): exit \(status): \(output.suffix(2000))")
-        #expect(output.contains("window \(window): released inside: NO; released afterwards: YES"), "\(output.suffix(2000))")
+        try await expectProbe("rtp_rx_destroy", arguments: [window], says: "window \(window): released inside: NO; released afterwards: YES")
     }
 }
 
@@ -176,9 +172,7 @@ struct ReceiveTeardownTests {
 @Suite("Security: a dialog let go of by two threads at once (KL-57.9)")
 struct DialogTeardownTests {
     @Test func aDialogLockedWhileItsLastSessionEndsIsDestroyedOnceByTheThreadThatEndedIt() async throws {
-        let (status, output) = try await PJSIPProbe.run("dialog_dec_lock", timeout: .seconds(30))
-        #expect(status == 0, "exit \(status): \(output.suffix(2000))")
-        #expect(output.contains("destroyed inside the window: NO; destroyed afterwards: once"), "\(output.suffix(2000))")
+        try await expectProbe("dialog_dec_lock", says: "destroyed inside the window: NO; destroyed afterwards: once")
     }
 }
 
@@ -194,15 +188,11 @@ struct DialogTeardownTests {
 @Suite("Security: a video stream destroyed while its packets are sent (KL-57.10, KL-57.11)")
 struct VideoSendTeardownTests {
     @Test func aFrameQueuedWhileTheStreamIsDestroyedFindsItsSendManagerGoneAndDropsThePacket() async throws {
-        let (status, output) = try await PJSIPProbe.run("vid_send_detach", timeout: .seconds(30))
-        #expect(status == 0, "exit \(status): \(output.suffix(2000))")
-        #expect(output.contains("send manager freed under send_rtp: NO"), "\(output.suffix(2000))")
+        try await expectProbe("vid_send_detach", says: "send manager freed under send_rtp: NO")
     }
 
     @Test func theStreamsDestroyJoinsItsSendThreadWithoutHoldingTheLockThatThreadTakes() async throws {
-        let (status, output) = try await PJSIPProbe.run("vid_send_join", timeout: .seconds(30))
-        #expect(status == 0, "exit \(status): \(output.suffix(2000))")
-        #expect(output.contains("destroy joins the send thread holding the stream lock: NO"), "\(output.suffix(2000))")
+        try await expectProbe("vid_send_join", says: "destroy joins the send thread holding the stream lock: NO")
     }
 }
 
@@ -215,8 +205,15 @@ struct VideoSendTeardownTests {
 @Suite("Security: a video window whose port the video conference refused (KL-57.12)")
 struct VideoWindowAddFailureTests {
     @Test func aCaptureThatCannotJoinTheVideoConferenceIsFreedWithoutRemovingSlotMinusOne() async throws {
-        let (status, output) = try await PJSIPProbe.run("vid_win_add_fail", timeout: .seconds(30))
-        #expect(status == 0, "exit \(status): \(output.suffix(2000))")
-        #expect(output.contains("removed slot -1: NO"), "\(output.suffix(2000))")
+        try await expectProbe("vid_win_add_fail", says: "removed slot -1: NO")
     }
+}
+
+/// Runs a race probe (Tests/Peers/probes/NAME.c, which holds its window open) and expects what the
+/// patched build does: exit 0 and the probe's line `line`.
+private func expectProbe(_ name: String, arguments: [String] = [], says line: String,
+                         sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    let (status, output) = try await PJSIPProbe.run(name, arguments: arguments, timeout: .seconds(30))
+    #expect(status == 0, "\(([name] + arguments).joined(separator: " ")): exit \(status): \(output.suffix(2000))", sourceLocation: sourceLocation)
+    #expect(output.contains(line), "\(output.suffix(2000))", sourceLocation: sourceLocation)
 }
