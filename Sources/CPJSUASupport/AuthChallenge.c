@@ -17,6 +17,11 @@
  * No PJSUA_LOCK is taken (it is not public): the engine makes every call that could remove the
  * account or the call (pjsua_acc_del, pjsua_call_hangup) on its one executor thread, the same
  * thread that calls answer/abandon, and abandons pending challenges before it makes them.
+ *
+ * The one lock taken is a dialog's (KL-58): a challenge of a dialog's request (an INVITE, BYE,
+ * SUBSCRIBE, REFER or NOTIFY, or any request sent in the dialog) is answered or given up holding
+ * that dialog's lock, as pjsip's own answer does inside the transaction's callback; for the
+ * others the challenged transaction is only referenced. See hold_transaction below.
  */
 #ifndef PJ_AUTOCONF
 #  define PJ_AUTOCONF 1
@@ -144,6 +149,63 @@ static pjsip_regc *hold_registration(void *token, const cpjsua_auth_challenge *c
     return (pjsip_regc *)impl->user_data;
 }
 
+/* Upstream defect (pjproject 2.17, unchanged upstream; docs/KNOWN-LIMITS.md, KL-58): a token
+ * consumed outside the challenge callback runs its owner's send_impl or abandon_impl with no lock
+ * of the owner held ("No lock is held by the caller"), and the owners of dialog requests change
+ * the dialog's state there: evsub.c's evsub_async_auth_abandon_impl sets the subscription
+ * TERMINATED (the evsub, presence and pjsua buddy or transfer callbacks, which rely on the
+ * dialog's lock, pjsua_pres.c #937; evsub_destroy erasing the dialog's list node,
+ * pjsip_dlg_dec_session), sip_inv.c's abandon_impls set the INVITE session DISCONNECTED, and its
+ * send_impl restarts an initial INVITE's session (pjsip_inv_uac_restart) before sending; while
+ * pjsua's worker may handle a request or response of the same dialog under that lock. Inside the
+ * callback the dialog's lock is held by the caller (pjsip_dlg_on_tsx_state).
+ * Workaround: take that lock around the consumption. A dialog's requests are sent by
+ * pjsip_dlg_send_request, which chains the dialog's group lock first into its transaction's
+ * (sip_dialog.c 2.17:1419-1424; the chain stays until the transaction is destroyed,
+ * sip_transaction.c tsx_on_destroy), and the token's grp_lock is that transaction's, referenced
+ * until the token is consumed: acquiring it takes the dialog's lock, then the transaction's, the
+ * order of the worker's transaction callbacks, followed there as here by PJSUA_LOCK in pjsua's
+ * callbacks (dialog, then PJSUA_LOCK, as pjsua's own code takes them). It finds the dialog even
+ * where its remote tag no longer matches the request's To tag (a NOTIFY or a 1xx that came before
+ * the challenge sets it), and whether or not the dialog is still in the user agent's table; and
+ * it counts no session on the dialog, so it never destroys one (pjsip_dlg_dec_lock would destroy
+ * a dialog that ended meanwhile a second time). The other tokens (REGISTER, PUBLISH, an
+ * out-of-dialog MESSAGE) have no dialog: their transaction is only referenced.
+ * Either way the transaction, and the token in its pool, outlive the consumption: a send that
+ * fails consumes the token and drops its reference (sip_auth_client.c), and the abandon after it
+ * reads the token again; the last reference may be the one let go here (the transaction, then a
+ * dialog's pool, go then). Returns the held group lock, *locked saying whether it is acquired. */
+static pj_grp_lock_t *hold_transaction(void *token, const cpjsua_auth_challenge *challenge,
+                                       int *locked)
+{
+    const pjsip_tx_data *request = (const pjsip_tx_data *)challenge->request;
+    pjsip_auth_clt_async_impl_token *impl = (pjsip_auth_clt_async_impl_token *)token;
+    pj_grp_lock_t *lock = impl->grp_lock;
+    *locked = 0;
+    if (!lock)
+        return NULL;
+    if (request && request->msg) {
+        const pjsip_msg *msg = request->msg;
+        const pjsip_to_hdr *to = PJSIP_MSG_TO_HDR(msg);
+        const pj_str_t *method = &msg->line.req.method.name;
+        *locked = (to && to->tag.slen > 0) || msg->line.req.method.id == PJSIP_INVITE_METHOD ||
+                  pj_stricmp2(method, "SUBSCRIBE") == 0 || pj_stricmp2(method, "REFER") == 0;
+    }
+    if (*locked)
+        pj_grp_lock_acquire(lock);  /* holds a reference of its own until the release */
+    else
+        pj_grp_lock_add_ref(lock);
+    return lock;
+}
+
+static void let_go(pj_grp_lock_t *lock, int locked)
+{
+    if (lock && locked)
+        pj_grp_lock_release(lock);
+    else if (lock)
+        pj_grp_lock_dec_ref(lock);
+}
+
 int32_t cpjsua_auth_challenge_answer(void *sess_, void *token, cpjsua_auth_challenge *challenge,
                                      const char *realm, const char *username, const char *password)
 {
@@ -158,6 +220,8 @@ int32_t cpjsua_auth_challenge_answer(void *sess_, void *token, cpjsua_auth_chall
     cred.username = pj_str((char *)username);
     cred.data_type = PJSIP_CRED_DATA_PLAIN_PASSWD;
     cred.data = pj_str((char *)password);
+    int locked;
+    pj_grp_lock_t *held = hold_transaction(token, challenge, &locked);
     status = pjsip_auth_clt_set_credentials(sess, 1, &cred);
     if (status == PJ_SUCCESS)
         status = pjsip_auth_clt_reinit_req(sess, (const pjsip_rx_data *)challenge->response,
@@ -167,8 +231,8 @@ int32_t cpjsua_auth_challenge_answer(void *sess_, void *token, cpjsua_auth_chall
     if (status == PJ_SUCCESS && request) {
         status = pjsip_auth_clt_async_send_req(sess, token, request);
         /* A send that failed before consuming the token leaves it valid: give it up, or its
-         * transaction's group lock stays referenced. On a consumed token this returns PJ_EINVAL
-         * and does nothing. */
+         * transaction's group lock stays referenced. On a consumed token (still in memory: see
+         * hold_transaction) this returns PJ_EINVAL and does nothing. */
         if (status != PJ_SUCCESS)
             pjsip_auth_clt_async_abandon(sess, token);
     } else {
@@ -176,6 +240,7 @@ int32_t cpjsua_auth_challenge_answer(void *sess_, void *token, cpjsua_auth_chall
         if (status == PJ_SUCCESS)
             status = PJ_EINVALIDOP;
     }
+    let_go(held, locked);
     if (regc)
         pjsip_regc_dec_ref(regc);
     release(challenge);
@@ -185,7 +250,10 @@ int32_t cpjsua_auth_challenge_answer(void *sess_, void *token, cpjsua_auth_chall
 void cpjsua_auth_challenge_abandon(void *sess, void *token, cpjsua_auth_challenge *challenge)
 {
     pjsip_regc *regc = hold_registration(token, challenge);
+    int locked;
+    pj_grp_lock_t *held = hold_transaction(token, challenge, &locked);
     pjsip_auth_clt_async_abandon((pjsip_auth_clt_sess *)sess, token);
+    let_go(held, locked);
     if (regc)
         pjsip_regc_dec_ref(regc);
     release(challenge);

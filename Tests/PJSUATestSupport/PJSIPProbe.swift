@@ -14,6 +14,8 @@ public enum PJSIPProbe {
         defer { try? FileManager.default.removeItem(at: directory) }
         let probe = directory.appendingPathComponent(name).path
         // pkg-config follows PKG_CONFIG_PATH, so the iOS-profile run builds it against that PJSIP.
+        // A probe may include the engine's C files (Sources/CPJSUASupport), which find their
+        // header through the -I.
         // A PJSIP instrumented with AddressSanitizer (make deps-asan, the ASan pass's) takes its
         // runtime from the executable: the probe is then built by the Swift toolchain's clang
         // with the same sanitizers.
@@ -24,6 +26,7 @@ public enum PJSIPProbe {
                 compiler="$(dirname "$(readlink -f "$(command -v swift)")")/clang"; sanitize="-fsanitize=address,bounds,null"
             fi
             "$compiler" -w $sanitize "\(peersDirectory)/probes/\(name).c" -o "\(probe)" \
+              -I"\(packageRoot)/Sources/CPJSUASupport/include" \
               $(pkg-config --cflags --libs swift-pjsua-pjproject) -Wl,-rpath,"$libdir"
             """
         let compiler = try ChildProcess("/bin/sh", ["-c", build], name: "probe-build")

@@ -86,11 +86,14 @@ extension PJSUA {
         try videoOperation(PJSUA_CALL_VID_STRM_START_TRANSMIT, on: call, "cannot start sending video on \(call)")
     }
 
-    /// Pauses sending our video (the stream stays negotiated); no SIP is sent.
+    /// Pauses sending our video (the stream stays negotiated); no SIP is sent. Stopping a call
+    /// that sends no video already does nothing.
     ///
-    /// Drives `pjsua_call_set_vid_strm(PJSUA_CALL_VID_STRM_STOP_TRANSMIT)`.
+    /// Drives `pjsua_call_set_vid_strm(PJSUA_CALL_VID_STRM_STOP_TRANSMIT)`, only while the call
+    /// holds its capture (a second stop in pjsua aborts when another call shares the capture
+    /// device: docs/KNOWN-LIMITS.md KL-59).
     public func stopVideoTransmission(_ call: Call) throws {
-        try videoOperation(PJSUA_CALL_VID_STRM_STOP_TRANSMIT, on: call, "cannot stop sending video on \(call)")
+        try videoOperation(on: call, "cannot stop sending video on \(call)") { slot, _ in VideoWiring.stopTransmission(slot) }
     }
 
     /// Switches the capture device of a call's video mid-call (say, front to back camera); no
@@ -127,6 +130,14 @@ extension PJSUA {
 
     private func videoOperation(_ operation: pjsua_call_vid_strm_op, on call: Call, _ what: @autoclosure () -> String,
                                 _ configure: (inout pjsua_call_vid_strm_op_param) -> Void = { _ in }) throws {
+        try videoOperation(on: call, what()) { slot, parameters in
+            configure(&parameters)
+            return pjsua_call_set_vid_strm(slot, operation, &parameters)
+        }
+    }
+
+    private func videoOperation(on call: Call, _ what: @autoclosure () -> String,
+                                _ operation: (pjsua_call_id, inout pjsua_call_vid_strm_op_param) -> pj_status_t) throws {
         let slot = try resolve(call)
         try Self.requireVideo()
         guard pjsua_call_get_vid_stream_idx(slot) >= 0 else {
@@ -134,8 +145,7 @@ extension PJSUA {
         }
         var parameters = pjsua_call_vid_strm_op_param()
         pjsua_call_vid_strm_op_param_default(&parameters)
-        configure(&parameters)
-        try check(pjsua_call_set_vid_strm(slot, operation, &parameters), what())
+        try check(operation(slot, &parameters), what())
     }
 
     /// The video streams of a live call, as pjsua sees them now.
@@ -300,11 +310,16 @@ func readVideoStreams(_ slot: pjsua_call_id, _ info: UnsafePointer<pjsua_call_in
         let video = item.media.stream.vid
         let active = videoFlows(item.media)
         let direction = PJSUA.VideoDirection(item.media.dir)
+        // pjsua reports a capture device only while the call holds its capture window. Without
+        // one the encoder may still run (pjsua's delayed start resumes it after a stop made in
+        // the media update) but has no picture to send.
+        let captures = video.cap_dev != PJMEDIA_VID_INVALID_DEV.rawValue
         return PJSUA.VideoStream(
             index: item.index, state: PJSUA.MediaState(item.media.status), direction: direction,
-            isSending: active && direction.sends && pjsua_call_vid_stream_is_running(slot, Int32(item.index), PJMEDIA_DIR_ENCODING) != 0,
+            isSending: active && direction.sends && captures
+                && pjsua_call_vid_stream_is_running(slot, Int32(item.index), PJMEDIA_DIR_ENCODING) != 0,
             isReceiving: active && direction.receives && pjsua_call_vid_stream_is_running(slot, Int32(item.index), PJMEDIA_DIR_DECODING) != 0,
-            captureDevice: video.cap_dev == PJMEDIA_VID_INVALID_DEV.rawValue || !active ? nil : PJSUA.VideoDevice.ID(rawValue: Int(video.cap_dev)),
+            captureDevice: !captures || !active ? nil : PJSUA.VideoDevice.ID(rawValue: Int(video.cap_dev)),
             window: video.win_in == PJSUA_INVALID_ID.rawValue || !active ? nil : PJSUA.VideoWindow(rawValue: Int(video.win_in)))
     }
 }

@@ -8,7 +8,9 @@ extension PJSUA {
         public let state: MediaState
         /// The negotiated direction.
         public let direction: VideoDirection
-        /// Whether our video is going out now (false after ``PJSUA/stopVideoTransmission(_:)``).
+        /// Whether our video is going out now: the encoder runs and a capture device feeds it
+        /// (false after ``PJSUA/stopVideoTransmission(_:)``, and for a call made or answered with
+        /// ``VideoOptions/transmitsAtOnce`` false until ``PJSUA/startVideoTransmission(_:)``).
         public let isSending: Bool
         /// Whether the peer's video is being decoded now.
         public let isReceiving: Bool

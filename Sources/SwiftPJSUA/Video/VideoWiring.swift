@@ -57,9 +57,37 @@ enum VideoWiring {
             return !wanted.transmitsAtOnce && wanted.direction.sends
         } ?? false
         guard holdsBack, hasActiveVideo(call.slot) else { return }
+        _ = stopTransmission(call.slot)
+    }
+
+    /// Stops sending a call's video (`PJSUA_CALL_VID_STRM_STOP_TRANSMIT` on its first active
+    /// video stream) only while the call holds a capture window; a call that holds none has
+    /// nothing to stop, and succeeds.
+    ///
+    /// pjsua's stop finds the capture window by the call's capture device, not by the call's own
+    /// window: stopped a second time while another call shares that device's window, it releases
+    /// the window the call no longer holds, `dec_vid_win(-1)`, an assertion that aborts
+    /// (docs/KNOWN-LIMITS.md KL-59). Our Linux PJSIP is patched; the iOS binary is not, so the
+    /// engine never asks for that stop. pjsua reports a stream's capture device in its call info
+    /// only while the call holds its capture window. Executor thread, or pjsua's worker inside
+    /// the call's media update (``holdBackTransmission(of:in:)``).
+    static func stopTransmission(_ slot: pjsua_call_id) -> pj_status_t {
+        guard holdsCapture(slot) else { return pjSuccess }
         var parameters = pjsua_call_vid_strm_op_param()
         pjsua_call_vid_strm_op_param_default(&parameters)
-        _ = pjsua_call_set_vid_strm(call.slot, PJSUA_CALL_VID_STRM_STOP_TRANSMIT, &parameters)
+        return pjsua_call_set_vid_strm(slot, PJSUA_CALL_VID_STRM_STOP_TRANSMIT, &parameters)
+    }
+
+    /// Whether the call's first video stream (the one pjsua's stream operations act on) holds
+    /// a capture window.
+    private static func holdsCapture(_ slot: pjsua_call_id) -> Bool {
+        let index = pjsua_call_get_vid_stream_idx(slot)
+        guard index >= 0 else { return false }
+        return withCallInfo(slot) { info in
+            media(PJMEDIA_TYPE_VIDEO, of: info).contains {
+                Int32($0.media.index) == index && $0.media.stream.vid.cap_dev != PJMEDIA_VID_INVALID_DEV.rawValue
+            }
+        } ?? false
     }
 
     /// The decoding side of a call's first video stream, when video is coming in.
@@ -167,8 +195,10 @@ enum VideoWiring {
             parameters.cap_dev = pjmedia_vid_dev_index(device.rawValue)
             _ = pjsua_call_set_vid_strm(slot, PJSUA_CALL_VID_STRM_CHANGE_CAP_DEV, &parameters)
         }
+        // Normally stopped already, inside the media update (holdBackTransmission): then the
+        // device change above only recorded the device, and there is nothing to stop.
         if !options.transmitsAtOnce, options.direction.sends {
-            _ = pjsua_call_set_vid_strm(slot, PJSUA_CALL_VID_STRM_STOP_TRANSMIT, &parameters)
+            _ = stopTransmission(slot)
         }
     }
 

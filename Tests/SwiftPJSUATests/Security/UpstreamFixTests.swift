@@ -209,6 +209,55 @@ struct VideoWindowAddFailureTests {
     }
 }
 
+/// KL-57.14 (upstream dad6e1d0d): pjsua's video calls share a capture device through one window,
+/// found by device and counted; `free_vid_win` let PJSUA_LOCK go while destroying the window its
+/// last call let go of, and a call taking up the capture in between (a START_TRANSMIT, a new video
+/// call's media, a capture-device change) found that window, counted it and kept its id after the
+/// slot was reset: no more video, and its hang-up aborts in `dec_vid_win` (or frees whichever
+/// window took the slot). Tests/Peers/probes/vid_capture_window.c holds the teardown there and
+/// starts another call's sending: before the patch that call took the window being freed (exit 3);
+/// with it the call makes a window of its own and sends from it.
+@Suite("Security: a capture window taken up while it is freed (KL-57.14)")
+struct VideoCaptureWindowTests {
+    @Test func aCallTakingUpTheCaptureWhileItsWindowIsFreedMakesAWindowOfItsOwn() async throws {
+        try await expectProbe("vid_capture_window", says: "took the window being freed: NO")
+    }
+}
+
+/// KL-59 (not fixed upstream): `pjsua_call_set_vid_strm(PJSUA_CALL_VID_STRM_STOP_TRANSMIT)` found
+/// the capture window to let go of by the call's capture device, not by the window the call holds,
+/// so a second stop of a call whose window another call keeps alive released it again with
+/// `dec_vid_win(-1)`, an assertion that aborts our builds (in the engine: an app's second
+/// `stopVideoTransmission`, or the engine's holdBack then apply, with two video calls on one
+/// camera; the engine now stops only a call holding its capture, VideoTests covers that).
+/// Tests/Peers/probes/vid_stop_twice.c stops one of two calls sharing the colour-bar window twice
+/// and reports, from its own `pjmedia_event_unsubscribe`, `pjsua_vid_conf_disconnect` and
+/// `__assert_fail`, whether the second stop touched the window; then the other call must still send
+/// and the first must start again. Before the patch it did (exit 3); with it, not.
+@Suite("Security: a call's video stopped twice while another call shares its capture (KL-59)")
+struct VideoStopTwiceTests {
+    @Test func aSecondStopOfACallsVideoLeavesTheCaptureWindowAnotherCallSharesAlone() async throws {
+        try await expectProbe("vid_stop_twice", says: "second stop touched the shared capture window: NO")
+    }
+}
+
+/// KL-58 (upstream, unchanged): pjsip consumes a digest challenge's token outside the challenge
+/// callback with no lock held, and giving up a challenged SUBSCRIBE (evsub.c
+/// `evsub_async_auth_abandon_impl`) ends the subscription there: its evsub, presence and pjsua
+/// buddy callbacks and its destroy ran on the engine's thread without the dialog's lock, while
+/// pjsua's worker could be handling a NOTIFY of that dialog under it. The engine now answers or
+/// gives up a dialog's challenge holding the dialog's lock (`AuthChallenge.c`), for the iOS binary
+/// too. Tests/Peers/probes/evsub_abandon_lock.c runs the engine's own C code: before the fix the
+/// lock was free as the subscription ended, and it ended while the worker was held inside a
+/// NOTIFY's handling (exit 3, on Linux builds with and without our patches); with it, the give-up
+/// waits for the worker.
+@Suite("Security: a challenged subscription given up by a credential provider (KL-58)")
+struct ChallengedSubscriptionGiveUpTests {
+    @Test func givingUpASubscriptionsChallengeEndsItUnderItsDialogsLock() async throws {
+        try await expectProbe("evsub_abandon_lock", says: "subscription ended without its dialog lock: NO; while a NOTIFY of its dialog was handled: NO")
+    }
+}
+
 /// Runs a race probe (Tests/Peers/probes/NAME.c, which holds its window open) and expects what the
 /// patched build does: exit 0 and the probe's line `line`.
 private func expectProbe(_ name: String, arguments: [String] = [], says line: String,

@@ -148,6 +148,61 @@ struct VideoTests {
         }
     }
 
+    /// Two calls on one engine (a call to itself: both ends send the colour bars) share one
+    /// capture window, counted per call. pjsua's stop finds the window by device: asked again for
+    /// a call that no longer holds it, it released the window again (`dec_vid_win(-1)`, an
+    /// assertion that aborted this test's process before the engine stopped only a call holding
+    /// its capture: KL-59). Reached twice here: the engine's own pair for a call that does not
+    /// transmit at once (held back in the media update, then the options applied), and an app's
+    /// second stop. Each extra stop does nothing; the other call keeps sending, and the first
+    /// starts again.
+    @Test func stoppingACallsVideoTwiceLeavesTheSharedCaptureToTheOtherCall() async throws {
+        try await withEngine { phone, transport, log in
+            try await useCheapVideo(phone)
+            let outgoing = try await phone.makeCall(to: transport.uri(user: "self-video"), video: PJSUA.VideoOptions(transmitsAtOnce: false))
+            let incoming = try await log.incomingCall(timeout: .seconds(15)).call
+            try await phone.answer(incoming, video: .sendReceive)
+            try await log.state(outgoing, .confirmed)
+            func sending(_ call: PJSUA.Call) async throws -> (sending: Bool, capture: PJSUA.VideoDevice.ID?) {
+                let stream = try await phone.videoStreams(of: call).first
+                return (stream?.isSending == true, stream?.captureDevice)
+            }
+            func waitUntilSending(_ call: PJSUA.Call) async throws -> (sending: Bool, capture: PJSUA.VideoDevice.ID?) {
+                let deadline = ContinuousClock.now + .seconds(10)
+                while ContinuousClock.now < deadline, try await !sending(call).sending { try await Task.sleep(for: .milliseconds(100)) }
+                return try await sending(call)
+            }
+            // The answering end past pjsua's delayed start of encoding (500 ms); the calling end
+            // held back (its options applied by then: the engine applies them once video flows).
+            let answering = try await waitUntilSending(incoming)
+            #expect(answering.sending && answering.capture != nil, "\(answering)")
+            _ = try await log.video(outgoing, "active") { $0?.isActive == true }
+            let heldBack = try await sending(outgoing)
+            #expect(!heldBack.sending && heldBack.capture == nil, "\(heldBack)")
+            try await phone.startVideoTransmission(outgoing)
+            let started = try await waitUntilSending(outgoing)
+            #expect(started.sending && started.capture != nil, "\(started)")
+            try await phone.stopVideoTransmission(outgoing)
+            try await phone.stopVideoTransmission(outgoing)
+            let stopped = try await sending(outgoing)
+            #expect(!stopped.sending && stopped.capture == nil, "\(stopped)")
+            let other = try await sending(incoming)
+            #expect(other.sending && other.capture != nil, "the other call lost its capture: \(other)")
+            // The other call's pictures still arrive at the stopped one.
+            let before = try await phone.videoStatistics(of: outgoing).framesReceived
+            let arrival = ContinuousClock.now + .seconds(10)
+            while ContinuousClock.now < arrival, try await phone.videoStatistics(of: outgoing).framesReceived <= before {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(try await phone.videoStatistics(of: outgoing).framesReceived > before, "no picture from the other call after the stops")
+            try await phone.startVideoTransmission(outgoing)
+            let restarted = try await sending(outgoing)
+            #expect(restarted.sending && restarted.capture != nil, "\(restarted)")
+            try await phone.hangUp(outgoing)
+            try await log.state(incoming, .disconnected)
+        }
+    }
+
     /// pjsua fixes a call's settings at the first answer that carries them: a 180 must not, so
     /// that the final answer can still take the offered video (a call UI rings first and learns
     /// audio or video from the user's tap).
