@@ -175,6 +175,9 @@ extension PJSUA {
 
     /// Adds a SIP account from a full configuration.
     ///
+    /// An engine holds at most ``BuildLimits/maxAccounts`` accounts, each transport's local
+    /// account included: one more throws ``PJSUAError/Code/tooMany``.
+    ///
     /// Drives `pjsua_acc_add()`.
     @discardableResult
     public func addAccount(_ configuration: Account.Configuration) throws -> Account {
@@ -273,6 +276,7 @@ extension PJSUA {
                 let headers = field(config, \.reg_hdr_list)
                 pj_list_init(headers)
                 registrationHeaders.append(to: headers)
+                try Self.requireAccountRoom("cannot add account \(Validation.quoted(configuration.id.text))")
                 try check(pjsua_acc_add(config, 0, &slot), "cannot add account \(Validation.quoted(configuration.id.text))")
             }
             withExtendedLifetime(registrationHeaders) {}
@@ -280,9 +284,21 @@ extension PJSUA {
         }
     }
 
+    /// Refuses an account past the build's `PJSUA_MAX_ACC` (local accounts of transports
+    /// included) with ``PJSUAError/Code/tooMany``: pjsua checks it with `PJ_ASSERT_RETURN`,
+    /// an abort in a PJSIP built with assertions (upstream 54ebfdbec). Executor thread, which
+    /// alone adds accounts.
+    static func requireAccountRoom(_ what: @autoclosure () -> String) throws(PJSUAError) {
+        let limit = PJSUA.buildLimits.maxAccounts
+        guard Int(pjsua_acc_get_count()) < limit else {
+            throw PJSUAError(.tooMany, "\(what()): this PJSIP build holds at most \(limit) accounts (PJSUA_MAX_ACC), each transport's local account included")
+        }
+    }
+
     func addLocalAccount(on transport: Transport) throws(PJSUAError) -> Account {
         if transport.kind == .tls { return try addLocalTLSAccount(on: transport) }
         var slot: pjsua_acc_id = -1
+        try Self.requireAccountRoom("cannot add the local account of \(transport)")
         try check(pjsua_acc_add_local(transport.id, 1, &slot), "pjsua_acc_add_local")
         let token = HandleToken.next()
         // pjsua_acc_add_local uses the default media settings; give the local account ours.

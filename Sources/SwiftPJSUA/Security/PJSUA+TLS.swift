@@ -76,6 +76,7 @@ extension PJSUA {
             config.user_data = HandleToken.pointer(token)
             Self.setMediaBinding(&config, settings, arena)
             var slot: pjsua_acc_id = -1
+            try Self.requireAccountRoom("cannot add the local account of \(transport)")
             try check(pjsua_acc_add(&config, 1, &slot), "cannot add the local account of \(transport)")
             return slot
         }

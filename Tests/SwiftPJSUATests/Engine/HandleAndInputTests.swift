@@ -33,6 +33,30 @@ struct HandleAndInputTests {
         }
     }
 
+    /// pjsua checks its account table with `PJ_ASSERT_RETURN`, an abort in our builds (upstream
+    /// 54ebfdbec): the engine refuses the account past the build's limit itself, and goes on.
+    @Test func anAccountPastTheBuildsLimitIsRefusedAsTooMany() async throws {
+        try await withEngine { phone, transport, log in
+            var added: [PJSUA.Account] = []
+            do {
+                while added.count <= PJSUA.buildLimits.maxAccounts {
+                    added.append(try await phone.addAccount(id: PJSUA.SIPURI("sip:user\(added.count)@127.0.0.1"), registrar: nil))
+                }
+                Issue.record("\(added.count) accounts added, the build's limit is \(PJSUA.buildLimits.maxAccounts)")
+            } catch let error as PJSUAError {
+                #expect(error.code == .tooMany, "\(error)")
+            }
+            // The transport's local account is one of the limit's.
+            #expect(added.count == PJSUA.buildLimits.maxAccounts - 1)
+            try await phone.removeAccount(added.removeLast())
+            added.append(try await phone.addAccount(id: "sip:again@127.0.0.1"))
+            let call = try await phone.makeCall(to: transport.uri(user: "after-the-limit"))
+            try await log.state(call, .calling)
+            try await phone.hangUp(call)
+            for account in added { try await phone.removeAccount(account) }
+        }
+    }
+
     @Test func aRemovedAccountHandleIsStaleEvenWhenTheSlotIsReused() async throws {
         try await withEngine { phone, _, _ in
             let first = try await phone.addAccount(id: "sip:first@127.0.0.1")
