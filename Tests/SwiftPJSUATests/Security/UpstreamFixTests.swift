@@ -209,6 +209,21 @@ struct VideoWindowAddFailureTests {
     }
 }
 
+/// KL-57.13 (upstream bfa54d082): ending a call's video walked pjsua's active timer list holding
+/// PJSUA_LOCK only, while pjsua's worker moved the nodes of fired timers to the free list under
+/// the timer mutex: a walk standing on a node that fired followed it into the free list and never
+/// ended, holding PJSUA_LOCK (the engine stopped). Tests/Peers/probes/vid_timer_list.c holds a
+/// loopback video call's hang-up at one node of that walk (a timer whose event is a guard page)
+/// while the node's timer fires: before the patch the node went to the free list under the walk,
+/// which then went round that list (exit 3, plain and ASan builds); with it the timer waits for
+/// the walk.
+@Suite("Security: a video call's hang-up walking pjsua's timer list while a timer fires (KL-57.13)")
+struct VideoTimerListTests {
+    @Test func theVideoStopsWalkOfPendingTimersEndsWhileATimerFiresUnderIt() async throws {
+        try await expectProbe("vid_timer_list", says: "node moved to the free list under the walk: NO; walk ended: YES")
+    }
+}
+
 /// KL-57.14 (upstream dad6e1d0d): pjsua's video calls share a capture device through one window,
 /// found by device and counted; `free_vid_win` let PJSUA_LOCK go while destroying the window its
 /// last call let go of, and a call taking up the capture in between (a START_TRANSMIT, a new video
