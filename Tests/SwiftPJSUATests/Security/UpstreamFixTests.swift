@@ -239,6 +239,33 @@ struct VideoCaptureWindowTests {
     }
 }
 
+/// KL-57.15 (upstream 469151c48): the UDP media transport handed its stream a pointer to the
+/// buffer each datagram's source is read into, and the transport's attach clears that buffer: a
+/// stream attached while the media worker drains RTP queued on the socket (a peer's RTP sent
+/// before its 200, or during a media-changing re-INVITE: a video keyframe burst makes it likely),
+/// or an attach while a receive is still in its callback, left the stream or the transport's
+/// address switch with a source of family 0, and the switch's `pj_sockaddr_cp` asserts (an abort,
+/// seen about once in 30 loopback video calls). Tests/Peers/probes/rtp_attach_race.c holds the
+/// media worker in three windows (between the read and the snapshot, in the stream's source
+/// comparison, before the transport's switch) while its main thread attaches. Before the patch
+/// each saw family 0 (exit 3); with it the receive uses the copy taken in the snapshot.
+@Suite("Security: a stream attached while RTP to its transport is being received (KL-57.15)")
+struct AttachSourceAddressTests {
+    @Test(arguments: ["a", "b", "c"])
+    func theReceiveUsesTheSourceCopiedInItsSnapshotWhateverTheAttachClears(window: String) async throws {
+        try await expectProbe("rtp_attach_race", arguments: [window], says: "window \(window): source of family 0: NO")
+    }
+
+    /// Upstream 065f17e91 (an RTCP datagram before the transport's attach, compared with an
+    /// unset remote address) does not reach an assertion in 2.17 (docs/KNOWN-LIMITS.md KL-57
+    /// item 16): `pj_sockaddr_cmp` returns at the differing families, and only both unset would
+    /// assert. Tests/Peers/probes/rtcp_early.c sends RTCP before the attach and to a transport
+    /// detached and started again, and counts the comparisons: none with both unset.
+    @Test func earlyRTCPNeverComparesTwoUnsetAddresses() async throws {
+        try await expectProbe("rtcp_early", says: "both unset: 0, assertion: NO")
+    }
+}
+
 /// KL-59 (not fixed upstream): `pjsua_call_set_vid_strm(PJSUA_CALL_VID_STRM_STOP_TRANSMIT)` found
 /// the capture window to let go of by the call's capture device, not by the window the call holds,
 /// so a second stop of a call whose window another call keeps alive released it again with
