@@ -266,6 +266,22 @@ struct AttachSourceAddressTests {
     }
 }
 
+/// KL-57.20 (upstream 99e9c39b1): an IP change's TCP listener restart (`restartListener`, on by
+/// default) whose active socket could not be made (`PJ_ETOOMANY` with the ioqueue's keys taken,
+/// KL-25, which peers push toward by opening connections) went on to
+/// `pj_activesock_start_accept(NULL)`, an assertion that aborts our builds; it also left the port
+/// listening and the TCP factory unregistered, and no later restart reopened the listener
+/// (upstream's fix keeps that last flaw). Tests/Peers/probes/tcp_restart_fail.c fails the
+/// listener's create during an IP change: before the patch it aborted (exit 3); with it the
+/// restart reports the error, the port is closed, outgoing TCP still works, and the next IP change
+/// brings the listener back (a MESSAGE over TCP to it is answered 200).
+@Suite("Security: a TCP listener restart whose socket cannot be made (KL-57.20)")
+struct TCPListenerRestartTests {
+    @Test func aListenerRestartThatCannotMakeItsSocketReportsTheErrorAndTheNextRestartReopensIt() async throws {
+        try await expectProbe("tcp_restart_fail", says: "restart with no socket asserted: NO; socket left listening: NO; failure reported: YES")
+    }
+}
+
 /// KL-59 (not fixed upstream): `pjsua_call_set_vid_strm(PJSUA_CALL_VID_STRM_STOP_TRANSMIT)` found
 /// the capture window to let go of by the call's capture device, not by the window the call holds,
 /// so a second stop of a call whose window another call keeps alive released it again with
