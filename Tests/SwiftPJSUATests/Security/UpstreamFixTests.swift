@@ -266,6 +266,21 @@ struct AttachSourceAddressTests {
     }
 }
 
+/// KL-57.19 (upstream 2e13f0835): `pjsip_ua_register_dlg` asserted that a dialog's local tag did
+/// not hash to 0, as if 0 meant "not computed"; our local tags are random UUIDs, so about one
+/// dialog in 2^32 (a call, a subscription, a REFER; ours or a peer's) aborted the process, as
+/// upstream's report saw. A zero hash is a hash like any other for pjsip's table, which computes 0
+/// again whenever it is given 0 or none. Tests/Peers/probes/dialog_tag_hash.c gives a UAC dialog
+/// and a peer's UAS dialog the tag of upstream's report (its own `pj_create_unique_string`), and
+/// needs both registered, found by that tag (the peer's INFO answered 200 in its dialog) and
+/// unregistered when they end. Before the patch the first registration asserted (exit 3).
+@Suite("Security: a dialog whose local tag hashes to 0 (KL-57.19)")
+struct DialogTagHashTests {
+    @Test func aDialogWhoseLocalTagHashesToZeroIsRegisteredAndFoundByItsTag() async throws {
+        try await expectProbe("dialog_tag_hash", says: "dialog with a zero tag hash registered: YES; found by its tag: UAC YES, UAS YES")
+    }
+}
+
 /// KL-57.20 (upstream 99e9c39b1): an IP change's TCP listener restart (`restartListener`, on by
 /// default) whose active socket could not be made (`PJ_ETOOMANY` with the ioqueue's keys taken,
 /// KL-25, which peers push toward by opening connections) went on to
