@@ -15,6 +15,10 @@ extension PJSUA {
     /// which aborts in a build with assertions (ours) and returns `PJ_EINVAL` only without them.
     /// `pjsua_vid_win_get_info()` checks `vp_rend` first. Reproduce: start pjsua with video, no
     /// call, and call `pjsua_vid_win_set_show(0, PJ_TRUE)`. We ask `pjsua_vid_enum_wins()` first.
+    /// That check cannot span the call: a window whose call ends meanwhile (a remote BYE on
+    /// pjsua's worker) is being freed with PJSUA_LOCK let go, and 2.17's window functions used
+    /// its ports as they were destroyed (docs/KNOWN-LIMITS.md KL-60); our PJSIP answers
+    /// `PJ_ENOTFOUND` for such a window, an error here. The iOS binary is not patched.
     static func windowID(_ window: VideoWindow) throws(PJSUAError) -> pjsua_vid_win_id {
         guard (0..<Int(PJSUA_MAX_VID_WINS)).contains(window.rawValue) else {
             throw PJSUAError(.invalidArgument, "\(window) does not exist (pjsua has windows 0..<\(PJSUA_MAX_VID_WINS))")

@@ -12,15 +12,16 @@
  * decrements whichever window has taken the slot since, freeing it under its own call).
  *
  * The window, made deterministic: this program defines pjsua_vid_conf_remove_port and
- * pjmedia_vid_conf_remove_port, so PJSIP's calls to them come here first (libpjsua calls the first
- * through its PLT, and the second, in libpjmedia, from the first). A loopback video call (pjsua as
- * the engine sets it up: one worker thread, null audio, the colour-bar capture; video only, both
- * ends told to send once both are up) gives two calls sharing one capture window. The main thread
- * stops the incoming call's sending (one count left), arms the wrapper, and stops the outgoing
- * call's: the last count, so free_vid_win lets PJSUA_LOCK go and removes the capture slot, the
- * first step of its teardown. The wrapper holds the main thread there while a second registered
- * thread starts the incoming call's sending again (PJSUA_CALL_VID_STRM_START_TRANSMIT), then
- * looks (pjsua_get_var, pjsua_internal.h) at which window that call counts.
+ * pjmedia_vid_conf_remove_port (vid_loopback_call.h), so PJSIP's calls to them come here first
+ * (libpjsua calls the first through its PLT, and the second, in libpjmedia, from the first). A
+ * loopback video call (vid_loopback_call.h: pjsua as the engine sets it up, one worker thread, null
+ * audio, the colour-bar capture; video only, both ends told to send once both are up) gives two
+ * calls sharing one capture window. The main thread stops the incoming call's sending (one count
+ * left), arms the wrapper, and stops the outgoing call's: the last count, so free_vid_win lets
+ * PJSUA_LOCK go and removes the capture slot, the first step of its teardown. The wrapper holds
+ * the main thread there while a second registered thread starts the incoming call's sending again
+ * (PJSUA_CALL_VID_STRM_START_TRANSMIT), then looks (pjsua_get_var, pjsua_internal.h) at which
+ * window that call counts.
  * Patched (a window being freed is no device's preview any more): the call creates its own capture
  * window (a second colour-bar stream), the teardown finishes, the old slot is reset, the call keeps
  * its new window and sends from it. Unpatched: the call counts the window being freed, and the
@@ -31,25 +32,11 @@
  * call took its own window, keeps it after the teardown and sends from it; 1: setup failed; 2: the
  * window was not reached, the take-up did not return within 5 s (blocked behind the teardown), or
  * another outcome; 3: the call took the window being freed. */
-#define _GNU_SOURCE
-#include <dlfcn.h>
-#include <pthread.h>
-#include <pjsua-lib/pjsua.h>
-#include <pjsua-lib/pjsua_internal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
+#include "vid_loopback_call.h"
 
-typedef pj_status_t (*pjsua_remove_fn)(pjsua_conf_port_id);
-typedef pj_status_t (*pjmedia_remove_fn)(pjmedia_vid_conf *, unsigned);
-
-static struct pjsua_data *var;               /* pjsua's state (pjsua_get_var) */
-static pthread_t main_pthread;
 static volatile int armed, window_reached, taker_go, taker_done;
 static volatile pj_status_t taker_status = PJ_EUNKNOWN;
 static int old_wid = PJSUA_INVALID_ID, old_cap_slot = PJSUA_INVALID_ID;
-static volatile pjsua_call_id calls[2] = { PJSUA_INVALID_ID, PJSUA_INVALID_ID };
 static int taker_med = -1;
 
 static int cap_win_of(pjsua_call_id call, int med)
@@ -96,23 +83,10 @@ static int in_window_call(int slot)
     return armed && slot == old_cap_slot && pthread_equal(pthread_self(), main_pthread);
 }
 
-pj_status_t pjsua_vid_conf_remove_port(pjsua_conf_port_id id)
+/* The hook of vid_loopback_call.h, before each removal of a video conference slot. */
+static void before_vid_conf_remove(int slot)
 {
-    static pjsua_remove_fn real;
-
-    if (real == NULL) real = (pjsua_remove_fn)dlsym(RTLD_NEXT, "pjsua_vid_conf_remove_port");
-    if (in_window_call(id)) hold_window();
-    return real(id);
-}
-
-/* Where pjsua_vid_conf_remove_port is inlined into free_vid_win. */
-pj_status_t pjmedia_vid_conf_remove_port(pjmedia_vid_conf *conf, unsigned slot)
-{
-    static pjmedia_remove_fn real;
-
-    if (real == NULL) real = (pjmedia_remove_fn)dlsym(RTLD_NEXT, "pjmedia_vid_conf_remove_port");
-    if (in_window_call((int)slot)) hold_window();
-    return real(conf, slot);
+    if (in_window_call(slot)) hold_window();
 }
 
 static int taker(void *arg)
@@ -127,129 +101,24 @@ static int taker(void *arg)
     return 0;
 }
 
-/* Video only: no audio stream sends RTP while the other end's streams attach (see main). */
-static void video_only(pjsua_call_setting *setting)
-{
-    pjsua_call_setting_default(setting);
-    setting->aud_cnt = 0;
-    setting->vid_cnt = 1;
-}
-
-static void on_incoming_call(pjsua_acc_id account, pjsua_call_id call, pjsip_rx_data *rdata)
-{
-    pjsua_call_setting setting;
-
-    (void)account;
-    (void)rdata;
-    calls[1] = call;
-    video_only(&setting);
-    pjsua_call_answer2(call, &setting, 200, NULL, NULL);
-}
-
-/* Both ends confirmed, each with an active video stream; its index in *med. */
-static int video_up(pjsua_call_id call, int *med)
-{
-    pjsua_call_info info;
-
-    if (call == PJSUA_INVALID_ID || pjsua_call_get_info(call, &info) != PJ_SUCCESS
-        || info.state != PJSIP_INV_STATE_CONFIRMED)
-        return 0;
-    *med = pjsua_call_get_vid_stream_idx(call);
-    return *med >= 0 && (unsigned)*med < info.media_cnt
-        && info.media[*med].status == PJSUA_CALL_MEDIA_ACTIVE;
-}
-
-static void finish(int code)
-{
-    pjsua_call_hangup_all();
-    usleep(200000);
-    pjsua_destroy();
-    exit(code);
-}
-
 int main(void)
 {
-    pjsua_config config;
-    pjsua_logging_config logging;
-    pjsua_media_config media;
-    pjsua_transport_config transport;
-    pjsua_transport_id transport_id;
-    pjsua_transport_info transport_info;
-    pjsua_acc_config account_config;
-    pjsua_acc_id account;
-    pjsua_call_id call;
-    pjsua_call_setting setting;
-    pjmedia_vid_dev_index capture = PJMEDIA_VID_INVALID_DEV;
-    pjmedia_vid_dev_info info;
     pj_pool_t *pool;
     pj_thread_t *thread;
-    char uri_text[64];
-    pj_str_t uri;
-    unsigned i;
-    int waited, med0 = -1, new_wid, enc_slot;
+    int waited, med[2] = { -1, -1 }, med0, new_wid, enc_slot;
 
-    setvbuf(stdout, NULL, _IONBF, 0);
-    /* pjsua_init starts SDL for video, which wants a display and takes SIGTERM and SIGINT: the
-     * engine's hints. */
-    setenv("SDL_VIDEODRIVER", "dummy", 1);
-    setenv("SDL_NO_SIGNAL_HANDLERS", "1", 1);
-    main_pthread = pthread_self();
-    pj_log_set_level(0);  /* quiet from the start: the one printed line is the verdict */
-    if (pjsua_create() != PJ_SUCCESS) return 1;
-    var = pjsua_get_var();
-    pjsua_config_default(&config);
-    config.thread_cnt = 1;  /* the engine's: one worker polls the SIP sockets and the timers */
-    config.cb.on_incoming_call = &on_incoming_call;
-    pjsua_logging_config_default(&logging);
-    logging.level = 0;
-    logging.console_level = 0;
-    pjsua_media_config_default(&media);
-    if (pjsua_init(&config, &logging, &media) != PJ_SUCCESS) return 1;
-    if (pjsua_set_null_snd_dev() != PJ_SUCCESS) return 1;
-    for (i = 0; i < pjsua_vid_dev_count(); ++i) {
-        if (pjsua_vid_dev_get_info((pjmedia_vid_dev_index)i, &info) == PJ_SUCCESS
-            && (info.dir & PJMEDIA_DIR_CAPTURE) && strcmp(info.name, "Colorbar generator") == 0)
-            capture = info.id;
-    }
-    if (capture == PJMEDIA_VID_INVALID_DEV) return 1;
-    pjsua_transport_config_default(&transport);
-    transport.bound_addr = pj_str("127.0.0.1");
-    transport.public_addr = pj_str("127.0.0.1");
-    if (pjsua_transport_create(PJSIP_TRANSPORT_UDP, &transport, &transport_id) != PJ_SUCCESS) return 1;
-    if (pjsua_transport_get_info(transport_id, &transport_info) != PJ_SUCCESS) return 1;
-    pjsua_acc_config_default(&account_config);
-    account_config.id = pj_str("sip:probe@127.0.0.1");
-    account_config.transport_id = transport_id;
-    /* Not sending until both ends are up: RTP arriving while a stream attaches its transport
-     * meets another 2.17 race (upstream 469151c48: the receive callback reads the source address
-     * that transport_attach zeroes; pj_sockaddr_cp asserts), which aborted about one run in ten of
-     * this setup under load. */
-    account_config.vid_out_auto_transmit = PJ_FALSE;
-    account_config.vid_in_auto_show = PJ_FALSE;
-    account_config.vid_cap_dev = capture;
-    if (pjsua_acc_add(&account_config, PJ_TRUE, &account) != PJ_SUCCESS) return 1;
-    if (pjsua_start() != PJ_SUCCESS) return 1;
+    /* A video call to itself (vid_loopback_call.h); once both ends are up, both send from the
+     * colour bars, through one capture window (the first START_TRANSMIT creates it, the second
+     * counts it). */
+    if (loopback_video_call(med) != 0) return 1;
+    med0 = med[0];
+    taker_med = med[1];
 
     /* The thread that takes up the capture inside the window (registered with pjlib). */
     pool = pjsua_pool_create("probe", 1000, 1000);
     if (pool == NULL || pj_thread_create(pool, "taker", &taker, NULL, 0, 0, &thread) != PJ_SUCCESS)
-        return 1;
-
-    /* A video call to itself; once both ends are up, both send from the colour bars, through one
-     * capture window (the first START_TRANSMIT creates it, the second counts it). */
-    snprintf(uri_text, sizeof uri_text, "sip:probe@127.0.0.1:%u",
-             (unsigned)pj_sockaddr_get_port(&transport_info.local_addr));
-    uri = pj_str(uri_text);
-    video_only(&setting);
-    if (pjsua_call_make_call(account, &uri, &setting, NULL, NULL, &call) != PJ_SUCCESS) return 1;
-    calls[0] = call;
-    for (waited = 0; waited < 500 && !(video_up(calls[0], &med0) && video_up(calls[1], &taker_med));
-         ++waited)
-        usleep(10000);
-    if (waited == 500) {
-        printf("setup: the loopback video call never came up\n");
         finish(1);
-    }
+
     if (pjsua_call_set_vid_strm(calls[0], PJSUA_CALL_VID_STRM_START_TRANSMIT, NULL) != PJ_SUCCESS
         || pjsua_call_set_vid_strm(calls[1], PJSUA_CALL_VID_STRM_START_TRANSMIT, NULL)
                != PJ_SUCCESS) {

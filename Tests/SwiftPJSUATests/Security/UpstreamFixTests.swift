@@ -314,6 +314,26 @@ struct VideoStopTwiceTests {
     }
 }
 
+/// KL-60 (not fixed upstream): pjsua frees a call's window for the incoming video when the call
+/// ends (a remote BYE: on pjsua's worker) in `free_vid_win`, which lets PJSUA_LOCK go while it
+/// removes, stops and destroys the window's ports and resets the window only afterwards. Meanwhile
+/// `pjsua_vid_enum_wins` listed the window, and `pjsua_vid_win_set_show`, `_get_info`, `_set_pos`,
+/// `_set_size` (and `_set_win`, `_rotate`, `_set_fullscreen`) used the ports being destroyed: the
+/// engine's window calls on the app's thread as the call ended. Upstream's later `free_vid_win`
+/// takes the ports off first, and its window functions then assert on the NULL port. Patched: the
+/// ports come off the window under the lock, the window is no longer listed, and the window
+/// functions refuse a window without ports (`PJ_ENOTFOUND`).
+/// Tests/Peers/probes/vid_win_op_teardown.c holds the worker inside the teardown of a loopback
+/// call's window and calls the four functions on it from another thread: before the patch they
+/// reached the port being destroyed (exit 3); with it they return errors, and again once the
+/// window is freed.
+@Suite("Security: a call's video window used by the app while the call ends (KL-60)")
+struct VideoWindowTeardownTests {
+    @Test func theWindowFunctionsRefuseAWindowBeingFreed() async throws {
+        try await expectProbe("vid_win_op_teardown", says: "window API reached a port being destroyed: NO")
+    }
+}
+
 /// KL-58 (upstream, unchanged): pjsip consumes a digest challenge's token outside the challenge
 /// callback with no lock held, and giving up a challenged SUBSCRIBE (evsub.c
 /// `evsub_async_auth_abandon_impl`) ends the subscription there: its evsub, presence and pjsua
