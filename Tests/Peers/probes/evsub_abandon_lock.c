@@ -9,12 +9,12 @@
  *
  * This program tests the engine's own code: it includes AuthChallenge.c and gives the challenge up
  * with cpjsua_auth_challenge_abandon, as CredentialRequests does. pjsua is set up as the engine
- * sets it up (one worker thread, null audio, on_auth_challenge claiming the challenge with
- * cpjsua_auth_challenge_capture); a raw UDP peer inside the program answers each SUBSCRIBE with a
- * 401 digest challenge. It defines pjsip_evsub_get_mod_data and pjsip_dlg_create_response, so
- * PJSIP's calls to them come here first (libpjsua calls the former, libpjsip-simple the latter,
- * through their PLT): the first call of the former on the giving-up thread is in the
- * subscription's state callbacks (pjsua_evsub_on_state), as it ends.
+ * sets it up (pjsua_probe.h: one worker thread, null audio; on_auth_challenge claiming the
+ * challenge with cpjsua_auth_challenge_capture); a raw UDP peer inside the program answers each
+ * SUBSCRIBE with a 401 digest challenge. It defines pjsip_evsub_get_mod_data and
+ * pjsip_dlg_create_response, so PJSIP's calls to them come here first (libpjsua calls the former,
+ * libpjsip-simple the latter, through their PLT): the first call of the former on the giving-up
+ * thread is in the subscription's state callbacks (pjsua_evsub_on_state), as it ends.
  * 1. A buddy's SUBSCRIBE is challenged and given up; in its state callbacks a second registered
  *    thread tries the subscription dialog's lock: it gets it when the giving-up thread does not
  *    hold it.
@@ -53,6 +53,7 @@
 #  define _Nullable
 #endif
 #include "../../../Sources/CPJSUASupport/AuthChallenge.c"
+#include "pjsua_probe.h"
 
 typedef void *(*get_mod_data_fn)(const pjsip_evsub *, unsigned);
 typedef pj_status_t (*create_response_fn)(pjsip_dialog *, pjsip_rx_data *, int, const pj_str_t *,
@@ -286,14 +287,8 @@ static int add_buddy(const char *user, unsigned peer_port)
 
 int main(void)
 {
-    pjsua_config config;
-    pjsua_logging_config logging;
-    pjsua_media_config media;
-    pjsua_transport_config transport;
-    pjsua_transport_id transport_id;
-    pjsua_transport_info transport_info;
+    pjsua_callback cb;
     pjsua_acc_config account_config;
-    pjsua_acc_id account;
     pj_thread_t *peer_thread, *checker_thread;
     struct sockaddr_in address;
     socklen_t address_length = sizeof address;
@@ -303,32 +298,13 @@ int main(void)
     pj_str_t call_id, local_tag, no_tag = { "", 0 };
     int n, result;
 
-    /* pjsua_init starts SDL for video, which wants a display and takes SIGTERM and SIGINT: the
-     * engine's hints. */
-    setenv("SDL_VIDEODRIVER", "dummy", 1);
-    setenv("SDL_NO_SIGNAL_HANDLERS", "1", 1);
-    pj_log_set_level(0);  /* quiet from the start: the one printed line is the verdict */
-    if (pjsua_create() != PJ_SUCCESS) return 1;
+    /* pjsua as the engine sets it up (pjsua_probe.h), on_auth_challenge claiming challenges. */
+    pj_bzero(&cb, sizeof cb);
+    cb.on_auth_challenge = &on_auth_challenge;
+    if (probe_pjsua_init(1, &cb) != 0) return 1;
     main_thread = pj_thread_this();
-    pjsua_config_default(&config);
-    config.thread_cnt = 1;  /* the engine's: one worker polls the SIP sockets and the timers */
-    config.cb.on_auth_challenge = &on_auth_challenge;
-    pjsua_logging_config_default(&logging);
-    logging.level = 0;
-    logging.console_level = 0;
-    pjsua_media_config_default(&media);
-    if (pjsua_init(&config, &logging, &media) != PJ_SUCCESS) return 1;
-    if (pjsua_set_null_snd_dev() != PJ_SUCCESS) return 1;
-    pjsua_transport_config_default(&transport);
-    transport.bound_addr = pj_str("127.0.0.1");
-    transport.public_addr = pj_str("127.0.0.1");
-    if (pjsua_transport_create(PJSIP_TRANSPORT_UDP, &transport, &transport_id) != PJ_SUCCESS) return 1;
-    if (pjsua_transport_get_info(transport_id, &transport_info) != PJ_SUCCESS) return 1;
     pjsua_acc_config_default(&account_config);
-    account_config.id = pj_str("sip:probe@127.0.0.1");
-    account_config.transport_id = transport_id;
-    if (pjsua_acc_add(&account_config, PJ_TRUE, &account) != PJ_SUCCESS) return 1;
-    if (pjsua_start() != PJ_SUCCESS) return 1;
+    if (probe_pjsua_start(&account_config) != 0) return 1;
 
     /* The peer's socket. */
     peer_socket = socket(AF_INET, SOCK_DGRAM, 0);
@@ -383,7 +359,7 @@ int main(void)
                  "Event: presence\r\n"
                  "Subscription-State: active;expires=600\r\n"
                  "Content-Length: 0\r\n\r\n",
-                 (unsigned)pj_sockaddr_get_port(&transport_info.local_addr), peer_port, peer_port,
+                 (unsigned)pj_sockaddr_get_port(&probe_transport_info.local_addr), peer_port, peer_port,
                  seen[1].from, seen[1].call_id, peer_port);
     sendto(peer_socket, notify, (size_t)n, 0, (struct sockaddr *)&pjsua_address, sizeof pjsua_address);
     if (!wait_for(&notify_held, 1, 3000)) {

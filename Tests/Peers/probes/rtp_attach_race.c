@@ -31,41 +31,19 @@
  * Usage: rtp_attach_race a|b|c (or RTP_ATTACH_WINDOW). Prints "window W: source of family 0:
  * NO; ..." Exit 0: patched behaviour; 1: setup failed; 2: the worker never reached the window, or
  * nothing was received afterwards; 3: a source of family 0 (or an assertion) inside the window. */
-#define _GNU_SOURCE
-#include <arpa/inet.h>
-#include <dlfcn.h>
-#include <netinet/in.h>
-#include <pjlib.h>
-#include <pjlib-util.h>
-#include <pjmedia.h>
-#include <pjmedia-codec.h>
+#include "rtp_stream_setup.h"
 #include <poll.h>
-#include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 typedef pj_status_t (*acquire_fn)(pj_grp_lock_t *);
 typedef int (*cmp_fn)(const pj_sockaddr_t *, const pj_sockaddr_t *);
 typedef void (*cp_fn)(pj_sockaddr_t *, const pj_sockaddr_t *);
 
 static char window;                        /* 'a', 'b' or 'c' */
-static pthread_t main_thread;
 static pj_grp_lock_t *volatile transport_lock;
 static volatile int watching;              /* check the sources the worker's receive path uses */
 static volatile int armed;                 /* the next receive is held in the window */
 static volatile int reached, proceed, left;
 static volatile int valid_seen;            /* a: the stream compared a valid source after the window */
-
-static int on_worker(void) { return !pthread_equal(pthread_self(), main_thread); }
-
-static int from_pjmedia(const void *address)
-{
-    Dl_info info;
-    return dladdr(address, &info) && info.dli_fname != NULL && strstr(info.dli_fname, "libpjmedia.so") != NULL;
-}
 
 static int valid_family(const pj_sockaddr_t *address)
 {
@@ -163,33 +141,6 @@ static void probe_rx_rtcp(void *user_data, void *pkt, pj_ssize_t size)
     (void)user_data; (void)pkt; (void)size;
 }
 
-static int peer_socket(struct sockaddr_in *address)
-{
-    socklen_t length = sizeof *address;
-    int fd = socket(AF_INET, SOCK_DGRAM, 0);
-
-    memset(address, 0, sizeof *address);
-    address->sin_family = AF_INET;
-    address->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (fd < 0 || bind(fd, (struct sockaddr *)address, sizeof *address) != 0
-        || getsockname(fd, (struct sockaddr *)address, &length) != 0) return -1;
-    return fd;
-}
-
-static void send_rtp(int fd, const struct sockaddr_in *to, unsigned seq)
-{
-    unsigned char packet[12 + 160];
-
-    memset(packet, 0xff, sizeof packet);
-    packet[0] = 0x80;  /* version 2 */
-    packet[1] = 0;     /* PCMU */
-    packet[2] = (unsigned char)(seq >> 8);
-    packet[3] = (unsigned char)seq;
-    packet[4] = 0; packet[5] = 0; packet[6] = (unsigned char)(seq >> 8); packet[7] = (unsigned char)(seq * 160);
-    packet[8] = 0x11; packet[9] = 0x22; packet[10] = 0x33; packet[11] = 0x44;
-    sendto(fd, packet, sizeof packet, 0, (const struct sockaddr *)to, sizeof *to);
-}
-
 /* Whether fd receives a datagram within a second. */
 static int receives(int fd)
 {
@@ -225,111 +176,63 @@ static int attach_again(pjmedia_transport *tp, pjmedia_stream *stream, const pjm
 
 int main(int argc, char **argv)
 {
-    pj_caching_pool cache;
-    pjmedia_endpt *endpt;
-    pj_pool_t *pool;
-    pjmedia_transport *tp = NULL;
-    pjmedia_transport_info info;
-    pjmedia_stream_info si;
-    const pjmedia_codec_info *codec;
+    struct rtp_setup rs;
     pjmedia_stream *stream = NULL;
-    pj_str_t loopback = pj_str("127.0.0.1");
-    struct sockaddr_in rtp_peer, rtcp_peer, other_peer, rtp_to;
-    int rtp_fd, rtcp_fd, other_fd, port, went_to_source = 0;
+    int went_to_source = 0;
     unsigned char our_rtp[12 + 160];
-    const char *choice = argc > 1 ? argv[1] : getenv("RTP_ATTACH_WINDOW");
 
-    if (choice == NULL || (choice[0] != 'a' && choice[0] != 'b' && choice[0] != 'c') || choice[1] != '\0') {
-        fprintf(stderr, "usage: %s a|b|c (a: the stream attached between the read and the snapshot, b: attached "
-                        "again during the source comparison, c: attached again before the transport's switch)\n",
-                argv[0]);
-        return 1;
-    }
-    window = choice[0];
-    main_thread = pthread_self();
+    window = window_choice(argc, argv, "RTP_ATTACH_WINDOW", "a: the stream attached between the read "
+                           "and the snapshot, b: attached again during the source comparison, c: "
+                           "attached again before the transport's switch");
+    if (window == 0) return 1;
 
-    pj_log_set_level(0);
-    if (pj_init() != PJ_SUCCESS || pjlib_util_init() != PJ_SUCCESS) return 1;
-    pj_caching_pool_init(&cache, NULL, 0);
-    /* One worker thread polls the media ioqueue, as pjsua's single worker does. */
-    if (pjmedia_endpt_create2(&cache.factory, NULL, 1, &endpt) != PJ_SUCCESS) return 1;
-    if (pjmedia_codec_g711_init(endpt) != PJ_SUCCESS) return 1;
-    pool = pjmedia_endpt_create_pool(endpt, "probe", 4000, 4000);
-    if (pjmedia_event_mgr_create(pool, 0, NULL) != PJ_SUCCESS) return 1;  /* the streams subscribe */
-
-    for (port = 43000 + (getpid() % 2000) * 2; port < 65000 && tp == NULL; port += 2) {
-        if (pjmedia_transport_udp_create3(endpt, pj_AF_INET(), "probe", &loopback, port, 0, &tp) != PJ_SUCCESS)
-            tp = NULL;
-    }
-    if (tp == NULL) return 1;
-    transport_lock = tp->grp_lock;
-    pjmedia_transport_info_init(&info);
-    if (pjmedia_transport_get_info(tp, &info) != PJ_SUCCESS || transport_lock == NULL) return 1;
-    memcpy(&rtp_to, &info.sock_info.rtp_addr_name.ipv4, sizeof rtp_to);
-    rtp_to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-
-    rtp_fd = peer_socket(&rtp_peer);      /* the stream's remote (the SDP's address) */
-    rtcp_fd = peer_socket(&rtcp_peer);
-    other_fd = peer_socket(&other_peer);  /* another source (c: the one switched to) */
-    if (rtp_fd < 0 || rtcp_fd < 0 || other_fd < 0) return 1;
-
-    pj_bzero(&si, sizeof si);
-    si.type = PJMEDIA_TYPE_AUDIO;
-    si.proto = PJMEDIA_TP_PROTO_RTP_AVP;
-    si.dir = PJMEDIA_DIR_ENCODING_DECODING;
-    pj_sockaddr_in_init(&si.rem_addr.ipv4, &loopback, ntohs(rtp_peer.sin_port));
-    pj_sockaddr_in_init(&si.rem_rtcp.ipv4, &loopback, ntohs(rtcp_peer.sin_port));
-    if (pjmedia_codec_mgr_get_codec_info(pjmedia_endpt_get_codec_mgr(endpt), 0, &codec) != PJ_SUCCESS) return 1;
-    si.fmt = *codec;
-    si.tx_pt = si.rx_pt = 0;
-    si.tx_event_pt = si.rx_event_pt = -1;
-    si.ssrc = 0x55667788;
-    si.jb_init = si.jb_min_pre = si.jb_max_pre = si.jb_max = -1;
-    si.jb_discard_algo = PJMEDIA_JB_DISCARD_NONE;
-    /* pjsua's order: the transport's media is started (its reads posted), then the stream. */
-    if (pjmedia_transport_media_start(tp, pool, NULL, NULL, 0) != PJ_SUCCESS) return 1;
+    /* The peer: rtp_fd is the stream's remote (the SDP's address), other_fd another source (c: the
+     * one switched to). */
+    if (rtp_setup_open(&rs, 43000) != 0) return 1;
+    transport_lock = rs.tp->grp_lock;
+    if (transport_lock == NULL) return 1;
     watching = 1;
 
     if (window == 'a') {
         /* The peer's early RTP, read before the stream exists; the stream attaches meanwhile. */
         armed = 'a';
-        send_rtp(rtp_fd, &rtp_to, 1);
+        send_rtp(rs.rtp_fd, &rs.rtp_to, 1);
         if (!wait_for(&reached, 200)) {
             armed = 0;
             printf("window a: the worker never reached the window\n");
             return 2;
         }
-        if (pjmedia_stream_create(endpt, pool, &si, tp, NULL, &stream) != PJ_SUCCESS) return 1;
+        if (pjmedia_stream_create(rs.endpt, rs.pool, &rs.si, rs.tp, NULL, &stream) != PJ_SUCCESS) return 1;
         if (pjmedia_stream_start(stream) != PJ_SUCCESS) return 1;
         proceed = 1;
         wait_for(&left, 300);
         usleep(100000);                   /* the held packet is delivered or dropped */
-        send_rtp(rtp_fd, &rtp_to, 2);     /* and the next one reaches the stream */
+        send_rtp(rs.rtp_fd, &rs.rtp_to, 2); /* and the next one reaches the stream */
         wait_for(&valid_seen, 200);
         printf("window a: source of family 0: NO; received afterwards: %s\n", valid_seen ? "YES" : "NO");
     } else {
-        if (pjmedia_stream_create(endpt, pool, &si, tp, NULL, &stream) != PJ_SUCCESS) return 1;
+        if (pjmedia_stream_create(rs.endpt, rs.pool, &rs.si, rs.tp, NULL, &stream) != PJ_SUCCESS) return 1;
         if (pjmedia_stream_start(stream) != PJ_SUCCESS) return 1;
         if (window == 'b') {
             /* The first packet, from the stream's remote (a source of family 0 makes the new
              * stream switch to it: the assertion). */
             armed = 'b';
-            send_rtp(rtp_fd, &rtp_to, 1);
+            send_rtp(rs.rtp_fd, &rs.rtp_to, 1);
         } else {
             /* The first packet from another source: the new stream switches to it at once. */
             armed = 'c';
-            send_rtp(other_fd, &rtp_to, 1);
+            send_rtp(rs.other_fd, &rs.rtp_to, 1);
         }
         if (!wait_for(&reached, 200)) {
             armed = 0;
             printf("window %c: the worker never reached the window\n", window);
             return 2;
         }
-        if (!attach_again(tp, stream, &si)) return 1;
+        if (!attach_again(rs.tp, stream, &rs.si)) return 1;
         proceed = 1;
         wait_for(&left, 300);
         usleep(100000);
-        send_rtp(window == 'b' ? rtp_fd : other_fd, &rtp_to, 3);
+        send_rtp(window == 'b' ? rs.rtp_fd : rs.other_fd, &rs.rtp_to, 3);
         wait_for(&attached_rx, 200);
         if (window == 'b') {
             printf("window b: source of family 0: NO; received afterwards: %s\n", attached_rx ? "YES" : "NO");
@@ -337,8 +240,8 @@ int main(int argc, char **argv)
             /* Our RTP goes where the transport switched to: the packet's source. */
             memset(our_rtp, 0, sizeof our_rtp);
             our_rtp[0] = 0x80;
-            pjmedia_transport_send_rtp(tp, our_rtp, sizeof our_rtp);
-            went_to_source = receives(other_fd);
+            pjmedia_transport_send_rtp(rs.tp, our_rtp, sizeof our_rtp);
+            went_to_source = receives(rs.other_fd);
             printf("window c: source of family 0: NO; received afterwards: %s; sent to the source switched to: %s\n",
                    attached_rx ? "YES" : "NO", went_to_source ? "YES" : "NO");
         }
@@ -346,14 +249,7 @@ int main(int argc, char **argv)
     fflush(stdout);
     watching = 0;
     if (stream) pjmedia_stream_destroy(stream);
-    pjmedia_transport_close(tp);
-    pjmedia_event_mgr_destroy(NULL);
-    pj_pool_release(pool);
-    pjmedia_endpt_destroy(endpt);
-    pj_caching_pool_destroy(&cache);
-    close(rtp_fd);
-    close(rtcp_fd);
-    close(other_fd);
+    rtp_setup_close(&rs);
     if (window == 'a') return valid_seen ? 0 : 2;
     if (window == 'b') return attached_rx ? 0 : 2;
     return attached_rx && went_to_source ? 0 : 2;

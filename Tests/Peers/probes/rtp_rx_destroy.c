@@ -27,20 +27,7 @@
  * released inside: NO|YES; released afterwards: YES|NO". Exit 0: kept through the window and
  * released after; 1: setup failed; 2: the worker never reached the window, or the stream was
  * never released; 3: released inside the window. */
-#define _GNU_SOURCE
-#include <arpa/inet.h>
-#include <dlfcn.h>
-#include <netinet/in.h>
-#include <pjlib.h>
-#include <pjlib-util.h>
-#include <pjmedia.h>
-#include <pjmedia-codec.h>
-#include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
+#include "rtp_stream_setup.h"
 #include "pool_release_hook.h"
 
 typedef pj_status_t (*lock_release_fn)(pj_grp_lock_t *);
@@ -50,7 +37,6 @@ typedef pj_status_t (*decode2_fn)(pjmedia_rtp_session *, const void *, int, cons
                                   pjmedia_rtp_dec_hdr *, const void **, unsigned *);
 
 static char window;                        /* 'a', 'b' or 'c' */
-static pthread_t main_thread;
 static pj_grp_lock_t *volatile transport_lock;
 static void *volatile watched_stream;      /* the stream: its pool is the one holding it */
 static volatile int armed;                 /* the next packet's receive is held in the window */
@@ -85,14 +71,6 @@ static void hold(void)
     in_window = 1;
     for (waited = 0; waited < 200 && !released; ++waited) usleep(10000);
     in_window = 0;
-}
-
-static int on_worker(void) { return !pthread_equal(pthread_self(), main_thread); }
-
-static int from_pjmedia(const void *address)
-{
-    Dl_info info;
-    return dladdr(address, &info) && info.dli_fname != NULL && strstr(info.dli_fname, "libpjmedia.so") != NULL;
 }
 
 /* Windows a and c: the transport's lock, released by libpjmedia on the worker after the armed
@@ -140,108 +118,24 @@ pj_status_t pjmedia_rtp_decode_rtp2(pjmedia_rtp_session *ses, const void *pkt, i
     return real(ses, pkt, pkt_len, hdr, dec_hdr, payload, payloadlen);
 }
 
-static int peer_socket(struct sockaddr_in *address)
-{
-    socklen_t length = sizeof *address;
-    int fd = socket(AF_INET, SOCK_DGRAM, 0);
-
-    memset(address, 0, sizeof *address);
-    address->sin_family = AF_INET;
-    address->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (fd < 0 || bind(fd, (struct sockaddr *)address, sizeof *address) != 0
-        || getsockname(fd, (struct sockaddr *)address, &length) != 0) return -1;
-    return fd;
-}
-
-static void send_rtp(int fd, const struct sockaddr_in *to, unsigned seq)
-{
-    unsigned char packet[12 + 160];
-
-    memset(packet, 0xff, sizeof packet);
-    packet[0] = 0x80;  /* version 2 */
-    packet[1] = 0;     /* PCMU */
-    packet[2] = (unsigned char)(seq >> 8);
-    packet[3] = (unsigned char)seq;
-    packet[4] = 0; packet[5] = 0; packet[6] = (unsigned char)(seq >> 8); packet[7] = (unsigned char)(seq * 160);
-    packet[8] = 0x11; packet[9] = 0x22; packet[10] = 0x33; packet[11] = 0x44;
-    sendto(fd, packet, sizeof packet, 0, (const struct sockaddr *)to, sizeof *to);
-}
-
-static void send_rtcp(int fd, const struct sockaddr_in *to)
-{
-    /* An empty receiver report: version 2, no blocks, length 1 (8 bytes), the sender's SSRC. */
-    const unsigned char packet[8] = {0x80, 201, 0, 1, 0x11, 0x22, 0x33, 0x44};
-    sendto(fd, packet, sizeof packet, 0, (const struct sockaddr *)to, sizeof *to);
-}
-
 int main(int argc, char **argv)
 {
-    pj_caching_pool cache;
-    pjmedia_endpt *endpt;
-    pj_pool_t *pool;
-    pjmedia_transport *tp = NULL;
-    pjmedia_transport_info info;
-    pjmedia_stream_info si;
-    const pjmedia_codec_info *codec;
+    struct rtp_setup rs;
     pjmedia_stream *stream;
-    pj_str_t loopback = pj_str("127.0.0.1");
-    struct sockaddr_in rtp_peer, rtcp_peer, rtp_to, rtcp_to;
-    int rtp_fd, rtcp_fd, port, waited;
-    const char *choice = argc > 1 ? argv[1] : getenv("RTP_RX_WINDOW");
+    int waited;
 
-    if (choice == NULL || (choice[0] != 'a' && choice[0] != 'b' && choice[0] != 'c') || choice[1] != '\0') {
-        fprintf(stderr, "usage: %s a|b|c (a: after the transport's snapshot, b: in on_rx_rtp's decode, "
-                        "c: after the RTCP snapshot)\n", argv[0]);
-        return 1;
-    }
-    window = choice[0];
-    main_thread = pthread_self();
+    window = window_choice(argc, argv, "RTP_RX_WINDOW", "a: after the transport's snapshot, b: in "
+                           "on_rx_rtp's decode, c: after the RTCP snapshot");
+    if (window == 0) return 1;
 
-    pj_log_set_level(0);
-    if (pj_init() != PJ_SUCCESS || pjlib_util_init() != PJ_SUCCESS) return 1;
-    pj_caching_pool_init(&cache, NULL, 0);
-    /* One worker thread polls the media ioqueue, as pjsua's single worker does. */
-    if (pjmedia_endpt_create2(&cache.factory, NULL, 1, &endpt) != PJ_SUCCESS) return 1;
-    if (pjmedia_codec_g711_init(endpt) != PJ_SUCCESS) return 1;
-    pool = pjmedia_endpt_create_pool(endpt, "probe", 4000, 4000);
-    if (pjmedia_event_mgr_create(pool, 0, NULL) != PJ_SUCCESS) return 1;  /* the streams subscribe */
-
-    for (port = 41000 + (getpid() % 2000) * 2; port < 65000 && tp == NULL; port += 2) {
-        if (pjmedia_transport_udp_create3(endpt, pj_AF_INET(), "probe", &loopback, port, 0, &tp) != PJ_SUCCESS)
-            tp = NULL;
-    }
-    if (tp == NULL) return 1;
-    transport_lock = tp->grp_lock;
-    pjmedia_transport_info_init(&info);
-    if (pjmedia_transport_get_info(tp, &info) != PJ_SUCCESS || transport_lock == NULL) return 1;
-    memcpy(&rtp_to, &info.sock_info.rtp_addr_name.ipv4, sizeof rtp_to);
-    memcpy(&rtcp_to, &info.sock_info.rtcp_addr_name.ipv4, sizeof rtcp_to);
-    rtp_to.sin_addr.s_addr = rtcp_to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-
-    rtp_fd = peer_socket(&rtp_peer);
-    rtcp_fd = peer_socket(&rtcp_peer);
-    if (rtp_fd < 0 || rtcp_fd < 0) return 1;
-
-    pj_bzero(&si, sizeof si);
-    si.type = PJMEDIA_TYPE_AUDIO;
-    si.proto = PJMEDIA_TP_PROTO_RTP_AVP;
-    si.dir = PJMEDIA_DIR_ENCODING_DECODING;
-    pj_sockaddr_in_init(&si.rem_addr.ipv4, &loopback, ntohs(rtp_peer.sin_port));
-    pj_sockaddr_in_init(&si.rem_rtcp.ipv4, &loopback, ntohs(rtcp_peer.sin_port));
-    if (pjmedia_codec_mgr_get_codec_info(pjmedia_endpt_get_codec_mgr(endpt), 0, &codec) != PJ_SUCCESS) return 1;
-    si.fmt = *codec;
-    si.tx_pt = si.rx_pt = 0;
-    si.tx_event_pt = si.rx_event_pt = -1;
-    si.ssrc = 0x55667788;
-    si.jb_init = si.jb_min_pre = si.jb_max_pre = si.jb_max = -1;
-    si.jb_discard_algo = PJMEDIA_JB_DISCARD_NONE;
-    /* pjsua's order: the transport's media is started (its reads posted), then the stream. */
-    if (pjmedia_transport_media_start(tp, pool, NULL, NULL, 0) != PJ_SUCCESS) return 1;
-    if (pjmedia_stream_create(endpt, pool, &si, tp, NULL, &stream) != PJ_SUCCESS) return 1;
+    if (rtp_setup_open(&rs, 41000) != 0) return 1;
+    transport_lock = rs.tp->grp_lock;
+    if (transport_lock == NULL) return 1;
+    if (pjmedia_stream_create(rs.endpt, rs.pool, &rs.si, rs.tp, NULL, &stream) != PJ_SUCCESS) return 1;
     if (pjmedia_stream_start(stream) != PJ_SUCCESS) return 1;
 
     /* A first packet, unheld: the stream receives. */
-    send_rtp(rtp_fd, &rtp_to, 1);
+    send_rtp(rs.rtp_fd, &rs.rtp_to, 1);
     for (waited = 0; waited < 200 && !decoded; ++waited) usleep(10000);
     if (!decoded) {
         printf("window %c: setup: the stream received nothing\n", window);
@@ -250,8 +144,8 @@ int main(int argc, char **argv)
 
     watched_stream = stream;
     armed = 1;
-    if (window == 'c') send_rtcp(rtcp_fd, &rtcp_to);
-    else send_rtp(rtp_fd, &rtp_to, 2);
+    if (window == 'c') send_rtcp(rs.rtcp_fd, &rs.rtcp_to);
+    else send_rtp(rs.rtp_fd, &rs.rtp_to, 2);
     for (waited = 0; waited < 200 && !reached; ++waited) usleep(10000);
     if (!reached) {
         armed = 0;
@@ -265,12 +159,6 @@ int main(int argc, char **argv)
     for (waited = 0; waited < 500 && !released; ++waited) usleep(10000);
     printf("window %c: released inside: NO; released afterwards: %s\n", window, released ? "YES" : "NO");
     fflush(stdout);
-    pjmedia_transport_close(tp);
-    pjmedia_event_mgr_destroy(NULL);
-    pj_pool_release(pool);
-    pjmedia_endpt_destroy(endpt);
-    pj_caching_pool_destroy(&cache);
-    close(rtp_fd);
-    close(rtcp_fd);
+    rtp_setup_close(&rs);
     return released ? 0 : 2;
 }

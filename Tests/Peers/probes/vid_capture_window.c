@@ -12,7 +12,7 @@
  * decrements whichever window has taken the slot since, freeing it under its own call).
  *
  * The window, made deterministic: this program defines pjsua_vid_conf_remove_port and
- * pjmedia_vid_conf_remove_port (vid_loopback_call.h), so PJSIP's calls to them come here first
+ * pjmedia_vid_conf_remove_port (vid_conf_remove_hook.h), so PJSIP's calls to them come here first
  * (libpjsua calls the first through its PLT, and the second, in libpjmedia, from the first). A
  * loopback video call (vid_loopback_call.h: pjsua as the engine sets it up, one worker thread, null
  * audio, the colour-bar capture; video only, both ends told to send once both are up) gives two
@@ -33,6 +33,7 @@
  * window was not reached, the take-up did not return within 5 s (blocked behind the teardown), or
  * another outcome; 3: the call took the window being freed. */
 #include "vid_loopback_call.h"
+#include "vid_conf_remove_hook.h"
 
 static volatile int armed, window_reached, taker_go, taker_done;
 static volatile pj_status_t taker_status = PJ_EUNKNOWN;
@@ -83,7 +84,7 @@ static int in_window_call(int slot)
     return armed && slot == old_cap_slot && pthread_equal(pthread_self(), main_pthread);
 }
 
-/* The hook of vid_loopback_call.h, before each removal of a video conference slot. */
+/* The hook of vid_conf_remove_hook.h, before each removal of a video conference slot. */
 static void before_vid_conf_remove(int slot)
 {
     if (in_window_call(slot)) hold_window();

@@ -12,11 +12,11 @@
  * open with a guard page: this program schedules a pjsua timer whose callback is call_med_event_cb
  * (exported by libpjsua: the walk compares each node's callback with it) and whose user data, the
  * event the walk then reads to see whose timer it is, is a page of its own made unreadable. It
- * makes a loopback video call (the calling leg sendonly; pjsua polled by a thread of its own,
- * paused so the timer stays pending) and hangs the calling leg up on another thread: the walk
- * faults on the page, and the SIGSEGV handler holds that thread there, at the node. With the page
- * readable again, the poller runs the timers: the node's timer fires for real (call_med_event_cb,
- * then timer_cb). Then the walk goes on from the node.
+ * makes a loopback video call (vid_loopback_call.h; the calling leg sendonly; pjsua polled by a
+ * thread of its own, paused so the timer stays pending) and hangs the calling leg up on another
+ * thread: the walk faults on the page, and the SIGSEGV handler holds that thread there, at the
+ * node. With the page readable again, the poller runs the timers: the node's timer fires for real
+ * (call_med_event_cb, then timer_cb). Then the walk goes on from the node.
  * Patched (the walk holds timer_mutex): timer_cb waits for the walk, the node stays on the active
  * list while the walk stands on it, the walk ends and the hang-up returns. Unpatched: timer_cb moves
  * the node to the free list under the walk, which then never ends; 3 s on, the program checks that
@@ -27,17 +27,11 @@
  * Exit 0: not moved, the walk ended; 1: setup failed; 2: the walk never reached the node, or
  * another thread read the guard page; 3: the node moved under the walk (which then did not end,
  * or ended only because the freed node was reused). */
-#define _GNU_SOURCE
-#include <pjsua-lib/pjsua.h>
-#include <pjsua-lib/pjsua_internal.h>
+#include "vid_loopback_call.h"
 #include <semaphore.h>
 #include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
-#include <unistd.h>
 
 #define NOT_A_CALL (PJSUA_MAX_CALLS + 7)   /* the guard event's call: no call's, never matched */
 
@@ -72,13 +66,6 @@ static void on_segv(int sig, siginfo_t *si, void *context)
     }
     other_fault = 1;                       /* another thread read the event: hold it until _exit */
     for (;;) sem_wait(&never_sem);
-}
-
-static void on_incoming_call(pjsua_acc_id account, pjsua_call_id call, pjsip_rx_data *rdata)
-{
-    (void)account;
-    (void)rdata;
-    pjsua_call_answer(call, 200, NULL, NULL);
 }
 
 /* pjsua's, through call_med_event_cb: must be set for that callback (it calls it unchecked). */
@@ -146,28 +133,19 @@ static pj_bool_t video_active(pjsua_call_id call)
 
 int main(void)
 {
-    pjsua_config config;
-    pjsua_logging_config logging;
-    pjsua_media_config media;
-    pjsua_transport_config transport;
-    pjsua_transport_id transport_id;
-    pjsua_transport_info transport_info;
-    pjsua_acc_config account_config;
-    pjsua_acc_id account;
+    /* pjsua polled by this program's poller (thread_cnt 0); each end sends video at once, the
+     * answering one with pjsua's default call setting. */
+    static const struct loopback_options options = {
+        .thread_cnt = 0, .auto_transmit = PJ_TRUE, .answer_default = PJ_TRUE,
+        .on_call_media_event = &on_call_media_event
+    };
     pjsua_call_setting call_setting;
-    pjmedia_vid_dev_index capture = PJMEDIA_VID_INVALID_DEV;
-    pjmedia_vid_dev_info info;
     pj_thread_t *poll_thread, *hang_thread;
     pjsua_timer_list *node = NULL, *it;
     struct sigaction sa;
-    char uri_text[64];
-    pj_str_t uri;
     unsigned i;
     int waited, moved = 0, ok, locked;
 
-    setvbuf(stdout, NULL, _IONBF, 0);
-    setenv("SDL_VIDEODRIVER", "dummy", 1);
-    setenv("SDL_NO_SIGNAL_HANDLERS", "1", 1);
     page_size = sysconf(_SC_PAGESIZE);
     guard = mmap(NULL, page_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (guard == MAP_FAILED || sizeof(*guard) > (size_t)page_size) return 1;
@@ -179,37 +157,7 @@ int main(void)
     sigemptyset(&sa.sa_mask);
     if (sigaction(SIGSEGV, &sa, NULL) != 0) return 1;
 
-    pj_log_set_level(0);
-    if (pjsua_create() != PJ_SUCCESS) return 1;
-    pjsua_config_default(&config);
-    config.thread_cnt = 0;                 /* this program's poller is pjsua's worker */
-    config.cb.on_incoming_call = &on_incoming_call;
-    config.cb.on_call_media_event = &on_call_media_event;
-    pjsua_logging_config_default(&logging);
-    logging.level = 0;
-    logging.console_level = 0;
-    pjsua_media_config_default(&media);
-    if (pjsua_init(&config, &logging, &media) != PJ_SUCCESS) return 1;
-    if (pjsua_set_null_snd_dev() != PJ_SUCCESS) return 1;
-    for (i = 0; i < pjsua_vid_dev_count(); ++i) {
-        if (pjsua_vid_dev_get_info((pjmedia_vid_dev_index)i, &info) == PJ_SUCCESS
-            && (info.dir & PJMEDIA_DIR_CAPTURE) && strcmp(info.name, "Colorbar generator") == 0)
-            capture = info.id;
-    }
-    if (capture == PJMEDIA_VID_INVALID_DEV) return 1;
-    pjsua_transport_config_default(&transport);
-    transport.bound_addr = pj_str("127.0.0.1");
-    transport.public_addr = pj_str("127.0.0.1");
-    if (pjsua_transport_create(PJSIP_TRANSPORT_UDP, &transport, &transport_id) != PJ_SUCCESS) return 1;
-    if (pjsua_transport_get_info(transport_id, &transport_info) != PJ_SUCCESS) return 1;
-    pjsua_acc_config_default(&account_config);
-    account_config.id = pj_str("sip:probe@127.0.0.1");
-    account_config.transport_id = transport_id;
-    account_config.vid_out_auto_transmit = PJ_TRUE;
-    account_config.vid_in_auto_show = PJ_FALSE;
-    account_config.vid_cap_dev = capture;
-    if (pjsua_acc_add(&account_config, PJ_TRUE, &account) != PJ_SUCCESS) return 1;
-    if (pjsua_start() != PJ_SUCCESS) return 1;
+    if (loopback_pjsua_start(&options) != 0) return 1;
     if (pj_thread_create(pjsua_var.pool, "probe_poll", &poller, NULL, 0, 0, &poll_thread) != PJ_SUCCESS)
         return 1;
 
@@ -221,10 +169,8 @@ int main(void)
     call_setting.vid_cnt = 1;
     call_setting.flag |= PJSUA_CALL_SET_MEDIA_DIR;
     for (i = 0; i < PJMEDIA_MAX_SDP_MEDIA; ++i) call_setting.media_dir[i] = PJMEDIA_DIR_ENCODING;
-    snprintf(uri_text, sizeof uri_text, "sip:probe@127.0.0.1:%u",
-             (unsigned)pj_sockaddr_get_port(&transport_info.local_addr));
-    uri = pj_str(uri_text);
-    if (pjsua_call_make_call(account, &uri, &call_setting, NULL, NULL, &out_call) != PJ_SUCCESS) return 1;
+    if (loopback_call_place(&call_setting) != 0) return 1;
+    out_call = calls[0];
     for (waited = 0; waited < 500; ++waited) {
         pjsua_call_id ids[PJSUA_MAX_CALLS];
         unsigned count = PJ_ARRAY_SIZE(ids), up = 0;

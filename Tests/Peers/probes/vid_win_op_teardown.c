@@ -14,16 +14,16 @@
  * then pass the NULL port to pjmedia_vid_port_get_stream, whose PJ_ASSERT_RETURN aborts a build
  * with assertions (this program says so, exit 3); get_info checks for it.
  *
- * The window, made deterministic (vid_loopback_call.h): a loopback video call gives two calls,
- * each with its stream window. The main thread hangs up the call it placed; the BYE ends the other
- * call on pjsua's worker, whose free_vid_win of that call's stream window removes the renderer's
- * conference slot (the first step of the teardown, with PJSUA_LOCK let go): the hook holds the
- * worker there, before anything is stopped or freed, while a second registered thread calls
- * pjsua_vid_win_set_show, _get_info, _set_pos and _set_size on that window. This program also
- * defines pjmedia_vid_port_get_stream, _is_running, _start and _destroy (libpjsua calls them
- * through its PLT into libpjmedia) and notes whether the window calls pass them the renderer port
- * being destroyed (its address read from the window before the hang-up), and __assert_fail (an
- * assertion is an abort in our builds).
+ * The window, made deterministic: a loopback video call (vid_loopback_call.h) gives two calls, each
+ * with its stream window. The main thread hangs up the call it placed; the BYE ends the other call
+ * on pjsua's worker, whose free_vid_win of that call's stream window removes the renderer's
+ * conference slot (the first step of the teardown, with PJSUA_LOCK let go): the hook
+ * (vid_conf_remove_hook.h) holds the worker there, before anything is stopped or freed, while a
+ * second registered thread calls pjsua_vid_win_set_show, _get_info, _set_pos and _set_size on that
+ * window. This program also defines pjmedia_vid_port_get_stream, _is_running, _start and _destroy
+ * (libpjsua calls them through its PLT into libpjmedia) and notes whether the window calls pass
+ * them the renderer port being destroyed (its address read from the window before the hang-up), and
+ * __assert_fail (an assertion is an abort in our builds).
  * Patched (free_vid_win takes the ports off the window under PJSUA_LOCK, and the window functions
  * refuse a window without ports): each call returns an error without touching the port, the
  * teardown finishes, and the same calls on the freed window return errors too. Unpatched: the
@@ -35,6 +35,7 @@
  * window was not reached, the calls did not return within 5 s, or another outcome; 3: a call
  * reached the port being destroyed, or asserted. */
 #include "vid_loopback_call.h"
+#include "vid_conf_remove_hook.h"
 
 typedef pjmedia_vid_dev_stream *(*get_stream_fn)(pjmedia_vid_port *);
 typedef pj_bool_t (*is_running_fn)(pjmedia_vid_port *);
@@ -147,7 +148,7 @@ static void hold_window(void)
     }
 }
 
-/* The hook of vid_loopback_call.h, before each removal of a video conference slot: the stream
+/* The hook of vid_conf_remove_hook.h, before each removal of a video conference slot: the stream
  * window's renderer slot, on whichever thread frees it (pjsua's worker, on the BYE). */
 static void before_vid_conf_remove(int slot)
 {
