@@ -36,11 +36,11 @@ struct SoftphonePresenceTests {
     }
 
     @Test func registerWithMWIPrintsTheVoicemailCounts() async throws {
-        let server = try await sipp(["-sf", scenario("uas-mwi.xml"), "-m", "2"], name: "sipp-mwi-cli")
+        let server = try await sipp(["-sf", scenario("uas-mwi.xml"), "-m", "2"], name: "sipp-mwi-cli", lifetime: sippLifetimeForAChildClient)
         defer { server.stop() }
         let port = server.sippPort
         let result = try await runSoftphone(["register", "--account", "sip:alice@127.0.0.1:\(port)", "--registrar", "sip:127.0.0.1:\(port)",
-                                             "--listen", "udp:127.0.0.1:0", "--mwi", "--seconds", "1", "--json"], timeout: .seconds(30))
+                                             "--listen", "udp:127.0.0.1:0", "--mwi", "--seconds", "1", "--json"])
         let summaries = jsonLines(result.output).filter { $0["event"] as? String == "messageWaiting" }
         #expect(summaries.contains { $0["solicited"] as? Bool == true && $0["new"] as? Int == 2 && $0["old"] as? Int == 8 }, "\(result.output)")
         #expect(summaries.contains { $0["solicited"] as? Bool == false && $0["new"] as? Int == 3 }, "\(result.output)")

@@ -195,7 +195,7 @@ struct SoftphoneTests {
     @Test func aSecondSIGINTDuringAStuckShutdownExitsAtOnceWith130() async throws {
         await EngineTurns.shared.acquire()
         defer { Task { await EngineTurns.shared.release() } }
-        let registrar = try await sipp(["-sf", scenario("uas-register-then-silent.xml")], name: "sipp-silent-registrar")
+        let registrar = try await sipp(["-sf", scenario("uas-register-then-silent.xml")], name: "sipp-silent-registrar", lifetime: sippLifetimeForAChildClient)
         defer { registrar.stop() }
         let process = try ChildProcess(try softphone(), ["register", "--account", "sip:a@127.0.0.1", "--registrar",
                                                         "sip:127.0.0.1:\(registrar.sippPort)", "--seconds", "60", "--json"],

@@ -16,7 +16,7 @@ struct CallWaitingTests {
             try await phone.useCodecs(["PCMU"])
             let first = try ChildProcess(try softphone(), ["call", transport.uri(user: "first").description, "--listen", "udp:127.0.0.1:0",
                                                           "--seconds", "30", "--json"], name: "softphone-first")
-            let one = try await log.incomingCall().call
+            let one = try await log.incomingCall(timeout: ChildProcess.startTimeout).call
             try await phone.answer(one)
             try await log.state(one, .confirmed)
 

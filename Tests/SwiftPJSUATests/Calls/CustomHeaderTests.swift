@@ -149,7 +149,7 @@ struct CustomHeaderTests {
             let caller = try ChildProcess(try softphone(), ["call", "sip:alice@127.0.0.1:\(transport.port)", "--seconds", "0", "--timeout", "10",
                                                             "--header", "X-Call-UUID: 1234", "--header", "Subject: a call from the CLI"],
                                           name: "softphone-call-headers")
-            let call = try await log.incomingCall().call
+            let call = try await log.incomingCall(timeout: ChildProcess.startTimeout).call
             let headers = try #require(phone.incomingCallHeaders(call))
             #expect(headers.value(named: "X-Call-UUID") == "1234")
             #expect(headers.value(named: "Subject") == "a call from the CLI")

@@ -93,7 +93,7 @@ struct TransferTests {
         try await withEngine { phone, transport, log in
             let caller = try ChildProcess(try softphone(), ["call", transport.uri(user: "bob").description, "--listen", "udp:127.0.0.1:0",
                                                            "--seconds", "6", "--json"], name: "softphone-alice")
-            let incoming = try await log.incomingCall()
+            let incoming = try await log.incomingCall(timeout: ChildProcess.startTimeout)
             try await phone.answer(incoming.call)
             try await log.state(incoming.call, .confirmed)
             try await phone.transfer(incoming.call, to: PJSUA.SIPURI(target.uri))
@@ -121,7 +121,7 @@ struct TransferTests {
             let transferor = try ChildProcess(try softphone(), ["call", transport.uri(user: "alice").description, "--listen", "udp:127.0.0.1:0",
                                                                "--transfer-to", target.uri, "--transfer-after", "0.5", "--json"],
                                               name: "softphone-bob")
-            let incoming = try await log.incomingCall()
+            let incoming = try await log.incomingCall(timeout: ChildProcess.startTimeout)
             try await phone.answer(incoming.call)
             let request = try await log.transferRequest(on: incoming.call)
             #expect(request.to.contains(target.uri))
@@ -152,7 +152,7 @@ struct TransferTests {
         try await withEngine { phone, transport, log in
             let transferee = try ChildProcess(try softphone(), ["call", transport.uri(user: "bob").description, "--listen", "udp:127.0.0.1:0",
                                                                "--seconds", "6", "--json"], name: "softphone-alice")
-            let first = try await log.incomingCall().call
+            let first = try await log.incomingCall(timeout: ChildProcess.startTimeout).call
             try await phone.answer(first)
             // Media turns active at CONNECTING; a re-INVITE (hold) needs the ACK first.
             try await log.state(first, .confirmed)
@@ -192,7 +192,7 @@ struct TransferTests {
             let transferor = try ChildProcess(try softphone(), ["call", transferee.uri, "--listen", "udp:127.0.0.1:0",
                                                                "--transfer-to", transport.uri(user: "carol").description, "--transfer-after", "0.5", "--json"],
                                               name: "softphone-bob")
-            let incoming = try await log.incomingCall()
+            let incoming = try await log.incomingCall(timeout: ChildProcess.startTimeout)
             let headers = try #require(phone.incomingCallHeaders(incoming.call))
             try await phone.answer(incoming.call)
             try await log.state(incoming.call, .confirmed)
@@ -211,7 +211,7 @@ struct TransferTests {
         try await withEngine { phone, transport, log in
             let caller = try ChildProcess(try softphone(), ["call", transport.uri(user: "bob").description, "--listen", "udp:127.0.0.1:0",
                                                            "--seconds", "30", "--refuse-transfer", "--json"], name: "softphone-refusing")
-            let incoming = try await log.incomingCall()
+            let incoming = try await log.incomingCall(timeout: ChildProcess.startTimeout)
             try await phone.answer(incoming.call)
             try await log.state(incoming.call, .confirmed)
             try await phone.transfer(incoming.call, to: "sip:carol@127.0.0.1:9")
@@ -230,10 +230,10 @@ struct TransferTests {
     /// failure, our transfer ends with 486, and the call with the transferee stays up.
     @Test func aTransferToABusyTargetFailsWithItsStatusAndKeepsTheCall() async throws {
         try await withEngine { phone, transport, log in
-            let busy = try await sipp(["-sf", scenario("uas-busy.xml")], name: "sipp-busy-target")
+            let busy = try await sipp(["-sf", scenario("uas-busy.xml")], name: "sipp-busy-target", lifetime: sippLifetimeForAChildClient)
             let caller = try ChildProcess(try softphone(), ["call", transport.uri(user: "bob").description, "--listen", "udp:127.0.0.1:0",
                                                            "--seconds", "30", "--json"], name: "softphone-alice")
-            let incoming = try await log.incomingCall()
+            let incoming = try await log.incomingCall(timeout: ChildProcess.startTimeout)
             try await phone.answer(incoming.call)
             try await log.state(incoming.call, .confirmed)
             try await phone.transfer(incoming.call, to: PJSUA.SIPURI("sip:busy@127.0.0.1:\(busy.sippPort)"))

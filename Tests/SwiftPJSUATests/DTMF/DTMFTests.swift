@@ -86,7 +86,7 @@ struct DTMFTests {
             let caller = try ChildProcess(try softphone(), ["call", transport.uri(user: "ivr").description, "--listen", "udp:127.0.0.1:0",
                                                            "--dtmf", allDTMFDigits, "--dtmf-method", method.rawValue, "--seconds", "8",
                                                            "--json"], name: "softphone-dtmf-caller-\(method)")
-            let incoming = try await log.incomingCall()
+            let incoming = try await log.incomingCall(timeout: ChildProcess.startTimeout)
             try await phone.answer(incoming.call)
             let digits = try await log.digits(on: incoming.call, count: allDTMFDigits.count)
             try await phone.hangUp(incoming.call)

@@ -88,7 +88,7 @@ struct EventsAndLoggingTests {
             let caller = try ChildProcess(try softphone(), ["call", transport.uri(user: "quiet").description, "--seconds", "1", "--timeout", "10", "--json"],
                                           name: "softphone-quiet")
             defer { caller.stop() }
-            try await phone.answer(try await log.incomingCall().call)
+            try await phone.answer(try await log.incomingCall(timeout: ChildProcess.startTimeout).call)
             #expect(try await caller.waitForExit(timeout: .seconds(30)) == 0, "\(caller.output)")
             let records = jsonLines(caller.output)
             #expect(records.contains { $0["event"] as? String == "callState" && $0["state"] as? String == "CONFIRMED" }, "\(caller.output)")

@@ -46,7 +46,7 @@ struct SecretsTests {
                                                            "--ca-file", certificates.caFile, "--seconds", "0.5", "--timeout", "10"],
                                           name: "softphone-tls-caller")
             defer { caller.stop() }
-            try await phone.answer(try await log.incomingCall().call)
+            try await phone.answer(try await log.incomingCall(timeout: ChildProcess.startTimeout).call)
             #expect(try await caller.waitForExit(timeout: .seconds(20)) == 0, "\(caller.output)")
             // A refused password: the error says why, not what.
             var badPassword = account

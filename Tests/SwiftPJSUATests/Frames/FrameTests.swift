@@ -273,7 +273,7 @@ struct FrameTests {
             let caller = try ChildProcess(try softphone(), ["call", "sip:frames@127.0.0.1:\(transport.port)", "--dtmf", "159#",
                                                             "--seconds", "3", "--timeout", "10"], name: "softphone-frames-dtmf")
             defer { caller.stop() }
-            let incoming = try await log.incomingCall()
+            let incoming = try await log.incomingCall(timeout: ChildProcess.startTimeout)
             try await phone.answer(incoming.call)
             try await log.mediaActive(incoming.call)
             let frames = try await phone.receiveAudio(from: incoming.call)

@@ -223,7 +223,7 @@ struct MessageTests {
     }
 
     @Test func softphoneMessageExitsNonZeroNamingTheStatusWhenRefused() async throws {
-        let peer = try await sipp(["-sf", scenario("uas-message-488.xml")], name: "sipp-cli-488")
+        let peer = try await sipp(["-sf", scenario("uas-message-488.xml")], name: "sipp-cli-488", lifetime: sippLifetimeForAChildClient)
         let result = try await runSoftphone(["message", "sip:inbox@127.0.0.1:\(peer.sippPort)", "hello"])
         #expect(result.status == 1, "\(result.output)")
         let lines = result.output.split(separator: "\n")
@@ -233,7 +233,7 @@ struct MessageTests {
     }
 
     @Test func softphoneMessageSendsItsContentTypeAndHeadersAndExits0On200() async throws {
-        let peer = try await sipp(["-sf", scenario("uas-message.xml")], name: "sipp-cli-200")
+        let peer = try await sipp(["-sf", scenario("uas-message.xml")], name: "sipp-cli-200", lifetime: sippLifetimeForAChildClient)
         let result = try await runSoftphone(["message", "sip:inbox@127.0.0.1:\(peer.sippPort)", "hello sipp",
                                              "--content-type", "text/plain;charset=UTF-8", "--header", "X-Trace: abc-123"])
         #expect(result.status == 0, "\(result.output)")

@@ -84,7 +84,7 @@ struct SRTPTests {
                                                            "--srtp", "mandatory", "--seconds", "2", "--timeout", "10", "--json"],
                                           name: "softphone-srtp-caller")
             defer { caller.stop() }
-            let callee = try await log.incomingCall().call
+            let callee = try await log.incomingCall(timeout: ChildProcess.startTimeout).call
             try await phone.answer(callee)
             try await log.mediaActive(callee)
             let encryption = try await phone.info(callee).encryption

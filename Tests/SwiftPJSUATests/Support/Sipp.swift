@@ -4,13 +4,19 @@ import PJSUATestSupport
 /// A sipp scenario file of Tests/Peers/sipp.
 func scenario(_ file: String) -> String { peersDirectory + "/sipp/" + file }
 
-/// sipp against the engine, one call, bounded; returned once its port is bound (sipp prints
-/// nothing when it is ready, and on a loaded machine it took longer to start than a client's
-/// retransmissions last).
-func sipp(_ arguments: [String], name: String) async throws -> ChildProcess {
+/// How long a sipp waits whose client is a child process still to start (a softphone): the
+/// child's start bound, then the scenario's own 30 s. Its start is part of sipp's wait: a loaded
+/// machine has starved a child's start past sipp's usual 20 s (sipp gave up before the
+/// softphone's MESSAGE came, which then timed out: 408).
+let sippLifetimeForAChildClient = ChildProcess.startTimeout + .seconds(30)
+
+/// sipp against the engine, one call, bounded (`lifetime`, then sipp fails with a timeout);
+/// returned once its port is bound (sipp prints nothing when it is ready, and on a loaded machine
+/// it took longer to start than a client's retransmissions last).
+func sipp(_ arguments: [String], name: String, lifetime: Duration = .seconds(20)) async throws -> ChildProcess {
     let block = try PortBlock()
     let port = block[0]
-    let process = try ChildProcess("sipp", sippPorts(block) + ["-m", "1", "-nostdin", "-timeout", "20s",
+    let process = try ChildProcess("sipp", sippPorts(block) + ["-m", "1", "-nostdin", "-timeout", "\(lifetime.components.seconds)s",
                                             "-timeout_error", "-trace_err", "-error_file", NSTemporaryDirectory() + "sipp-\(name)-\(port)-errors.log",
                                             "-max_recv_loops", "1000"] + arguments,
                                    name: name, holding: block)
