@@ -187,7 +187,7 @@ struct RegistrarViaReceivedTests {
             // One outcome per 200 but the one that rewrote the Contact (pjsua registers again
             // before it reports): the last 200 is handled once its outcome is in.
             let outcomes = received.contactHost == nil ? 2 : 1
-            try await log.first("\(outcomes) registration outcomes") { _ in log.registrations(of: account).count >= outcomes ? true : nil }
+            _ = try await log.first("\(outcomes) registration outcomes") { _ in log.registrations(of: account).count >= outcomes ? true : nil }
             #expect(log.registrations(of: account).last?.isRegistered == true, "\(log.registrations(of: account))")
             let last = try #require(exchange.registers.last)
             let host = received.contactHost ?? "127.0.0.1"
