@@ -304,16 +304,21 @@ extension PJSUA {
     }
 }
 
+/// Whether a call's video media holds a capture window: pjsua reports the stream's capture
+/// device (`cap_dev`) only then (pjsua_call.c `pjsua_call_get_info`).
+func holdsCaptureWindow(_ media: pjsua_call_media_info) -> Bool {
+    media.stream.vid.cap_dev != PJMEDIA_VID_INVALID_DEV.rawValue
+}
+
 /// The video streams of a call, read in place from its info.
 func readVideoStreams(_ slot: pjsua_call_id, _ info: UnsafePointer<pjsua_call_info>) -> [PJSUA.VideoStream] {
     media(PJMEDIA_TYPE_VIDEO, of: info).map { item in
         let video = item.media.stream.vid
         let active = videoFlows(item.media)
         let direction = PJSUA.VideoDirection(item.media.dir)
-        // pjsua reports a capture device only while the call holds its capture window. Without
-        // one the encoder may still run (pjsua's delayed start resumes it after a stop made in
-        // the media update) but has no picture to send.
-        let captures = video.cap_dev != PJMEDIA_VID_INVALID_DEV.rawValue
+        // Without a capture window the encoder may still run (pjsua's delayed start resumes it
+        // after a stop made in the media update) but has no picture to send.
+        let captures = holdsCaptureWindow(item.media)
         return PJSUA.VideoStream(
             index: item.index, state: PJSUA.MediaState(item.media.status), direction: direction,
             isSending: active && direction.sends && captures

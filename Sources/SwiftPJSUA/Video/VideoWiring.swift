@@ -68,8 +68,7 @@ enum VideoWiring {
     /// window: stopped a second time while another call shares that device's window, it releases
     /// the window the call no longer holds, `dec_vid_win(-1)`, an assertion that aborts
     /// (docs/KNOWN-LIMITS.md KL-59). Our Linux PJSIP is patched; the iOS binary is not, so the
-    /// engine never asks for that stop. pjsua reports a stream's capture device in its call info
-    /// only while the call holds its capture window. Executor thread, or pjsua's worker inside
+    /// engine never asks for that stop (`holdsCaptureWindow`). Executor thread, or pjsua's worker inside
     /// the call's media update (``holdBackTransmission(of:in:)``).
     static func stopTransmission(_ slot: pjsua_call_id) -> pj_status_t {
         guard holdsCapture(slot) else { return pjSuccess }
@@ -84,9 +83,7 @@ enum VideoWiring {
         let index = pjsua_call_get_vid_stream_idx(slot)
         guard index >= 0 else { return false }
         return withCallInfo(slot) { info in
-            media(PJMEDIA_TYPE_VIDEO, of: info).contains {
-                Int32($0.media.index) == index && $0.media.stream.vid.cap_dev != PJMEDIA_VID_INVALID_DEV.rawValue
-            }
+            media(PJMEDIA_TYPE_VIDEO, of: info).contains { Int32($0.media.index) == index && holdsCaptureWindow($0.media) }
         } ?? false
     }
 
