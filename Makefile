@@ -58,7 +58,8 @@ demo-video: deps
 
 ## make test: the whole test suite against real PJSIP and real peers (sipp, kamailio). Every test
 ## runs once: the engine suites (SwiftPJSUATests but UNSANITIZED_SUITES) under AddressSanitizer in
-## asan-engine, everything else in the main pass (MAIN_PASS_SKIP, the exact complement). The
+## asan-engine, everything else in the main pass (MAIN_PASS_SKIP, the exact complement); each pass
+## runs its OWN_PROCESS_SUITES after the rest, in a test process of their own. The
 ## engine suites are one serial chain of engine turns (pjsua is one per process: about 440 s in the
 ## main pass, 530 s under ASan); running them in both passes put make test over its 30 minutes.
 ## `swift test` (after `make deps peers`) runs the whole suite unsanitized, as make test did before.
@@ -72,8 +73,10 @@ test: deps deps-ios-profile deps-asan deps-unpatched peers
 	$(SWIFT) build $(SWIFT_FLAGS)
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
 	$(SWIFT) test list $(SWIFT_FLAGS) --skip-build | python3 scripts/check-test-split.py \
-		'$(ASAN_TARGET)' '$(UNSANITIZED_SUITES)' '$(MAIN_PASS_SKIP)'
+		main '' '$(MAIN_PASS_SKIP)' main-own '$(MAIN_OWN_FILTER)' '$(MAIN_OWN_SKIP)' \
+		asan-engine '$(ASAN_TARGET)' '$(ASAN_ENGINE_SKIP)' asan-own '$(ASAN_OWN_FILTER)' '$(ASAN_OWN_SKIP)'
 	$(BOUNDED) 600 $(SWIFT) test $(SWIFT_FLAGS) --skip-build --skip '$(MAIN_PASS_SKIP)'
+	$(BOUNDED) 300 $(SWIFT) test $(SWIFT_FLAGS) --skip-build --filter '$(MAIN_OWN_FILTER)' --skip '$(MAIN_OWN_SKIP)'
 	$(MAKE) api-check
 	$(MAKE) docs
 	$(MAKE) bench-check
@@ -149,10 +152,22 @@ asan: deps deps-ios-profile deps-asan peers
 # the heaviest load in the suite (200 calls at 40 a second); it runs in the main pass.
 UNSANITIZED_SUITES = VideoTests|PjsuaAppVideoTests|DispatcherTests|LifecycleMemoryTests
 ASAN_TARGET = SwiftPJSUATests
-ASAN_ENGINE_FILTER = --filter $(ASAN_TARGET) --skip '$(UNSANITIZED_SUITES)'
-# Its complement, the main pass: every test but ASAN_TARGET's, unless it is one of
-# UNSANITIZED_SUITES (scripts/check-test-split.py checks the split on every make test).
-MAIN_PASS_SKIP = $(ASAN_TARGET)\.(?!.*($(UNSANITIZED_SUITES)))
+# OWN_PROCESS_SUITES read the whole test process's figures (threads, open descriptors, resident
+# memory) before and after 200 engine cycles: each pass runs them after its other tests, in a
+# test process of their own (the -own runs), because any test beside them moves the same figures
+# (a child process's pipes, the threads that watch it, a video call's buffers). In the main pass
+# they waited for the warm-up's count while the video suites' children came and went (stop 44's CI).
+OWN_PROCESS_SUITES = LifecycleStressTests|LifecycleMemoryTests
+ASAN_ENGINE_SKIP = $(UNSANITIZED_SUITES)|$(OWN_PROCESS_SUITES)
+ASAN_ENGINE_FILTER = --filter $(ASAN_TARGET) --skip '$(ASAN_ENGINE_SKIP)'
+ASAN_OWN_FILTER = $(ASAN_TARGET)\.($(OWN_PROCESS_SUITES))/
+ASAN_OWN_SKIP = $(UNSANITIZED_SUITES)
+# Their complement, the main pass: every test but ASAN_TARGET's, unless it is one of
+# UNSANITIZED_SUITES, and OWN_PROCESS_SUITES apart (scripts/check-test-split.py checks on every
+# make test that the four runs split the list exactly).
+MAIN_PASS_SKIP = $(ASAN_TARGET)\.(?!.*($(UNSANITIZED_SUITES)))|$(OWN_PROCESS_SUITES)
+MAIN_OWN_FILTER = $(ASAN_TARGET)\.($(OWN_PROCESS_SUITES))/
+MAIN_OWN_SKIP = $(ASAN_TARGET)\.(?!.*($(UNSANITIZED_SUITES)))
 asan-engine: deps deps-ios-profile deps-asan deps-unpatched peers
 	$(ASAN_ENV) $(SWIFT) build $(SWIFT_FLAGS) --build-tests $(ASAN)
 	@for binary in softphone swift-pjsuaPackageTests.xctest; do \
@@ -160,6 +175,7 @@ asan-engine: deps deps-ios-profile deps-asan deps-unpatched peers
 			|| { echo "asan-engine: $$binary does not load the instrumented libpjsua ($(ASAN_PREFIX))" >&2; exit 1; }; \
 	done
 	$(ASAN_ENV) $(ASAN_CHILDREN) $(BOUNDED) 1500 $(SWIFT) test $(SWIFT_FLAGS) --skip-build --disable-xctest $(ASAN) $(ASAN_ENGINE_FILTER)
+	$(ASAN_ENV) $(ASAN_CHILDREN) $(BOUNDED) 300 $(SWIFT) test $(SWIFT_FLAGS) --skip-build --disable-xctest $(ASAN) --filter '$(ASAN_OWN_FILTER)' --skip '$(ASAN_OWN_SKIP)'
 
 tsan: deps deps-ios-profile peers
 	$(SWIFT) build $(SWIFT_FLAGS)  # every product: the tests run softphone and the examples as child processes
@@ -173,13 +189,15 @@ tsan: deps deps-ios-profile peers
 		$(SWIFT) test $(SWIFT_FLAGS) --skip-build --disable-xctest --no-parallel $(TSAN)
 
 ## make test-stress: the flake hunt (scripts/test-stress.sh). One pass of make test (PASS=main,
-## asan or ios, composed from the variables above), or the tests FILTER names (within PASS when
-## given), RUNS times in a row (5) while stress-ng keeps one core busy (LOAD=0: without); then a
-## table: each test that failed, in how many runs, and the first line of each cause. The child
+## main-own, asan, asan-own or ios, composed from the variables above), or the tests FILTER names
+## (within PASS when given), RUNS times in a row (5) while stress-ng keeps one core busy (LOAD=0:
+## without); then a table: each test that failed, in how many runs, and the first line of each cause. The child
 ## logs of a run with a failure are kept whole, in .build/test-stress/<date-time>/run-N.
 test-stress: deps deps-ios-profile peers
 	SWIFT='$(SWIFT)' SWIFT_FLAGS='$(SWIFT_FLAGS)' PASS='$(PASS)' FILTER='$(FILTER)' RUNS='$(RUNS)' LOAD='$(LOAD)' \
-		MAIN_PASS_SKIP='$(MAIN_PASS_SKIP)' ASAN='$(ASAN)' ASAN_TARGET='$(ASAN_TARGET)' UNSANITIZED_SUITES='$(UNSANITIZED_SUITES)' \
+		MAIN_PASS_SKIP='$(MAIN_PASS_SKIP)' MAIN_OWN_FILTER='$(MAIN_OWN_FILTER)' MAIN_OWN_SKIP='$(MAIN_OWN_SKIP)' \
+		ASAN='$(ASAN)' ASAN_TARGET='$(ASAN_TARGET)' ASAN_ENGINE_SKIP='$(ASAN_ENGINE_SKIP)' \
+		ASAN_OWN_FILTER='$(ASAN_OWN_FILTER)' ASAN_OWN_SKIP='$(ASAN_OWN_SKIP)' \
 		ASAN_CHILDREN='$(ASAN_CHILDREN)' \
 		IOS_ENV='$(IOS_ENV)' IOS_SCRATCH='$(IOS_SCRATCH)' IOS_LINK='$(IOS_LINK)' IOS_PROFILE_SUITES='$(IOS_PROFILE_SUITES)' \
 		bash scripts/test-stress.sh

@@ -4,13 +4,14 @@
 # test that failed, in how many runs, and the first line of each cause. The child logs of a run
 # in which a test failed are kept whole (the logs of a run that passed are removed).
 #
-#   make test-stress PASS=main|asan|ios [FILTER=regex] [RUNS=5] [LOAD=0]
+#   make test-stress PASS=main|main-own|asan|asan-own|ios [FILTER=regex] [RUNS=5] [LOAD=0]
 #   make test-stress FILTER=regex [RUNS=5]       # the plain debug build, as `swift test` runs it
 #
 # PASS composes `swift test` as make test's pass does, from the Makefile's own variables (passed
 # in by its test-stress target): main is MAIN_PASS_SKIP's complement, asan the engine suites
-# under AddressSanitizer (ASAN, ASAN_TARGET, UNSANITIZED_SUITES), ios the iOS profile's suites
-# (IOS_ENV, IOS_SCRATCH, IOS_LINK, IOS_PROFILE_SUITES). FILTER narrows a pass (only its tests
+# under AddressSanitizer (ASAN, ASAN_TARGET, ASAN_ENGINE_SKIP), main-own and asan-own the suites
+# each of those passes runs in a process of its own (MAIN_OWN_*, ASAN_OWN_*), ios the iOS
+# profile's suites (IOS_ENV, IOS_SCRATCH, IOS_LINK, IOS_PROFILE_SUITES). FILTER narrows a pass (only its tests
 # that FILTER matches) or, alone, picks tests of the plain build. Every run is bounded
 # (scripts/bounded.sh, LIMIT seconds: make test's bound for the pass). LOAD=0 runs without load.
 # Results in STRESS_DIR (default .build/test-stress/<date-time>): one directory per run with its
@@ -34,17 +35,31 @@ case "$PASS" in
         test=("$SWIFT" test "${flags[@]}" --skip-build --skip "$MAIN_PASS_SKIP")
         [ -z "$FILTER" ] || test+=(--filter "$FILTER")
         limit=600 ;;
-    asan)
-        need ASAN ASAN_TARGET UNSANITIZED_SUITES ASAN_CHILDREN
+    main-own)
+        need MAIN_OWN_FILTER MAIN_OWN_SKIP
+        build=("$SWIFT build ${flags[*]}" "$SWIFT build ${flags[*]} --build-tests")
+        test=("$SWIFT" test "${flags[@]}" --skip-build --filter "$MAIN_OWN_FILTER" --skip "$MAIN_OWN_SKIP")
+        # FILTER narrows by a skip: two --filter options select either's tests.
+        [ -z "$FILTER" ] || test+=(--skip "^(?!.*(?:$FILTER))")
+        limit=300 ;;
+    asan|asan-own)
+        need ASAN ASAN_TARGET ASAN_ENGINE_SKIP ASAN_OWN_FILTER ASAN_OWN_SKIP ASAN_CHILDREN
         # shellcheck disable=SC2206
         asan=($ASAN) asan_children=($ASAN_CHILDREN)
         # Every product too: the tests run softphone and the examples as child processes; the
         # softphone children are the sanitized build's, as in make test's pass (ASAN_CHILDREN).
         build=("$SWIFT build ${flags[*]}" "$SWIFT build ${flags[*]} --build-tests ${asan[*]}")
-        test=(env "${asan_children[@]}" "$SWIFT" test "${flags[@]}" --skip-build --disable-xctest "${asan[@]}" --skip "$UNSANITIZED_SUITES")
-        if [ -z "$FILTER" ]; then test+=(--filter "$ASAN_TARGET")
-        else test+=(--filter "$FILTER" --skip "^(?!$ASAN_TARGET\\.)"); fi
-        limit=1500 ;;
+        test=(env "${asan_children[@]}" "$SWIFT" test "${flags[@]}" --skip-build --disable-xctest "${asan[@]}")
+        if [ "$PASS" = asan-own ]; then
+            test+=(--filter "$ASAN_OWN_FILTER" --skip "$ASAN_OWN_SKIP")
+            [ -z "$FILTER" ] || test+=(--skip "^(?!.*(?:$FILTER))")
+            limit=300
+        else
+            test+=(--skip "$ASAN_ENGINE_SKIP")
+            if [ -z "$FILTER" ]; then test+=(--filter "$ASAN_TARGET")
+            else test+=(--filter "$FILTER" --skip "^(?!$ASAN_TARGET\\.)"); fi
+            limit=1500
+        fi ;;
     ios)
         need IOS_ENV IOS_SCRATCH IOS_LINK IOS_PROFILE_SUITES
         # shellcheck disable=SC2206
@@ -59,7 +74,7 @@ case "$PASS" in
         build=("$SWIFT build ${flags[*]}" "$SWIFT build ${flags[*]} --build-tests")
         test=("$SWIFT" test "${flags[@]}" --skip-build --filter "$FILTER")
         limit=600 ;;
-    *) die "PASS is main, asan or ios, not '$PASS'" ;;
+    *) die "PASS is main, main-own, asan, asan-own or ios, not '$PASS'" ;;
 esac
 limit=${LIMIT:-$limit}
 

@@ -28,10 +28,12 @@ struct LifecycleStressTests {
         for index in 40..<140 { try await cycle(index.isMultiple(of: 2) ? reused : PJSUA(), index) }
         let halfway = ProcessFigures.now()
         for index in 140..<240 { try await cycle(index.isMultiple(of: 2) ? reused : PJSUA(), index) }
-        // Released engines end their threads on their own, a moment after their last job. The
-        // figures are the whole process's, and tests running beside this one come and go with
-        // threads (a peer's stop) and descriptors (sockets, logs) of their own: wait for both to
-        // come back rather than read them once (a leak never comes back, and fails here).
+        // Released engines end their threads on their own, a moment after their last job: wait
+        // for threads and descriptors to come back rather than read them once (a leak never comes
+        // back, and fails here). The figures are the whole process's, so make test runs these
+        // suites in a test process of their own (the Makefile's OWN_PROCESS_SUITES): beside other
+        // tests, a child's pipes and the threads that watch it moved the same figures, and the
+        // wait outlasted its bound while the video suites' children came and went (stop 44's CI).
         try await waitUntil("threads and descriptors back to the warm-up count") {
             let now = ProcessFigures.now()
             return now.threads <= before.threads && now.descriptors <= before.descriptors
@@ -40,7 +42,7 @@ struct LifecycleStressTests {
     }
 
     /// 200 cycles: threads and file descriptors come back to where they were after the warm-up.
-    /// (In make test's ASan pass, with LeakSanitizer at exit; memory growth is
+    /// (In make test's asan-own run, with LeakSanitizer at exit; memory growth is
     /// ``LifecycleMemoryTests``', unsanitized.)
     @Test func twoHundredStartShutdownCyclesLeaveNoThreadsOrDescriptorsBehind() async throws {
         let (before, _, after) = try await Self.cycles()
@@ -108,7 +110,7 @@ struct ProcessFigures {
     }
 }
 
-/// Memory over the same 200 start/shutdown cycles, in make test's main pass (UNSANITIZED_SUITES):
+/// Memory over the same 200 start/shutdown cycles, unsanitized (make test's main-own run):
 /// sanitizers keep freed memory in quarantine and grow shadow memory, so RSS says nothing under
 /// them, and the engine suites run sanitized.
 @Suite("Engine lifecycle: memory per cycle, unsanitized")
