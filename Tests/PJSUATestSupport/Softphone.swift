@@ -26,12 +26,14 @@ public func jsonLines(_ output: String) -> [[String: Any]] {
 
 /// A `softphone answer --json` child on a loopback port it binds itself (port 0, the kernel's
 /// pick, read from its "listening" line: a port chosen beforehand can be taken by then), and
-/// that port; in `namespace` when given (its own loopback).
+/// that port; in `namespace` when given (its own loopback). `executable` and `environment`: another
+/// softphone, or ours on other libraries (an `LD_LIBRARY_PATH`).
 public func answeringSoftphone(_ extra: [String] = [], transport: String = "udp", name: String,
-                               namespace: NetworkNamespace? = nil) async throws -> (process: ChildProcess, port: Int) {
-    let command = [try softphone(), "answer", "--listen", "\(transport):127.0.0.1:0", "--json"] + extra
-    let process = try namespace.map { try ChildProcess("ip", $0.command(command), name: name) }
-        ?? ChildProcess(command[0], Array(command.dropFirst()), name: name)
+                               namespace: NetworkNamespace? = nil, executable: String? = nil,
+                               environment: [String: String] = [:]) async throws -> (process: ChildProcess, port: Int) {
+    let command = [try executable ?? softphone(), "answer", "--listen", "\(transport):127.0.0.1:0", "--json"] + extra
+    let process = try namespace.map { try ChildProcess("ip", $0.command(command), name: name, environment: environment) }
+        ?? ChildProcess(command[0], Array(command.dropFirst()), name: name, environment: environment)
     try await process.waitUntilStarted(printing: "\"event\":\"listening\"")
     let listening = jsonLines(process.output).first { $0["event"] as? String == "listening" }
     guard let port = listening?["port"] as? Int else {
