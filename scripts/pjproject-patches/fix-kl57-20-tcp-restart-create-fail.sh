@@ -20,7 +20,7 @@
 # so after a failed restart pjsua's retry (restart_lis_delay) and every later IP change reported
 # success and the listener never came back. The listener now remembers that its last restart
 # failed, and the next restart opens it again.
-# Test: Security/UpstreamFixTests (TCPListenerRestartTests runs Tests/Peers/probes/tcp_restart_fail.c,
+# Test: Security/UpstreamFixTests (TCPListenerRestartTests runs Tests/Peers/probes/listener_restart_fail.c tcp,
 # which fails the listener's pj_activesock_create during an IP change: before the patch it aborted
 # (exit 3); with it the error is reported, the port is closed, outgoing TCP works, and the next IP
 # change brings the listener back).

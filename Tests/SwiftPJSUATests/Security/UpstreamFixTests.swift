@@ -286,14 +286,32 @@ struct DialogTagHashTests {
 /// KL-25, which peers push toward by opening connections) went on to
 /// `pj_activesock_start_accept(NULL)`, an assertion that aborts our builds; it also left the port
 /// listening and the TCP factory unregistered, and no later restart reopened the listener
-/// (upstream's fix keeps that last flaw). Tests/Peers/probes/tcp_restart_fail.c fails the
-/// listener's create during an IP change: before the patch it aborted (exit 3); with it the
+/// (upstream's fix keeps that last flaw). `Tests/Peers/probes/listener_restart_fail.c tcp` fails
+/// the listener's create during an IP change: before the patch it aborted (exit 3); with it the
 /// restart reports the error, the port is closed, outgoing TCP still works, and the next IP change
 /// brings the listener back (a MESSAGE over TCP to it is answered 200).
 @Suite("Security: a TCP listener restart whose socket cannot be made (KL-57.20)")
 struct TCPListenerRestartTests {
     @Test func aListenerRestartThatCannotMakeItsSocketReportsTheErrorAndTheNextRestartReopensIt() async throws {
-        try await expectProbe("tcp_restart_fail", says: "restart with no socket asserted: NO; socket left listening: NO; failure reported: YES")
+        try await expectProbe("listener_restart_fail", arguments: ["tcp"],
+                              says: "restart with no socket asserted: NO; socket left listening: NO; failure reported: YES")
+    }
+}
+
+/// KL-57.20b (upstream 99e9c39b1's TLS half): an IP change's TLS listener restart whose accept
+/// could not be started (the same ioqueue keys) was reported as done, with nothing listening, so
+/// pjsua's retry never ran and the engine's `.ipChange` said the listener was back; and, as for TCP,
+/// no later restart reopened a listener whose restart had failed.
+/// `Tests/Peers/probes/listener_restart_fail.c tls` fails the listener's accept start during an IP
+/// change: before the patch the restart reported success (exit 3); with it the error is reported,
+/// outgoing TLS still leaves (a ClientHello reaches a plain TCP server), and the next IP change
+/// opens the port again.
+@Suite("Security: a TLS listener restart whose accept cannot start (KL-57.20b)")
+struct TLSListenerRestartTests {
+    @Test func aListenerRestartThatCannotAcceptReportsTheErrorAndTheNextRestartReopensIt() async throws {
+        // Exit 0 is every check; the line names the one the unpatched library fails.
+        try await expectProbe("listener_restart_fail", arguments: ["tls"],
+                              says: "socket left listening: NO; failure reported: YES")
     }
 }
 

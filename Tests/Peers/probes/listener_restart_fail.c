@@ -1,26 +1,32 @@
-/* KL-57.20 probe (upstream 99e9c39b1). pjsua_handle_ip_change with restart_listener (the engine's
- * default) closes each TCP listener and opens it again (sip_transport_tcp.c
- * pjsip_tcp_transport_restart -> pjsip_tcp_transport_lis_start). When the listener's active
+/* KL-57.20 and KL-57.20b probe (upstream 99e9c39b1): `listener_restart_fail tcp|tls`.
+ * pjsua_handle_ip_change with restart_listener (the engine's default) closes each TCP and TLS
+ * listener and opens it again (sip_transport_tcp.c pjsip_tcp_transport_restart ->
+ * pjsip_tcp_transport_lis_start; sip_transport_tls.c the same). When the TCP listener's active
  * socket cannot be made (pj_activesock_create: PJ_ETOOMANY once the ioqueue's keys are all taken,
  * which peers can push toward by opening connections), 2.17 goes on to
  * pj_activesock_start_accept(NULL), whose PJ_ASSERT_RETURN aborts our builds; it also leaves the
- * bound, listening socket open and the TCP factory unregistered (no outgoing TCP either), and a
- * later restart only updates the published address, so the listener never comes back.
+ * bound, listening socket open and the TCP factory unregistered (no outgoing TCP either). When the
+ * TLS listener's accept cannot be started (pj_ssl_sock_start_accept2, the same keys), 2.17 reports
+ * the restart as done with nothing listening. For both, a later restart after a failed one only
+ * updated the published address, so the listener never came back.
  *
- * This program defines pj_activesock_create (libpjsip calls it through its PLT, so this definition
- * interposes on libpj's) and fails it with PJ_ETOOMANY for the TCP listener while the first IP
- * change is handled, and __assert_fail, to report the abort instead of aborting. pjsua is set up
- * as the engine sets it up (one worker thread, null audio, a TCP transport; the IP change's
- * parameters are PJSUA.IPChangeOptions' defaults: restart the listener, retry once after 10 ms,
- * shut connections down). After the failed change it checks that the listener's port does not
- * accept connections (the socket was closed), that pjsua reported the restart's error, and that an
- * outgoing TCP MESSAGE still leaves (the factory is registered); then a second IP change, with no
- * failure, must bring the listener back: a MESSAGE over TCP to itself is answered 200.
+ * This program defines pj_activesock_create and pj_ssl_sock_start_accept2 (libpjsip calls them
+ * through its PLT, so these definitions interpose on libpj's) and fails the listener's one with
+ * PJ_ETOOMANY while the first IP change is handled, and __assert_fail, to report the abort instead
+ * of aborting. pjsua is set up as the engine sets it up (one worker thread, null audio, a TCP or a
+ * TLS transport, the TLS one without a certificate: only its listening socket is looked at; the IP
+ * change's parameters are PJSUA.IPChangeOptions' defaults: restart the listener, retry once after
+ * 10 ms, shut connections down). After the failed change it checks that the listener's port does
+ * not accept connections (the socket was closed), that pjsua reported the restart's error, and
+ * that an outgoing MESSAGE still leaves over that transport (the factory is registered: a plain
+ * TCP server here reads the MESSAGE, or a TLS ClientHello); then a second IP change, with no
+ * failure, must bring the listener back: for TCP a MESSAGE to itself is answered 200, for TLS its
+ * port accepts connections again.
  *
  * Prints "restart with no socket asserted: NO|YES; ..." Exit 0: no abort, and all of the above;
  * 1: setup failed; 2: the listener's create was never failed, or the program hung, or another
  * assertion failed; 3: the abort, or a failed restart that left a listening socket, was reported
- * as success, lost outgoing TCP, or kept the listener from coming back. */
+ * as success, lost outgoing connections, or kept the listener from coming back. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pjsua-lib/pjsua.h>
@@ -38,6 +44,7 @@
 typedef pj_status_t (*create_fn)(pj_pool_t *, pj_sock_t, int, const pj_activesock_cfg *, pj_ioqueue_t *,
                                  const pj_activesock_cb *, void *, pj_activesock_t **);
 
+static int tls;                      /* the listener under test is TLS's (argument tls) */
 static volatile int failing;         /* set around the first IP change */
 static volatile int failed_creates;  /* listener creates failed here */
 static volatile int completed;       /* PJSUA_IP_CHANGE_OP_COMPLETED seen */
@@ -56,11 +63,30 @@ pj_status_t pj_activesock_create(pj_pool_t *pool, pj_sock_t sock, int sock_type,
     /* The TCP listener's active socket is the one that accepts (on_accept_complete). Failing
      * before the real create does what the real one does when pj_ioqueue_register_sock2 fails:
      * the socket stays the caller's. */
-    if (failing && cb != NULL && cb->on_accept_complete != NULL) {
+    if (failing && !tls && cb != NULL && cb->on_accept_complete != NULL) {
         ++failed_creates;
         return PJ_ETOOMANY;
     }
     return real(pool, sock, sock_type, opt, ioqueue, cb, user_data, p_asock);
+}
+
+typedef pj_status_t (*start_accept_fn)(pj_ssl_sock_t *, pj_pool_t *, const pj_sockaddr_t *, int,
+                                       const pj_ssl_sock_param *);
+
+pj_status_t pj_ssl_sock_start_accept2(pj_ssl_sock_t *ssock, pj_pool_t *pool, const pj_sockaddr_t *local_addr,
+                                      int addr_len, const pj_ssl_sock_param *newsock_param)
+{
+    static start_accept_fn real;
+
+    if (real == NULL) real = (start_accept_fn)dlsym(RTLD_NEXT, "pj_ssl_sock_start_accept2");
+    /* The TLS listener starts accepting here (outgoing connections never do); failing before the
+     * real start leaves the SSL socket with no socket of its own, as the real one does when its
+     * active socket cannot be made. */
+    if (failing && tls) {
+        ++failed_creates;
+        return PJ_ETOOMANY;
+    }
+    return real(ssock, pool, local_addr, addr_len, newsock_param);
 }
 
 void __assert_fail(const char *assertion, const char *file, unsigned line, const char *function)
@@ -145,7 +171,7 @@ static pj_status_t handle_ip_change(void)
     return pjsua_handle_ip_change(&param);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     pjsua_config config;
     pjsua_logging_config logging;
@@ -164,6 +190,11 @@ int main(void)
     pj_status_t first_report, status;
     int left_listening, reported, outgoing, back;
 
+    if (argc != 2 || (strcmp(argv[1], "tcp") != 0 && strcmp(argv[1], "tls") != 0)) {
+        printf("usage: listener_restart_fail tcp|tls\n");
+        return 1;
+    }
+    tls = strcmp(argv[1], "tls") == 0;
     signal(SIGALRM, on_alarm);
     alarm(25);
     signal(SIGPIPE, SIG_IGN);
@@ -187,7 +218,8 @@ int main(void)
     pjsua_transport_config_default(&transport);
     transport.bound_addr = pj_str("127.0.0.1");
     transport.public_addr = pj_str("127.0.0.1");
-    if (pjsua_transport_create(PJSIP_TRANSPORT_TCP, &transport, &transport_id) != PJ_SUCCESS) return 1;
+    if (pjsua_transport_create(tls ? PJSIP_TRANSPORT_TLS : PJSIP_TRANSPORT_TCP, &transport, &transport_id) != PJ_SUCCESS)
+        return 1;
     if (pjsua_transport_get_info(transport_id, &info) != PJ_SUCCESS) return 1;
     port = pj_sockaddr_get_port(&info.local_addr);
     if (pjsua_acc_add_local(transport_id, PJ_TRUE, &account) != PJ_SUCCESS) return 1;
@@ -216,7 +248,7 @@ int main(void)
     left_listening = port_accepts(port);
     reported = restart_reports > 0 && first_report != PJ_SUCCESS;
 
-    snprintf(uri_text, sizeof uri_text, "sip:peer@127.0.0.1:%u;transport=tcp", peer_port);
+    snprintf(uri_text, sizeof uri_text, "sip:peer@127.0.0.1:%u;transport=%s", peer_port, argv[1]);
     uri = pj_str(uri_text);
     status = pjsua_im_send(account, &uri, NULL, &text, NULL, NULL);
     if (status == PJ_SUCCESS) {
@@ -229,25 +261,31 @@ int main(void)
             close(conn);
         }
     }
-    outgoing = got >= 7 && memcmp(buf, "MESSAGE", 7) == 0;
+    /* TLS: the first byte of a handshake record (22), the ClientHello. */
+    outgoing = tls ? got >= 1 && buf[0] == 22 : got >= 7 && memcmp(buf, "MESSAGE", 7) == 0;
     close(peer);
 
     /* A later change, with nothing failing, must open the listener again. */
     status = handle_ip_change();
     wait_for(&completed, 2, 5000);
-    snprintf(uri_text, sizeof uri_text, "sip:probe@127.0.0.1:%u;transport=tcp", port);
-    uri = pj_str(uri_text);
     back = 0;
-    if (pjsua_im_send(account, &uri, NULL, &text, NULL, (void *)&pager_code) == PJ_SUCCESS) {
-        wait_for(&pager_code, 100, 5000);
-        back = pager_received > 0 && pager_code == 200;
+    if (tls) {
+        /* Without a certificate no handshake completes: the port listening again is the proof. */
+        back = restart_status == PJ_SUCCESS && port_accepts(port) == 1;
+    } else {
+        snprintf(uri_text, sizeof uri_text, "sip:probe@127.0.0.1:%u;transport=tcp", port);
+        uri = pj_str(uri_text);
+        if (pjsua_im_send(account, &uri, NULL, &text, NULL, (void *)&pager_code) == PJ_SUCCESS) {
+            wait_for(&pager_code, 100, 5000);
+            back = pager_received > 0 && pager_code == 200;
+        }
     }
 
     printf("listener creates failed: %d; restart with no socket asserted: NO; socket left listening: %s; "
-           "failure reported: %s (%d); outgoing TCP after the failed restart: %s; "
+           "failure reported: %s (%d); outgoing %s after the failed restart: %s; "
            "listener back after a later restart: %s (MESSAGE %d, restart %d)\n",
            failed_creates, left_listening ? "YES" : "NO", reported ? "YES" : "NO", first_report,
-           outgoing ? "YES" : "NO", back ? "YES" : "NO", pager_code, restart_status);
+           tls ? "TLS" : "TCP", outgoing ? "YES" : "NO", back ? "YES" : "NO", pager_code, restart_status);
     fflush(stdout);
     pjsua_destroy();
     return (!left_listening && reported && outgoing && back) ? 0 : 3;
