@@ -73,10 +73,10 @@ test: deps deps-ios-profile deps-asan deps-unpatched peers
 	$(SWIFT) build $(SWIFT_FLAGS)
 	$(SWIFT) build $(SWIFT_FLAGS) --build-tests
 	$(SWIFT) test list $(SWIFT_FLAGS) --skip-build | python3 scripts/check-test-split.py \
-		main '' '$(MAIN_PASS_SKIP)' main-own '$(MAIN_OWN_FILTER)' '$(MAIN_OWN_SKIP)' \
-		asan-engine '$(ASAN_TARGET)' '$(ASAN_ENGINE_SKIP)' asan-own '$(ASAN_OWN_FILTER)' '$(ASAN_OWN_SKIP)'
+		main '' '$(MAIN_PASS_SKIP)' main-own '$(OWN_PROCESS_FILTER)' '$(SANITIZED_TESTS)' \
+		asan-engine '$(ASAN_TARGET)' '$(ASAN_ENGINE_SKIP)' asan-own '$(OWN_PROCESS_FILTER)' '$(UNSANITIZED_SUITES)'
 	$(BOUNDED) 600 $(SWIFT) test $(SWIFT_FLAGS) --skip-build --skip '$(MAIN_PASS_SKIP)'
-	$(BOUNDED) 300 $(SWIFT) test $(SWIFT_FLAGS) --skip-build --filter '$(MAIN_OWN_FILTER)' --skip '$(MAIN_OWN_SKIP)'
+	$(BOUNDED) 300 $(SWIFT) test $(SWIFT_FLAGS) --skip-build --filter '$(OWN_PROCESS_FILTER)' --skip '$(SANITIZED_TESTS)'
 	$(MAKE) api-check
 	$(MAKE) docs
 	$(MAKE) bench-check
@@ -158,16 +158,14 @@ ASAN_TARGET = SwiftPJSUATests
 # (a child process's pipes, the threads that watch it, a video call's buffers). In the main pass
 # they waited for the warm-up's count while the video suites' children came and went (stop 44's CI).
 OWN_PROCESS_SUITES = LifecycleStressTests|LifecycleMemoryTests
+OWN_PROCESS_FILTER = $(ASAN_TARGET)\.($(OWN_PROCESS_SUITES))/
 ASAN_ENGINE_SKIP = $(UNSANITIZED_SUITES)|$(OWN_PROCESS_SUITES)
 ASAN_ENGINE_FILTER = --filter $(ASAN_TARGET) --skip '$(ASAN_ENGINE_SKIP)'
-ASAN_OWN_FILTER = $(ASAN_TARGET)\.($(OWN_PROCESS_SUITES))/
-ASAN_OWN_SKIP = $(UNSANITIZED_SUITES)
-# Their complement, the main pass: every test but ASAN_TARGET's, unless it is one of
-# UNSANITIZED_SUITES, and OWN_PROCESS_SUITES apart (scripts/check-test-split.py checks on every
-# make test that the four runs split the list exactly).
-MAIN_PASS_SKIP = $(ASAN_TARGET)\.(?!.*($(UNSANITIZED_SUITES)))|$(OWN_PROCESS_SUITES)
-MAIN_OWN_FILTER = $(ASAN_TARGET)\.($(OWN_PROCESS_SUITES))/
-MAIN_OWN_SKIP = $(ASAN_TARGET)\.(?!.*($(UNSANITIZED_SUITES)))
+# The tests asan-engine and asan-own run (ASAN_TARGET's, unless one of UNSANITIZED_SUITES); the
+# main pass and main-own skip them. scripts/check-test-split.py checks on every make test that
+# the four runs split the list exactly.
+SANITIZED_TESTS = $(ASAN_TARGET)\.(?!.*($(UNSANITIZED_SUITES)))
+MAIN_PASS_SKIP = $(SANITIZED_TESTS)|$(OWN_PROCESS_SUITES)
 asan-engine: deps deps-ios-profile deps-asan deps-unpatched peers
 	$(ASAN_ENV) $(SWIFT) build $(SWIFT_FLAGS) --build-tests $(ASAN)
 	@for binary in softphone swift-pjsuaPackageTests.xctest; do \
@@ -175,7 +173,7 @@ asan-engine: deps deps-ios-profile deps-asan deps-unpatched peers
 			|| { echo "asan-engine: $$binary does not load the instrumented libpjsua ($(ASAN_PREFIX))" >&2; exit 1; }; \
 	done
 	$(ASAN_ENV) $(ASAN_CHILDREN) $(BOUNDED) 1500 $(SWIFT) test $(SWIFT_FLAGS) --skip-build --disable-xctest $(ASAN) $(ASAN_ENGINE_FILTER)
-	$(ASAN_ENV) $(ASAN_CHILDREN) $(BOUNDED) 300 $(SWIFT) test $(SWIFT_FLAGS) --skip-build --disable-xctest $(ASAN) --filter '$(ASAN_OWN_FILTER)' --skip '$(ASAN_OWN_SKIP)'
+	$(ASAN_ENV) $(ASAN_CHILDREN) $(BOUNDED) 300 $(SWIFT) test $(SWIFT_FLAGS) --skip-build --disable-xctest $(ASAN) --filter '$(OWN_PROCESS_FILTER)' --skip '$(UNSANITIZED_SUITES)'
 
 tsan: deps deps-ios-profile peers
 	$(SWIFT) build $(SWIFT_FLAGS)  # every product: the tests run softphone and the examples as child processes
@@ -191,13 +189,12 @@ tsan: deps deps-ios-profile peers
 ## make test-stress: the flake hunt (scripts/test-stress.sh). One pass of make test (PASS=main,
 ## main-own, asan, asan-own or ios, composed from the variables above), or the tests FILTER names
 ## (within PASS when given), RUNS times in a row (5) while stress-ng keeps one core busy (LOAD=0:
-## without); then a table: each test that failed, in how many runs, and the first line of each cause. The child
-## logs of a run with a failure are kept whole, in .build/test-stress/<date-time>/run-N.
+## without); then a table: each test that failed, in how many runs, and the first line of each
+## cause. The child logs of a run with a failure are kept whole, in .build/test-stress/<date-time>/run-N.
 test-stress: deps deps-ios-profile peers
 	SWIFT='$(SWIFT)' SWIFT_FLAGS='$(SWIFT_FLAGS)' PASS='$(PASS)' FILTER='$(FILTER)' RUNS='$(RUNS)' LOAD='$(LOAD)' \
-		MAIN_PASS_SKIP='$(MAIN_PASS_SKIP)' MAIN_OWN_FILTER='$(MAIN_OWN_FILTER)' MAIN_OWN_SKIP='$(MAIN_OWN_SKIP)' \
-		ASAN='$(ASAN)' ASAN_TARGET='$(ASAN_TARGET)' ASAN_ENGINE_SKIP='$(ASAN_ENGINE_SKIP)' \
-		ASAN_OWN_FILTER='$(ASAN_OWN_FILTER)' ASAN_OWN_SKIP='$(ASAN_OWN_SKIP)' \
+		MAIN_PASS_SKIP='$(MAIN_PASS_SKIP)' OWN_PROCESS_FILTER='$(OWN_PROCESS_FILTER)' SANITIZED_TESTS='$(SANITIZED_TESTS)' \
+		ASAN='$(ASAN)' ASAN_TARGET='$(ASAN_TARGET)' ASAN_ENGINE_SKIP='$(ASAN_ENGINE_SKIP)' UNSANITIZED_SUITES='$(UNSANITIZED_SUITES)' \
 		ASAN_CHILDREN='$(ASAN_CHILDREN)' \
 		IOS_ENV='$(IOS_ENV)' IOS_SCRATCH='$(IOS_SCRATCH)' IOS_LINK='$(IOS_LINK)' IOS_PROFILE_SUITES='$(IOS_PROFILE_SUITES)' \
 		bash scripts/test-stress.sh

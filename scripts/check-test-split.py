@@ -36,14 +36,14 @@ def main() -> int:
         elif not where:
             print(f"check-test-split: never runs: {test}", file=sys.stderr)
             failed = True
+    for name, selected in runs.items():
+        if not selected:
+            print(f"check-test-split: {name} selects no test", file=sys.stderr)
+            failed = True
     if failed:
         return 1
     counts = ", ".join(f"{len(selected)} in {name}" for name, selected in runs.items())
     print(f"check-test-split: {len(tests)} tests: {counts}")
-    for name, selected in runs.items():
-        if not selected:
-            print(f"check-test-split: {name} selects no test", file=sys.stderr)
-            return 1
     return 0
 
 

@@ -10,9 +10,9 @@
 # PASS composes `swift test` as make test's pass does, from the Makefile's own variables (passed
 # in by its test-stress target): main is MAIN_PASS_SKIP's complement, asan the engine suites
 # under AddressSanitizer (ASAN, ASAN_TARGET, ASAN_ENGINE_SKIP), main-own and asan-own the suites
-# each of those passes runs in a process of its own (MAIN_OWN_*, ASAN_OWN_*), ios the iOS
-# profile's suites (IOS_ENV, IOS_SCRATCH, IOS_LINK, IOS_PROFILE_SUITES). FILTER narrows a pass (only its tests
-# that FILTER matches) or, alone, picks tests of the plain build. Every run is bounded
+# each of those passes runs in a process of its own (OWN_PROCESS_FILTER, less SANITIZED_TESTS or
+# UNSANITIZED_SUITES), ios the iOS profile's suites (IOS_ENV, IOS_SCRATCH, IOS_LINK,
+# IOS_PROFILE_SUITES). FILTER narrows a pass (only its tests that FILTER matches) or, alone, picks tests of the plain build. Every run is bounded
 # (scripts/bounded.sh, LIMIT seconds: make test's bound for the pass). LOAD=0 runs without load.
 # Results in STRESS_DIR (default .build/test-stress/<date-time>): one directory per run with its
 # console output, its xUnit file and, if a test failed, its child logs.
@@ -36,14 +36,14 @@ case "$PASS" in
         [ -z "$FILTER" ] || test+=(--filter "$FILTER")
         limit=600 ;;
     main-own)
-        need MAIN_OWN_FILTER MAIN_OWN_SKIP
+        need OWN_PROCESS_FILTER SANITIZED_TESTS
         build=("$SWIFT build ${flags[*]}" "$SWIFT build ${flags[*]} --build-tests")
-        test=("$SWIFT" test "${flags[@]}" --skip-build --filter "$MAIN_OWN_FILTER" --skip "$MAIN_OWN_SKIP")
+        test=("$SWIFT" test "${flags[@]}" --skip-build --filter "$OWN_PROCESS_FILTER" --skip "$SANITIZED_TESTS")
         # FILTER narrows by a skip: two --filter options select either's tests.
         [ -z "$FILTER" ] || test+=(--skip "^(?!.*(?:$FILTER))")
         limit=300 ;;
     asan|asan-own)
-        need ASAN ASAN_TARGET ASAN_ENGINE_SKIP ASAN_OWN_FILTER ASAN_OWN_SKIP ASAN_CHILDREN
+        need ASAN ASAN_TARGET ASAN_ENGINE_SKIP OWN_PROCESS_FILTER UNSANITIZED_SUITES ASAN_CHILDREN
         # shellcheck disable=SC2206
         asan=($ASAN) asan_children=($ASAN_CHILDREN)
         # Every product too: the tests run softphone and the examples as child processes; the
@@ -51,7 +51,7 @@ case "$PASS" in
         build=("$SWIFT build ${flags[*]}" "$SWIFT build ${flags[*]} --build-tests ${asan[*]}")
         test=(env "${asan_children[@]}" "$SWIFT" test "${flags[@]}" --skip-build --disable-xctest "${asan[@]}")
         if [ "$PASS" = asan-own ]; then
-            test+=(--filter "$ASAN_OWN_FILTER" --skip "$ASAN_OWN_SKIP")
+            test+=(--filter "$OWN_PROCESS_FILTER" --skip "$UNSANITIZED_SUITES")
             [ -z "$FILTER" ] || test+=(--skip "^(?!.*(?:$FILTER))")
             limit=300
         else
